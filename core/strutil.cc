@@ -1,0 +1,183 @@
+#include "core/strutil.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace vigil {
+
+namespace {
+
+const char kHex[] = "0123456789abcdef";
+
+// Decodes one UTF-8 rune at s[i]; returns its length, or 0 if invalid.
+size_t DecodeRune(std::string_view s, size_t i, uint32_t* rune) {
+  unsigned char c = s[i];
+  if (c < 0x80) {
+    *rune = c;
+    return 1;
+  }
+  size_t n;
+  uint32_t r, min;
+  if ((c & 0xe0) == 0xc0) {
+    n = 2, r = c & 0x1f, min = 0x80;
+  } else if ((c & 0xf0) == 0xe0) {
+    n = 3, r = c & 0x0f, min = 0x800;
+  } else if ((c & 0xf8) == 0xf0) {
+    n = 4, r = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char cc = s[i + k];
+    if ((cc & 0xc0) != 0x80) return 0;
+    r = (r << 6) | (cc & 0x3f);
+  }
+  if (r < min || r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff)) return 0;
+  *rune = r;
+  return n;
+}
+
+}  // namespace
+
+bool IsGoPrintable(uint32_t r) {
+  if (r < 0x20 || (r >= 0x7f && r <= 0xa0) || r == 0xad) return false;
+  if (r == 0x1680 || (r >= 0x2000 && r <= 0x200f) ||
+      (r >= 0x2028 && r <= 0x202f) || (r >= 0x205f && r <= 0x206f) ||
+      r == 0x3000 || r == 0xfeff || (r >= 0xfff9 && r <= 0xfffb) ||
+      r == 0xfffe || r == 0xffff || (r >= 0xe000 && r <= 0xf8ff) ||
+      r >= 0xf0000) {
+    return false;
+  }
+  return true;
+}
+
+void AppendGoQuote(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (size_t i = 0; i < s.size();) {
+    uint32_t r;
+    size_t n = DecodeRune(s, i, &r);
+    if (n == 0) {
+      unsigned char b = s[i];
+      out->append("\\x");
+      out->push_back(kHex[b >> 4]);
+      out->push_back(kHex[b & 15]);
+      ++i;
+      continue;
+    }
+    switch (r) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\a': out->append("\\a"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      case '\v': out->append("\\v"); break;
+      default:
+        if (IsGoPrintable(r)) {
+          out->append(s.substr(i, n));
+        } else if (r < 0x20 || r == 0x7f) {
+          out->append("\\x");
+          out->push_back(kHex[r >> 4]);
+          out->push_back(kHex[r & 15]);
+        } else if (r < 0x10000) {
+          out->append("\\u");
+          for (int sh = 12; sh >= 0; sh -= 4) out->push_back(kHex[(r >> sh) & 15]);
+        } else {
+          out->append("\\U");
+          for (int sh = 28; sh >= 0; sh -= 4) out->push_back(kHex[(r >> sh) & 15]);
+        }
+    }
+    i += n;
+  }
+  out->push_back('"');
+}
+
+std::string GoQuote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  AppendGoQuote(&out, s);
+  return out;
+}
+
+namespace {
+bool AppendSpecial(std::string* out, double v) {
+  if (std::isnan(v)) {
+    out->append("NaN");
+    return true;
+  }
+  if (std::isinf(v)) {
+    out->append(v > 0 ? "+Inf" : "-Inf");
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
+void AppendGoG(std::string* out, double v) {
+  if (AppendSpecial(out, v)) return;
+  if (v == 0) {
+    out->append(std::signbit(v) ? "-0" : "0");
+    return;
+  }
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string_view sci(buf, res.ptr - buf);
+  bool neg = sci[0] == '-';
+  if (neg) sci.remove_prefix(1);
+  size_t epos = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, epos)) {
+    if (c != '.') digits.push_back(c);
+  }
+  int exp = std::atoi(std::string(sci.substr(epos + 1)).c_str());
+  int nd = static_cast<int>(digits.size());
+  if (neg) out->push_back('-');
+  if (exp < -4 || exp >= 6) {
+    out->push_back(digits[0]);
+    if (nd > 1) {
+      out->push_back('.');
+      out->append(digits, 1, std::string::npos);
+    }
+    out->push_back('e');
+    out->push_back(exp < 0 ? '-' : '+');
+    int ae = std::abs(exp);
+    if (ae < 10) out->push_back('0');
+    out->append(std::to_string(ae));
+    return;
+  }
+  int dp = exp + 1;  // digits before the decimal point
+  if (dp <= 0) {
+    out->append("0.");
+    out->append(-dp, '0');
+    out->append(digits);
+  } else if (dp >= nd) {
+    out->append(digits);
+    out->append(dp - nd, '0');
+  } else {
+    out->append(digits, 0, dp);
+    out->push_back('.');
+    out->append(digits, dp, std::string::npos);
+  }
+}
+
+std::string FormatGoG(double v) {
+  std::string out;
+  AppendGoG(&out, v);
+  return out;
+}
+
+std::string FormatGoF(double v) {
+  std::string out;
+  if (AppendSpecial(&out, v)) return out;
+  char buf[400];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
+  out.assign(buf, res.ptr - buf);
+  return out;
+}
+
+}  // namespace vigil

@@ -1,0 +1,48 @@
+// -----------------------------------------------------------------------------
+// File: time.h
+// -----------------------------------------------------------------------------
+//
+// Timestamps are int64 milliseconds since the Unix epoch, as in Prometheus.
+// Also holds the staleness-marker NaN, which must stay bit-distinct from an
+// ordinary NaN all the way through storage.
+#ifndef VIGIL_CORE_TIME_H_
+#define VIGIL_CORE_TIME_H_
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace vigil {
+
+using Timestamp = int64_t;  // milliseconds since the Unix epoch
+
+inline constexpr Timestamp kMinTimestamp = std::numeric_limits<int64_t>::min();
+inline constexpr Timestamp kMaxTimestamp = std::numeric_limits<int64_t>::max();
+
+// Prometheus's staleness marker: a NaN with this exact bit pattern.
+// DO NOT CHANGE: it is stored on disk and compared bitwise.
+inline constexpr uint64_t kStaleNaNBits = 0x7ff0000000000002ULL;
+
+inline double StaleNaN() { return std::bit_cast<double>(kStaleNaNBits); }
+inline bool IsStaleNaN(double v) {
+  return std::bit_cast<uint64_t>(v) == kStaleNaNBits;
+}
+
+// Parses a Prometheus duration ("1h30m", "15s", "2d", "500ms") into
+// milliseconds. InvalidArgument on malformed text.
+absl::StatusOr<int64_t> ParseDurationMs(std::string_view s);
+
+// Formats milliseconds as a Prometheus duration ("1h30m", "0s").
+std::string FormatDurationMs(int64_t ms);
+
+// Parses a time given as RFC 3339 ("2026-01-01T00:00:00Z") or as Unix seconds
+// with an optional fraction ("1767225600.5"), into milliseconds.
+absl::StatusOr<Timestamp> ParseTime(std::string_view s);
+
+}  // namespace vigil
+
+#endif  // VIGIL_CORE_TIME_H_

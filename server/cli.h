@@ -1,0 +1,50 @@
+// -----------------------------------------------------------------------------
+// File: cli.h
+// -----------------------------------------------------------------------------
+//
+// The `vigil` command line: one function per subcommand, each taking the
+// arguments after its name and returning the process exit code. Output
+// formats follow promtool's where a promtool equivalent exists.
+#ifndef VIGIL_SERVER_CLI_H_
+#define VIGIL_SERVER_CLI_H_
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vigil::cli {
+
+// Minimal flag parser: `--name=value`, `--name value`, `--flag` (bool), and
+// positional arguments, in any order. `--` ends flags.
+class Args {
+ public:
+  // `value_flags` lists the flags that take a value (without "--").
+  Args(const std::vector<std::string>& argv,
+       const std::vector<std::string>& value_flags,
+       const std::vector<std::string>& bool_flags);
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  std::optional<std::string> Get(std::string_view name) const;
+  bool Has(std::string_view name) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> flags_;
+  std::vector<std::string> positional_;
+  std::string error_;
+};
+
+// vigil check metrics < page
+int CheckMetrics(const std::vector<std::string>& args);
+// vigil tsdb import openmetrics FILE DIR
+int TsdbImport(const std::vector<std::string>& args);
+// vigil tsdb dump DIR [--match=SELECTOR] [--min-time=MS] [--max-time=MS]
+int TsdbDump(const std::vector<std::string>& args);
+// vigil tsdb analyze DIR
+int TsdbAnalyze(const std::vector<std::string>& args);
+
+}  // namespace vigil::cli
+
+#endif  // VIGIL_SERVER_CLI_H_

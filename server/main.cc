@@ -1,0 +1,49 @@
+// The `vigil` binary: subcommand dispatch. Each subcommand lives in its own
+// server/cli_*.cc file.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "server/cli.h"
+
+namespace {
+
+constexpr char kUsage[] = R"(usage: vigil <command> [<args>]
+
+Commands:
+  check metrics                      lint a /metrics page read from stdin
+  tsdb import openmetrics FILE DIR   backfill an OpenMetrics file into DIR
+  tsdb dump DIR [--match=SELECTOR] [--min-time=MS] [--max-time=MS]
+                                     print every sample (promtool's format)
+  tsdb analyze DIR                   series, samples, bytes/sample, cardinality
+)";
+
+int Usage() {
+  std::fputs(kUsage, stderr);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto rest = [&](size_t n) {
+    return std::vector<std::string>(args.begin() + n, args.end());
+  };
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    std::fputs(kUsage, stdout);
+    return args.empty() ? 2 : 0;
+  }
+  const std::string& cmd = args[0];
+  std::string sub = args.size() > 1 ? args[1] : "";
+  if (cmd == "check" && sub == "metrics") return vigil::cli::CheckMetrics(rest(2));
+  if (cmd == "tsdb") {
+    if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
+      return vigil::cli::TsdbImport(rest(3));
+    }
+    if (sub == "dump") return vigil::cli::TsdbDump(rest(2));
+    if (sub == "analyze") return vigil::cli::TsdbAnalyze(rest(2));
+  }
+  std::fprintf(stderr, "vigil: unknown command: %s %s\n", cmd.c_str(), sub.c_str());
+  return Usage();
+}

@@ -1,0 +1,85 @@
+// -----------------------------------------------------------------------------
+// File: querier.h
+// -----------------------------------------------------------------------------
+//
+// Reading samples: Queryable → Querier(mint, maxt) → Select(matchers) →
+// SeriesSet of series, each with a SeriesIterator over its samples in
+// ascending time order. This is the only storage header promql includes, so
+// the engine can run over a fake.
+#ifndef VIGIL_STORAGE_QUERIER_H_
+#define VIGIL_STORAGE_QUERIER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/labels.h"
+#include "core/matcher.h"
+#include "core/time.h"
+
+namespace vigil::storage {
+
+// Iterates a series' samples in ascending time order, within the querier's
+// [mint, maxt]. Staleness markers are returned as StaleNaN().
+class SeriesIterator {
+ public:
+  virtual ~SeriesIterator() = default;
+  // Advances to the next sample; false at the end (or on error, see err()).
+  virtual bool Next() = 0;
+  // Advances to the first sample with time >= t (may stay put). False if none.
+  virtual bool Seek(Timestamp t) = 0;
+  // REQUIRES: the last Next()/Seek() returned true.
+  virtual Timestamp t() const = 0;
+  virtual double v() const = 0;
+  virtual absl::Status err() const { return absl::OkStatus(); }
+};
+
+class Series {
+ public:
+  virtual ~Series() = default;
+  virtual const Labels& labels() const = 0;
+  // A new iterator from the start of the series' range. The Series must
+  // outlive the iterator.
+  virtual std::unique_ptr<SeriesIterator> Iterator() const = 0;
+};
+
+// Series in ascending label order (Compare).
+class SeriesSet {
+ public:
+  virtual ~SeriesSet() = default;
+  virtual bool Next() = 0;
+  // REQUIRES: the last Next() returned true. Valid until the next Next().
+  virtual const Series& At() const = 0;
+  virtual absl::Status err() const { return absl::OkStatus(); }
+};
+
+// A read view of [mint, maxt] (inclusive, milliseconds). Thread-compatible;
+// many queriers may be open at once and concurrently with appenders.
+class Querier {
+ public:
+  virtual ~Querier() = default;
+  // Series matching all `matchers` (at least one must not match the empty
+  // string). InvalidArgument if all of them match "".
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>> Select(
+      const std::vector<Matcher>& matchers) = 0;
+  // Sorted distinct label names of series matching `matchers` (all series
+  // with data in range if empty).
+  [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> LabelNames(
+      const std::vector<Matcher>& matchers) = 0;
+  // Sorted distinct values of `name`.
+  [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> LabelValues(
+      const std::string& name, const std::vector<Matcher>& matchers) = 0;
+};
+
+class Queryable {
+ public:
+  virtual ~Queryable() = default;
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<Querier>> NewQuerier(
+      Timestamp mint, Timestamp maxt) = 0;
+};
+
+}  // namespace vigil::storage
+
+#endif  // VIGIL_STORAGE_QUERIER_H_

@@ -1,0 +1,56 @@
+#include "core/labels.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/strutil.h"
+#include <limits>
+
+namespace vigil {
+
+TEST_CASE("Labels sort by name and compare bytewise", "[labels]") {
+  Labels a{{"b", "2"}, {"a", "1"}};
+  REQUIRE(a[0].name == "a");
+  REQUIRE(a.ToString() == R"({a="1", b="2"})");
+  Labels b{{"a", "1"}, {"b", "3"}};
+  REQUIRE(Compare(a, b) < 0);
+  REQUIRE(a.Hash() != b.Hash());
+  REQUIRE(a.Hash() == Labels{{"a", "1"}, {"b", "2"}}.Hash());
+}
+
+TEST_CASE("LabelsBuilder drops empty values", "[labels]") {
+  Labels l = LabelsBuilder().Set("x", "").Set("__name__", "up").Build();
+  REQUIRE(l.size() == 1);
+  REQUIRE(l.MetricName() == "up");
+  REQUIRE(l.Get("x").empty());
+}
+
+TEST_CASE("Name validity follows the legacy charset", "[labels]") {
+  REQUIRE(IsValidMetricName("vllm:num_requests_running"));
+  REQUIRE_FALSE(IsValidMetricName("1abc"));
+  REQUIRE_FALSE(IsValidLabelName("a:b"));
+  REQUIRE(IsValidLabelName("_a1"));
+}
+
+TEST_CASE("GoQuote escapes as strconv.Quote", "[strutil]") {
+  REQUIRE(GoQuote("a\"b\\c\nd") == R"("a\"b\\c\nd")");
+  REQUIRE(GoQuote(std::string("\x1c", 1)) == R"("\x1c")");
+  REQUIRE(GoQuote("\xff") == R"("\xff")");
+  REQUIRE(GoQuote("é\xef\xbf\xbd") == "\"é\xef\xbf\xbd\"");
+  REQUIRE(GoQuote("\xc2\xa0") == R"("\u00a0")");
+}
+
+TEST_CASE("FormatGoG matches Go's %g", "[strutil]") {
+  REQUIRE(FormatGoG(1) == "1");
+  REQUIRE(FormatGoG(0.1) == "0.1");
+  REQUIRE(FormatGoG(123456) == "123456");
+  REQUIRE(FormatGoG(1e6) == "1e+06");
+  REQUIRE(FormatGoG(1234567) == "1.234567e+06");
+  REQUIRE(FormatGoG(0.0001) == "0.0001");
+  REQUIRE(FormatGoG(0.00001) == "1e-05");
+  REQUIRE(FormatGoG(1.7740114612876017e+09) == "1.7740114612876017e+09");
+  REQUIRE(FormatGoG(-2.5) == "-2.5");
+  REQUIRE(FormatGoG(1e100) == "1e+100");
+  REQUIRE(FormatGoG(std::numeric_limits<double>::quiet_NaN()) == "NaN");
+}
+
+}  // namespace vigil

@@ -1,0 +1,58 @@
+#include "core/matcher.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/status_macros.h"
+#include "core/time.h"
+
+namespace vigil {
+
+static Matcher M(MatchType t, std::string_view v) {
+  auto m = Matcher::Make(t, "a", v);
+  REQUIRE(m.ok());
+  return *m;
+}
+
+TEST_CASE("Regex matchers are fully anchored and dot matches newline",
+          "[matcher]") {
+  REQUIRE(M(MatchType::kRegexMatch, "fo+").Matches("foo"));
+  REQUIRE_FALSE(M(MatchType::kRegexMatch, "fo+").Matches("xfoo"));
+  REQUIRE_FALSE(M(MatchType::kRegexMatch, "foo").Matches("foobar"));
+  REQUIRE(M(MatchType::kRegexMatch, "a.b").Matches("a\nb"));
+  REQUIRE(M(MatchType::kRegexMatch, "x|y").Matches("y"));
+  REQUIRE_FALSE(M(MatchType::kRegexMatch, "x|y").Matches("xy"));
+  REQUIRE(M(MatchType::kRegexNoMatch, "x|y").Matches("z"));
+}
+
+TEST_CASE("Empty-value semantics follow Prometheus", "[matcher]") {
+  REQUIRE(M(MatchType::kEqual, "").MatchesEmpty());
+  REQUIRE(M(MatchType::kRegexMatch, ".*").MatchesEmpty());
+  REQUIRE_FALSE(M(MatchType::kRegexMatch, ".+").MatchesEmpty());
+  REQUIRE(M(MatchType::kNotEqual, "x").MatchesEmpty());
+}
+
+TEST_CASE("Invalid regex is an InvalidArgument naming the regex", "[matcher]") {
+  auto m = Matcher::Make(MatchType::kRegexMatch, "a", "(");
+  REQUIRE_FALSE(m.ok());
+  REQUIRE(m.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE(std::string(m.status().message()).find("error parsing regexp") !=
+          std::string::npos);
+}
+
+TEST_CASE("Durations parse like Prometheus", "[time]") {
+  REQUIRE(*ParseDurationMs("1h30m") == 5400000);
+  REQUIRE(*ParseDurationMs("15d") == 15 * 86400000LL);
+  REQUIRE(*ParseDurationMs("500ms") == 500);
+  REQUIRE(*ParseDurationMs("1m5s") == 65000);
+  REQUIRE_FALSE(ParseDurationMs("5x").ok());
+  REQUIRE_FALSE(ParseDurationMs("30m1h").ok());
+  REQUIRE_FALSE(ParseDurationMs("").ok());
+  REQUIRE(FormatDurationMs(5400000) == "1h30m");
+}
+
+TEST_CASE("Staleness NaN is bit-distinct from NaN", "[time]") {
+  REQUIRE(IsStaleNaN(StaleNaN()));
+  REQUIRE_FALSE(IsStaleNaN(std::numeric_limits<double>::quiet_NaN()));
+}
+
+}  // namespace vigil
