@@ -1,0 +1,59 @@
+// -----------------------------------------------------------------------------
+// File: scan.h
+// -----------------------------------------------------------------------------
+//
+// Internal lexical helpers of the text-format parser (character classes,
+// number parsing, HELP unescaping, UTF-8 checks). Not API: use parser.h.
+#ifndef VIGIL_CORE_TEXTPARSE_SCAN_H_
+#define VIGIL_CORE_TEXTPARSE_SCAN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/textparse/parser.h"
+
+namespace vigil::textparse::internal {
+
+inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+inline bool IsLabelNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         (c >= '0' && c <= '9');
+}
+inline bool IsMetricNameChar(char c) { return IsLabelNameChar(c) || c == ':'; }
+
+// Go-quoted `s` for an error message, cut to 64 bytes ("..." appended) so a
+// 10 MB token never ends up in a message.
+std::string QuoteForError(std::string_view s);
+
+// Parses a whole token as a float64 the way Go's strconv.ParseFloat does for
+// the forms exporters emit: decimal and exponent notation with an optional
+// sign, and NaN / Inf / Infinity in any case with an optional sign.
+bool ParseFloat(std::string_view tok, double* out);
+
+// Parses a whole token as a base-10 int64 with an optional sign.
+bool ParseInt64(std::string_view tok, int64_t* out);
+
+// Parses OpenMetrics float seconds into milliseconds. Plain decimals are
+// converted exactly (fraction digits past the third are truncated); other
+// forms (exponents) go through a double and are rounded to the nearest ms.
+// Fails on NaN, Inf, garbage and values outside the int64 range.
+bool ParseSecondsAsMillis(std::string_view tok, int64_t* out);
+
+// "counter", "gauge", ... ("untyped" only in 0.0.4, "unknown", "info",
+// "stateset" and "gaugehistogram" only in OpenMetrics).
+std::optional<MetricType> ParseMetricType(std::string_view t, bool openmetrics);
+
+// Unescapes HELP text: `\\` and `\n` (and `\"` in OpenMetrics). Any other
+// backslash is kept as is, as Prometheus does. Returns `text` itself when it
+// has no backslash, else a view of *scratch (which it appends to).
+std::string_view UnescapeHelp(std::string_view text, bool openmetrics,
+                              std::string* scratch);
+
+// Offset of the first byte that is not part of valid UTF-8, or npos.
+size_t InvalidUtf8Offset(std::string_view s);
+
+}  // namespace vigil::textparse::internal
+
+#endif  // VIGIL_CORE_TEXTPARSE_SCAN_H_
