@@ -39,34 +39,52 @@ enum class ChunkFormat : uint8_t {
   kSealed = 2,   // dod timestamps + best value encoding
 };
 
-// An appendable chunk in kOpenXor format.
+// Most samples one chunk may hold (the open chunk's count is 16 bits).
+inline constexpr uint32_t kMaxChunkSamples = 65535;
+
+// An appendable chunk in kOpenXor format. Its buffer grows by ~25% steps
+// (not doubling), so a chunk of 120 typical samples holds little slack.
+// Copyable and movable (a moved-from chunk may only be destroyed or
+// assigned to).
 class OpenChunk {
  public:
   OpenChunk();
-  // REQUIRES: t > the last appended t.
+  ~OpenChunk();
+  OpenChunk(const OpenChunk& other);
+  OpenChunk& operator=(const OpenChunk& other);
+  OpenChunk(OpenChunk&& other) noexcept;
+  OpenChunk& operator=(OpenChunk&& other) noexcept;
+
+  // REQUIRES: t > the last appended t; num_samples() < kMaxChunkSamples
+  // (cut the chunk before; checked, aborts).
   void Append(Timestamp t, double v);
   uint32_t num_samples() const { return num_; }
   Timestamp min_time() const { return min_t_; }
   Timestamp max_time() const { return last_t_; }
   double last_value() const;
   // The encoded bytes (format byte included); valid until the next Append.
-  std::string_view bytes() const;
-  // Heap bytes held (for memory accounting).
-  size_t MemoryBytes() const { return buf_.capacity() + sizeof(*this); }
+  std::string_view bytes() const {
+    return std::string_view(buf_, len_);
+  }
+  // Heap bytes held plus the object itself (for memory accounting).
+  size_t MemoryBytes() const { return cap_ + sizeof(*this); }
 
  private:
   void WriteBits(uint64_t bits, int nbits);
-  std::string buf_;
-  int bit_pos_ = 0;  // bits used in the last byte of buf_ (0..8)
+  void Grow(uint32_t min_cap);
+  char* buf_ = nullptr;  // owned; len_ bytes used of cap_
+  uint32_t len_ = 0, cap_ = 0;
+  uint8_t free_bits_ = 0;  // unused low bits of buf_[len_ - 1] (0..7)
+  uint8_t leading_ = 0xff, trailing_ = 0;
   uint32_t num_ = 0;
   Timestamp min_t_ = 0, last_t_ = 0;
   int64_t last_delta_ = 0;
   uint64_t last_v_bits_ = 0;
-  uint8_t leading_ = 0xff, trailing_ = 0;
 };
 
 // Encodes n samples (ascending, distinct timestamps) as a sealed chunk with
-// the smallest lossless value encoding.
+// the smallest lossless value encoding. The result has no spare capacity
+// worth mentioning. REQUIRES: n <= kMaxChunkSamples (checked, aborts).
 std::string EncodeSealed(const Timestamp* ts, const double* vs, size_t n);
 
 // Decodes any chunk sample by sample. The bytes must outlive the iterator.
@@ -74,10 +92,14 @@ std::string EncodeSealed(const Timestamp* ts, const double* vs, size_t n);
 // decode chunk: ...").
 class ChunkIterator {
  public:
+  // Decodes the whole chunk up front into internal columns (one allocation
+  // per iterator, none per sample); Next() then only steps through them.
   explicit ChunkIterator(std::string_view chunk);
   ~ChunkIterator();
   ChunkIterator(ChunkIterator&&) noexcept;
   ChunkIterator& operator=(ChunkIterator&&) noexcept;
+  // Restarts on another chunk, reusing the decode buffers.
+  void Reset(std::string_view chunk);
   bool Next();
   Timestamp t() const { return t_; }
   double v() const { return v_; }
@@ -93,10 +115,24 @@ class ChunkIterator {
   absl::Status err_;
 };
 
-// Decodes a whole chunk into columns (appending). DataLoss on corruption.
+// Decodes a whole chunk into columns (appending). DataLoss on corruption
+// ("cannot decode chunk: ..."), leaving *ts and *vs as they were.
 [[nodiscard]] absl::Status DecodeChunk(std::string_view chunk,
                                        std::vector<Timestamp>* ts,
                                        std::vector<double>* vs);
+
+// What a chunk's encoding chose; for tests, benchmarks and debugging tools.
+struct ChunkInfo {
+  ChunkFormat format = ChunkFormat::kOpenXor;
+  uint32_t num_samples = 0;
+  // Sealed only: value column encoding (0 constant, 1 XOR, 2 decimal; see
+  // FORMAT.md), the decimal scale k and the number of exception values.
+  int value_encoding = -1;
+  int decimal_scale = 0;
+  uint32_t exceptions = 0;
+};
+// DataLoss as DecodeChunk on malformed chunks.
+absl::Status InspectChunk(std::string_view chunk, ChunkInfo* info);
 
 }  // namespace vigil::storage::internal
 

@@ -1,0 +1,164 @@
+// -----------------------------------------------------------------------------
+// File: bitstream.h
+// -----------------------------------------------------------------------------
+//
+// MSB-first bit streams used by the chunk codecs (storage/FORMAT.md, "Chunk
+// encodings"). BitWriter appends to a std::string; BitReader reads a byte
+// range with bounds checks and never reads past it: reading beyond the end
+// returns zero bits and latches overflow(), so a decoder may run a whole loop
+// and check once. Both are thread-compatible.
+#ifndef VIGIL_STORAGE_INTERNAL_BITSTREAM_H_
+#define VIGIL_STORAGE_INTERNAL_BITSTREAM_H_
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace vigil::storage::internal {
+
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t UnZigZag(uint64_t u) {
+  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+}
+// Bits needed to hold u (0 for u == 0).
+inline int BitWidth(uint64_t u) { return std::bit_width(u); }
+// Bits a varint of u takes in a bit stream (8 per 7-bit group).
+inline int VarintBits(uint64_t u) {
+  int groups = u == 0 ? 1 : (BitWidth(u) + 6) / 7;
+  return groups * 8;
+}
+
+class BitWriter {
+ public:
+  // Appends to *out, starting at its current end (byte aligned).
+  explicit BitWriter(std::string* out) : out_(out) {}
+
+  // Writes the low `nbits` bits of `bits`, most significant first.
+  // REQUIRES: 0 <= nbits <= 64.
+  void WriteBits(uint64_t bits, int nbits) {
+    while (nbits > 0) {
+      if (free_ == 0) {
+        out_->push_back('\0');
+        free_ = 8;
+      }
+      int take = nbits < free_ ? nbits : free_;
+      uint64_t chunk = (bits >> (nbits - take)) & ((uint64_t{1} << take) - 1);
+      out_->back() = static_cast<char>(static_cast<uint8_t>(out_->back()) |
+                                       (chunk << (free_ - take)));
+      free_ -= take;
+      nbits -= take;
+    }
+  }
+  void WriteBit(bool b) { WriteBits(b ? 1 : 0, 1); }
+  // 7 bits per group, high group first, continuation bit 1 = more follow.
+  void WriteUvarint(uint64_t u) {
+    int groups = VarintBits(u) / 8;
+    for (int g = groups - 1; g >= 0; --g) {
+      uint64_t part = (u >> (7 * g)) & 0x7f;
+      WriteBits((g > 0 ? 0x80 : 0) | part, 8);
+    }
+  }
+  void WriteVarint(int64_t v) { WriteUvarint(ZigZag(v)); }
+
+ private:
+  std::string* out_;
+  int free_ = 0;  // unused low bits of out_->back()
+};
+
+class BitReader {
+ public:
+  BitReader() = default;
+  BitReader(const uint8_t* data, size_t size)
+      : data_(data), size_bits_(static_cast<uint64_t>(size) * 8) {}
+  explicit BitReader(std::string_view s)
+      : BitReader(reinterpret_cast<const uint8_t*>(s.data()), s.size()) {}
+
+  // Reads `nbits` (0..64) bits. Past the end: returns 0 and sets overflow().
+  uint64_t ReadBits(int nbits) {
+    if (nbits == 0) return 0;
+    if (nbits > 56) {
+      uint64_t hi = ReadBits(nbits - 32);
+      return (hi << 32) | ReadBits(32);
+    }
+    if (pos_ + static_cast<uint64_t>(nbits) > size_bits_) {
+      overflow_ = true;
+      pos_ = size_bits_;
+      return 0;
+    }
+    uint64_t w = Peek64();
+    pos_ += nbits;
+    return w >> (64 - nbits);
+  }
+  bool ReadBit() { return ReadBits(1) != 0; }
+
+  // Counts up to `max` (<= 32) leading one bits and consumes them plus the
+  // terminating zero (if fewer than `max` ones were found).
+  int ReadUnary(int max) {
+    uint64_t w = Peek64();
+    int ones = std::countl_one(w);
+    if (ones >= max) {
+      Skip(max);
+      return max;
+    }
+    Skip(ones + 1);
+    return ones;
+  }
+
+  uint64_t ReadUvarint() {
+    uint64_t u = 0;
+    for (int i = 0; i < 10; ++i) {
+      uint64_t byte = ReadBits(8);
+      u = (u << 7) | (byte & 0x7f);
+      if ((byte & 0x80) == 0) return u;
+    }
+    overflow_ = true;  // over-long varint
+    return 0;
+  }
+  int64_t ReadVarint() { return UnZigZag(ReadUvarint()); }
+
+  bool overflow() const { return overflow_; }
+  uint64_t bits_left() const { return size_bits_ - pos_; }
+
+ private:
+  void Skip(int nbits) {
+    if (pos_ + static_cast<uint64_t>(nbits) > size_bits_) {
+      overflow_ = true;
+      pos_ = size_bits_;
+      return;
+    }
+    pos_ += nbits;
+  }
+  // The next 64 bits from pos_, zero-filled past the end.
+  uint64_t Peek64() const {
+    size_t byte = pos_ >> 3;
+    size_t size = size_bits_ >> 3;
+    uint64_t w;
+    if (byte + 8 <= size) {
+      std::memcpy(&w, data_ + byte, 8);
+      if constexpr (std::endian::native == std::endian::little) {
+        w = __builtin_bswap64(w);
+      }
+    } else {
+      w = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        w <<= 8;
+        if (byte + i < size) w |= data_[byte + i];
+      }
+    }
+    return w << (pos_ & 7);  // at most 7 bits lost; callers use <= 57
+  }
+
+  const uint8_t* data_ = nullptr;
+  uint64_t size_bits_ = 0;
+  uint64_t pos_ = 0;
+  bool overflow_ = false;
+};
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_BITSTREAM_H_
