@@ -1,0 +1,195 @@
+// The Appender and Commit of DBImpl.
+#include <cstring>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "core/status_macros.h"
+#include "fmt/format.h"
+#include "rocksdb/write_batch.h"
+#include "storage/internal/db_impl.h"
+#include "storage/internal/keys.h"
+#include "storage/internal/rocksdb_status.h"
+
+namespace vigil::storage::internal {
+
+namespace {
+
+inline bool SameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof(double)) == 0;
+}
+
+class DBAppender : public Appender {
+ public:
+  explicit DBAppender(DBImpl* db) : db_(db) {}
+  ~DBAppender() override = default;
+
+  absl::StatusOr<SeriesRef> Append(SeriesRef ref, const Labels& labels,
+                                   Timestamp t, double v) override;
+  absl::Status Commit() override;
+  void Rollback() override {
+    samples_.clear();
+    series_.clear();
+    last_.clear();
+  }
+
+ private:
+  absl::StatusOr<MemSeries*> Resolve(SeriesRef ref, const Labels& labels);
+
+  DBImpl* db_;
+  std::vector<WalSample> samples_;
+  std::vector<MemSeries*> series_;
+  // Newest buffered sample per series in this batch.
+  absl::flat_hash_map<MemSeries*, std::pair<Timestamp, double>> last_;
+};
+
+absl::StatusOr<MemSeries*> DBAppender::Resolve(SeriesRef ref,
+                                               const Labels& labels) {
+  if (ref != 0) {
+    if (MemSeries* s = db_->head().GetByRef(ref)) return s;
+    if (labels.empty()) {
+      return absl::NotFoundError(fmt::format("unknown series ref {}", ref));
+    }
+  }
+  if (labels.empty()) {
+    return absl::InvalidArgumentError("append: empty label set");
+  }
+  const Labels* ls = &labels;
+  Labels cleaned;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i > 0 && labels[i].name == labels[i - 1].name) {
+      return absl::InvalidArgumentError(fmt::format(
+          "append {}: duplicate label name \"{}\"", labels.ToString(), labels[i].name));
+    }
+    if (labels[i].value.empty() && ls == &labels) {
+      cleaned = LabelsBuilder(labels).Build();  // empty value == absent
+      ls = &cleaned;
+    }
+  }
+  if (ls->empty()) return absl::InvalidArgumentError("append: empty label set");
+  bool created;
+  return db_->head().GetOrCreate(*ls, &created);
+}
+
+absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
+                                             const Labels& labels, Timestamp t,
+                                             double v) {
+  VIGIL_ASSIGN_OR_RETURN(MemSeries * s, Resolve(ref, labels));
+  Timestamp last_t;
+  double last_v;
+  if (auto it = last_.find(s); it != last_.end()) {
+    last_t = it->second.first;
+    last_v = it->second.second;
+  } else {
+    absl::MutexLock l(&s->mu);
+    last_t = s->last_t;
+    last_v = s->last_v;
+  }
+  if (t <= last_t) {
+    if (t == last_t) {
+      if (SameBits(v, last_v)) return s->ref;  // exact duplicate: no-op
+      db_->duplicate_.fetch_add(1, std::memory_order_relaxed);
+      return absl::AlreadyExistsError(fmt::format(
+          "duplicate sample for timestamp {} with different value, series {}",
+          t, db_->head().LabelsOf(*s).ToString()));
+    }
+    db_->out_of_order_.fetch_add(1, std::memory_order_relaxed);
+    return absl::FailedPreconditionError(fmt::format(
+        "out of order sample: timestamp {} is before {}, series {}", t,
+        last_t, db_->head().LabelsOf(*s).ToString()));
+  }
+  const auto& opt = db_->options();
+  Timestamp maxt = db_->max_time_.load(std::memory_order_relaxed);
+  if (opt.retention_ms > 0 && maxt != kMinTimestamp &&
+      t < maxt - opt.retention_ms) {
+    db_->out_of_order_.fetch_add(1, std::memory_order_relaxed);
+    return absl::FailedPreconditionError(fmt::format(
+        "out of bounds: timestamp {} is older than the retention window "
+        "(newest sample {}), series {}",
+        t, maxt, db_->head().LabelsOf(*s).ToString()));
+  }
+  samples_.push_back({s->ref, t, v});
+  series_.push_back(s);
+  last_[s] = {t, v};
+  return s->ref;
+}
+
+absl::Status DBAppender::Commit() {
+  if (db_->options().read_only) {
+    Rollback();
+    return absl::FailedPreconditionError("commit: database is read-only");
+  }
+  absl::Status s = db_->CommitBatch(samples_, series_);
+  Rollback();
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<Appender> DBImpl::NewAppender() {
+  return std::make_unique<DBAppender>(this);
+}
+
+absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
+                                 const std::vector<MemSeries*>& series) {
+  if (samples.empty()) return absl::OkStatus();
+  absl::MutexLock cl(&commit_mu_);
+  rocksdb::WriteBatch batch;
+  std::vector<MemSeries*> fresh;
+  absl::flat_hash_set<MemSeries*> seen;
+  for (MemSeries* s : series) {
+    if (s->persisted.load(std::memory_order_acquire)) continue;
+    if (!seen.insert(s).second) continue;
+    fresh.push_back(s);
+    Labels ls = head_->LabelsOf(*s);
+    batch.Put(cf_series_, SeriesKey(s->ref), EncodeLabels(ls));
+    for (const auto& l : ls) {
+      batch.Put(cf_postings_, PostingKey(l.name, l.value, s->ref), rocksdb::Slice());
+    }
+  }
+  if (options_.write_wal) {
+    std::string rec = EncodeWalRecord(samples);
+    wal_bytes_ += int64_t(rec.size());
+    batch.Put(cf_wal_, WalKey(next_wal_seq_++), rec);
+  }
+  if (batch.Count() > 0) {
+    rocksdb::WriteOptions wo;
+    wo.sync = options_.sync_commits;
+    VIGIL_RETURN_IF_ERROR(
+        FromRocks(db_->Write(wo, &batch), "commit: write to WAL"));
+  }
+  for (MemSeries* s : fresh) s->persisted.store(true, std::memory_order_release);
+
+  std::vector<MemSeries*> cut;
+  uint64_t accepted = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    MemSeries* s = series[i];
+    const WalSample& w = samples[i];
+    absl::MutexLock l(&s->mu);
+    if (w.t <= s->last_t) {
+      // Another appender committed a newer sample meanwhile.
+      if (!(w.t == s->last_t && SameBits(w.v, s->last_v))) {
+        out_of_order_.fetch_add(1, std::memory_order_relaxed);
+      }
+      continue;
+    }
+    size_t before = s->pending.size();
+    head_->AppendLocked(s, w.t, w.v);
+    if (s->pending.size() != before && before == 0) cut.push_back(s);
+    NoteTime(w.t);
+    ++accepted;
+  }
+  appended_.fetch_add(accepted, std::memory_order_relaxed);
+  absl::Status ws = WritePending(cut);
+  if (!ws.ok()) {
+    // The samples are in the WAL (or the caller disabled it); the chunks
+    // stay pending and are retried at the next commit or checkpoint.
+    logger_->Error("writing cut chunks failed", {{"err", std::string(ws.message())}});
+    if (!options_.write_wal) return ws;
+  }
+  if (options_.write_wal && wal_bytes_ > options_.checkpoint_wal_bytes) {
+    VIGIL_RETURN_IF_ERROR(CheckpointLocked());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace vigil::storage::internal

@@ -1,0 +1,391 @@
+#include "storage/internal/db_impl.h"
+
+#include <filesystem>
+
+#include "core/status_macros.h"
+#include "fmt/format.h"
+#include "rocksdb/options.h"
+#include "rocksdb/table.h"
+#include "rocksdb/write_batch.h"
+#include "storage/internal/keys.h"
+#include "storage/internal/rocksdb_status.h"
+
+namespace vigil::storage {
+
+absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
+                                             const std::string& dir) {
+  if (options.chunk_range_ms <= 0 ||
+      internal::kDayMs % options.chunk_range_ms != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "open {}: chunk_range_ms {} must divide one day", dir,
+        options.chunk_range_ms));
+  }
+  auto db = std::make_unique<internal::DBImpl>(options, dir);
+  VIGIL_RETURN_IF_ERROR(Annotate(db->OpenImpl(), fmt::format("open {}", dir)));
+  return std::unique_ptr<DB>(std::move(db));
+}
+
+namespace internal {
+
+DBImpl::DBImpl(const Options& options, std::string dir)
+    : options_(options),
+      dir_(std::move(dir)),
+      logger_(options.logger ? options.logger : Logger::Default()),
+      head_(std::make_unique<Head>(options_, &symbols_, &postings_)) {}
+
+DBImpl::~DBImpl() {
+  if (db_ && !options_.read_only) {
+    absl::MutexLock l(&commit_mu_);
+    absl::Status s = CheckpointLocked();
+    if (!s.ok()) logger_->Error("checkpoint on close failed", {{"err", std::string(s.message())}});
+  }
+  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
+  if (db_) db_->Close().PermitUncheckedError();
+}
+
+absl::Status DBImpl::OpenImpl() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!options_.read_only && options_.create_if_missing) {
+    fs::create_directories(dir_, ec);
+    if (ec) return absl::UnavailableError("create directory: " + ec.message());
+  }
+  if (!fs::exists(fs::path(dir_) / "CURRENT")) {
+    if (options_.read_only || !options_.create_if_missing) {
+      return absl::InvalidArgumentError("not a Vigil data directory (no CURRENT file)");
+    }
+  }
+  rocksdb::DBOptions dbo;
+  dbo.create_if_missing = options_.create_if_missing;
+  dbo.create_missing_column_families = true;
+  dbo.max_background_jobs = 2;
+  dbo.keep_log_file_num = 3;
+  dbo.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  dbo.max_total_wal_size = 512ull << 20;
+
+  rocksdb::BlockBasedTableOptions bto;
+  bto.block_size = 32 << 10;
+  bto.format_version = 5;
+  rocksdb::ColumnFamilyOptions data_cf;
+  data_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(bto));
+  data_cf.compression = rocksdb::kLZ4Compression;
+  data_cf.bottommost_compression = rocksdb::kZSTD;
+  data_cf.write_buffer_size = 64 << 20;
+  data_cf.level_compaction_dynamic_level_bytes = true;
+  rocksdb::ColumnFamilyOptions small_cf;
+  small_cf.compression = rocksdb::kLZ4Compression;
+  small_cf.write_buffer_size = 16 << 20;
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
+      {rocksdb::kDefaultColumnFamilyName, small_cf},
+      {kCfSeries, small_cf}, {kCfChunks, data_cf}, {kCfPostings, small_cf},
+      {kCfWal, small_cf},    {kCfHead, small_cf},  {kCfMeta, small_cf}};
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status rs =
+      options_.read_only
+          ? rocksdb::DB::OpenForReadOnly(dbo, dir_, cfs, &handles_, &raw)
+          : rocksdb::DB::Open(dbo, dir_, cfs, &handles_, &raw);
+  VIGIL_RETURN_IF_ERROR(FromRocks(rs, "open rocksdb"));
+  db_.reset(raw);
+  cf_series_ = handles_[1];
+  cf_chunks_ = handles_[2];
+  cf_postings_ = handles_[3];
+  cf_wal_ = handles_[4];
+  cf_head_ = handles_[5];
+  cf_meta_ = handles_[6];
+
+  std::string fmtv;
+  rs = db_->Get(rocksdb::ReadOptions(), cf_meta_, kFormatKey, &fmtv);
+  if (rs.IsNotFound()) {
+    if (!options_.read_only) {
+      std::string v;
+      PutBE32(&v, kFormatVersion);
+      VIGIL_RETURN_IF_ERROR(FromRocks(
+          db_->Put(rocksdb::WriteOptions(), cf_meta_, kFormatKey, v), "write format"));
+    }
+  } else {
+    VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read format version"));
+    if (fmtv.size() != 4 || GetBE32(fmtv.data()) != kFormatVersion) {
+      return absl::DataLossError("meta/format: unknown on-disk format version");
+    }
+  }
+  std::string range;
+  if (db_->Get(rocksdb::ReadOptions(), cf_meta_, "timerange", &range).ok() &&
+      range.size() == 16) {
+    min_time_ = GetOrderedI64(range.data());
+    max_time_ = GetOrderedI64(range.data() + 8);
+  }
+  VIGIL_RETURN_IF_ERROR(LoadSeries());
+  VIGIL_RETURN_IF_ERROR(LoadHead());
+  return ReplayWal();
+}
+
+absl::Status DBImpl::LoadSeries() {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf_series_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key();
+    Labels labels;
+    if (k.size() != 8 ||
+        !DecodeLabels(std::string_view(it->value().data(), it->value().size()),
+                      &labels)) {
+      return absl::DataLossError(fmt::format(
+          "series record {}: checksum mismatch or malformed record",
+          k.size() == 8 ? GetBE64(k.data()) : 0));
+    }
+    MemSeries* s = head_->CreateWithRef(GetBE64(k.data()), labels);
+    s->persisted = true;
+  }
+  return FromRocks(it->status(), "read series");
+}
+
+absl::Status DBImpl::LoadHead() {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf_head_));
+  std::vector<Timestamp> ts;
+  std::vector<double> vs;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key();
+    uint64_t ref = k.size() == 8 ? GetBE64(k.data()) : 0;
+    MemSeries* s = head_->GetByRef(ref);
+    Timestamp last_t;
+    double last_v;
+    std::string_view chunk;
+    if (!s || !DecodeHeadRecord(std::string_view(it->value().data(), it->value().size()),
+                                &last_t, &last_v, &chunk)) {
+      return absl::DataLossError(fmt::format(
+          "head record of series {}: checksum mismatch or unknown series", ref));
+    }
+    ts.clear();
+    vs.clear();
+    if (!chunk.empty()) {
+      VIGIL_RETURN_IF_ERROR(Annotate(DecodeChunk(chunk, &ts, &vs),
+                                     fmt::format("head chunk of series {}", ref)));
+    }
+    absl::MutexLock l(&s->mu);
+    for (size_t i = 0; i < ts.size(); ++i) s->chunk.Append(ts[i], vs[i]);
+    s->last_t = last_t;
+    s->last_v = last_v;
+  }
+  return FromRocks(it->status(), "read head");
+}
+
+absl::Status DBImpl::ReplayWal() {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf_wal_));
+  std::vector<WalSample> samples;
+  uint64_t records = 0;
+  absl::MutexLock cl(&commit_mu_);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key();
+    uint64_t seq = k.size() == 8 ? GetBE64(k.data()) : 0;
+    samples.clear();
+    if (!DecodeWalRecord(std::string_view(it->value().data(), it->value().size()),
+                         &samples)) {
+      return absl::DataLossError(
+          fmt::format("wal record {}: checksum mismatch or malformed record", seq));
+    }
+    for (const auto& w : samples) {
+      MemSeries* s = head_->GetByRef(w.ref);
+      if (!s) {
+        return absl::DataLossError(fmt::format(
+            "wal record {}: sample for unknown series {}", seq, w.ref));
+      }
+      absl::MutexLock l(&s->mu);
+      if (w.t > s->last_t) {
+        head_->AppendLocked(s, w.t, w.v);
+        NoteTime(w.t);
+      }
+    }
+    next_wal_seq_ = seq + 1;
+    wal_bytes_ += it->value().size();
+    ++records;
+  }
+  VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read wal"));
+  if (records > 0) {
+    logger_->Info("replayed WAL", {{"records", std::to_string(records)}});
+    // Chunks cut during replay are written now; the WAL stays until the
+    // next checkpoint.
+    if (!options_.read_only) {
+      std::vector<MemSeries*> all;
+      head_->ForEach([&](MemSeries* s) { all.push_back(s); });
+      VIGIL_RETURN_IF_ERROR(WritePending(all));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void DBImpl::NoteTime(Timestamp t) {
+  int64_t cur = min_time_.load(std::memory_order_relaxed);
+  while (t < cur && !min_time_.compare_exchange_weak(cur, t)) {}
+  cur = max_time_.load(std::memory_order_relaxed);
+  while (t > cur && !max_time_.compare_exchange_weak(cur, t)) {}
+}
+
+absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
+  rocksdb::WriteBatch batch;
+  size_t n = 0;
+  for (MemSeries* s : series) {
+    absl::MutexLock l(&s->mu);
+    for (const auto& p : s->pending) {
+      std::string v = EncodeChunkValue(p.mint, p.maxt, p.bytes);
+      batch.Put(cf_chunks_, ChunkKey(DayOf(p.mint), s->ref, p.mint), v);
+      ++n;
+    }
+  }
+  if (n == 0) return absl::OkStatus();
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync_commits;
+  VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "write chunks"));
+  // Only now may the head forget them (queries read head, then RocksDB).
+  for (MemSeries* s : series) {
+    absl::MutexLock l(&s->mu);
+    s->pending.clear();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::SaveTimeRange() {
+  std::string v;
+  PutOrderedI64(&v, min_time_.load());
+  PutOrderedI64(&v, max_time_.load());
+  return FromRocks(db_->Put(rocksdb::WriteOptions(), cf_meta_, "timerange", v),
+                   "write time range");
+}
+
+absl::Status DBImpl::CheckpointLocked() {
+  std::vector<MemSeries*> all;
+  head_->ForEach([&](MemSeries* s) { all.push_back(s); });
+  VIGIL_RETURN_IF_ERROR(WritePending(all));
+  rocksdb::WriteBatch batch;
+  std::vector<MemSeries*> written;
+  for (MemSeries* s : all) {
+    absl::MutexLock l(&s->mu);
+    if (!s->dirty) continue;
+    batch.Put(cf_head_, SeriesKey(s->ref),
+              EncodeHeadRecord(s->last_t, s->last_v,
+                               s->chunk.num_samples() ? s->chunk.bytes()
+                                                      : std::string_view()));
+    written.push_back(s);
+  }
+  batch.DeleteRange(cf_wal_, WalKey(0), WalKey(next_wal_seq_));
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync_commits;
+  VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "checkpoint"));
+  for (MemSeries* s : written) {
+    absl::MutexLock l(&s->mu);
+    s->dirty = false;
+  }
+  wal_bytes_ = 0;
+  return SaveTimeRange();
+}
+
+absl::Status DBImpl::Flush() {
+  if (options_.read_only) return absl::FailedPreconditionError("flush: read-only");
+  absl::MutexLock l(&commit_mu_);
+  head_->ForEach([&](MemSeries* s) {
+    absl::MutexLock sl(&s->mu);
+    head_->CutLocked(s);
+    s->dirty = true;
+  });
+  VIGIL_RETURN_IF_ERROR(CheckpointLocked());
+  rocksdb::FlushOptions fo;
+  return FromRocks(db_->Flush(fo, handles_), "flush memtables");
+}
+
+absl::Status DBImpl::Compact() {
+  if (options_.read_only) return absl::FailedPreconditionError("compact: read-only");
+  rocksdb::CompactRangeOptions co;
+  co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  for (auto* h : handles_) {
+    VIGIL_RETURN_IF_ERROR(FromRocks(db_->CompactRange(co, h, nullptr, nullptr),
+                                    "compact " + h->GetName()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::ApplyRetention(Timestamp now) {
+  if (options_.read_only) return absl::OkStatus();
+  uint32_t first_day = DayOf(min_time_.load());
+  uint32_t cut_day = 0;
+  if (options_.retention_ms > 0) cut_day = DayOf(now - options_.retention_ms);
+  auto delete_before = [&](uint32_t day) -> absl::Status {
+    std::string lo = DayPrefix(0), hi = DayPrefix(day);
+    VIGIL_RETURN_IF_ERROR(FromRocks(
+        db_->DeleteRange(rocksdb::WriteOptions(), cf_chunks_, lo, hi), "retention"));
+    rocksdb::Slice slo(lo), shi(hi);
+    VIGIL_RETURN_IF_ERROR(FromRocks(
+        db_->CompactRange(rocksdb::CompactRangeOptions(), cf_chunks_, &slo, &shi),
+        "retention compaction"));
+    int64_t mt = DayStart(day);
+    if (min_time_.load() < mt) min_time_ = mt;
+    logger_->Info("retention: deleted partitions", {{"before", std::to_string(mt)}});
+    return absl::OkStatus();
+  };
+  if (cut_day > first_day) VIGIL_RETURN_IF_ERROR(delete_before(cut_day));
+  if (options_.retention_bytes > 0) {
+    for (int guard = 0; guard < 10000; ++guard) {
+      if (int64_t(Stats().disk_bytes) <= options_.retention_bytes) break;
+      uint32_t oldest = DayOf(min_time_.load());
+      if (oldest >= DayOf(max_time_.load())) break;  // keep the newest day
+      VIGIL_RETURN_IF_ERROR(delete_before(oldest + 1));
+    }
+  }
+  absl::MutexLock l(&commit_mu_);
+  return SaveTimeRange();
+}
+
+absl::Status DBImpl::SetMetadata(const std::string& metric, const Metadata& md) {
+  if (options_.read_only) return absl::FailedPreconditionError("metadata: read-only");
+  std::string v;
+  PutLengthPrefixed(&v, md.type);
+  PutLengthPrefixed(&v, md.help);
+  PutLengthPrefixed(&v, md.unit);
+  return FromRocks(db_->Put(rocksdb::WriteOptions(), cf_meta_, MetadataKey(metric), v),
+                   "write metadata");
+}
+
+std::vector<std::pair<std::string, Metadata>> DBImpl::GetMetadata() {
+  std::vector<std::pair<std::string, Metadata>> out;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf_meta_));
+  for (it->Seek("m"); it->Valid() && it->key().starts_with("m"); it->Next()) {
+    std::string_view v(it->value().data(), it->value().size());
+    std::string_view type, help, unit;
+    if (!GetLengthPrefixed(&v, &type) || !GetLengthPrefixed(&v, &help) ||
+        !GetLengthPrefixed(&v, &unit)) {
+      continue;
+    }
+    out.push_back({it->key().ToString().substr(1),
+                   Metadata{std::string(type), std::string(help), std::string(unit)}});
+  }
+  return out;
+}
+
+DBStats DBImpl::Stats() {
+  DBStats st;
+  st.num_series = head_->NumSeries();
+  head_->ForEach([&](MemSeries* s) {
+    absl::MutexLock l(&s->mu);
+    st.head_samples += s->chunk.num_samples();
+  });
+  st.appended_samples = appended_.load();
+  st.out_of_order = out_of_order_.load();
+  st.duplicate = duplicate_.load();
+  if (min_time_.load() <= max_time_.load()) {
+    st.min_time = min_time_.load();
+    st.max_time = max_time_.load();
+  }
+  uint64_t sst = 0, wal = 0;
+  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &sst);
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+    if (e.path().extension() == ".log") wal += e.file_size(ec);
+  }
+  st.disk_bytes = sst + wal;
+  st.head_memory_bytes = head_->MemoryBytes() + symbols_.MemoryBytes() +
+                         postings_.MemoryBytes();
+  return st;
+}
+
+}  // namespace internal
+}  // namespace vigil::storage

@@ -1,0 +1,128 @@
+// -----------------------------------------------------------------------------
+// File: db_impl.h
+// -----------------------------------------------------------------------------
+//
+// DBImpl: the DB of storage/db.h over RocksDB. Split by concern:
+//   db_impl.cc     open, recovery, checkpoint, flush, retention, stats
+//   db_append.cc   the Appender and Commit
+//   db_read.cc     the Querier
+//   records.cc     encodings of series, WAL and head records
+//
+// Durability: Commit writes one RocksDB WriteBatch (new series records and
+// postings, plus the sample batch in the `wal` family) before the head sees
+// the samples. Chunks cut from the head are written to the `chunks` family
+// at the end of the commit that cut them. A checkpoint writes every open
+// head chunk to the `head` family and deletes the `wal` records it covers,
+// in one atomic WriteBatch. Start-up loads series and head chunks, then
+// replays the remaining `wal` records.
+#ifndef VIGIL_STORAGE_INTERNAL_DB_IMPL_H_
+#define VIGIL_STORAGE_INTERNAL_DB_IMPL_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "rocksdb/db.h"
+#include "storage/db.h"
+#include "storage/internal/head.h"
+#include "storage/internal/postings.h"
+#include "storage/internal/symbols.h"
+
+namespace vigil::storage::internal {
+
+// Record codecs (records.cc).
+std::string EncodeLabels(const Labels& labels);
+bool DecodeLabels(std::string_view in, Labels* out);
+struct WalSample {
+  uint64_t ref;
+  Timestamp t;
+  double v;
+};
+std::string EncodeWalRecord(const std::vector<WalSample>& samples);
+bool DecodeWalRecord(std::string_view in, std::vector<WalSample>* out);
+std::string EncodeHeadRecord(Timestamp last_t, double last_v,
+                             std::string_view chunk);
+bool DecodeHeadRecord(std::string_view in, Timestamp* last_t, double* last_v,
+                      std::string_view* chunk);
+std::string EncodeChunkValue(Timestamp mint, Timestamp maxt,
+                             std::string_view chunk);
+bool DecodeChunkValue(std::string_view in, Timestamp mint, Timestamp* maxt,
+                      std::string_view* chunk);
+
+class DBImpl : public DB {
+ public:
+  DBImpl(const Options& options, std::string dir);
+  ~DBImpl() override;
+
+  absl::Status OpenImpl();
+
+  std::unique_ptr<Appender> NewAppender() override;
+  absl::StatusOr<std::unique_ptr<Querier>> NewQuerier(Timestamp mint,
+                                                      Timestamp maxt) override;
+  absl::Status Flush() override;
+  absl::Status Compact() override;
+  absl::Status ApplyRetention(Timestamp now) override;
+  absl::Status SetMetadata(const std::string& metric,
+                           const Metadata& md) override;
+  std::vector<std::pair<std::string, Metadata>> GetMetadata() override;
+  DBStats Stats() override;
+  absl::StatusOr<AnalyzeReport> Analyze() override;
+
+  // --- used by the appender and querier -----------------------------------
+  const Options& options() const { return options_; }
+  Head& head() { return *head_; }
+  SymbolTable& symbols() { return symbols_; }
+  PostingsIndex& postings() { return postings_; }
+  rocksdb::DB* rocks() { return db_.get(); }
+  rocksdb::ColumnFamilyHandle* cf_chunks() { return cf_chunks_; }
+  Logger* logger() const { return logger_; }
+
+  // Commits a buffered batch (see Appender::Commit). Serialised.
+  absl::Status CommitBatch(const std::vector<WalSample>& samples,
+                           const std::vector<MemSeries*>& series_of_sample)
+      ABSL_LOCKS_EXCLUDED(commit_mu_);
+
+  std::atomic<int64_t> min_time_{kMaxTimestamp};
+  std::atomic<int64_t> max_time_{kMinTimestamp};
+  std::atomic<uint64_t> appended_{0}, out_of_order_{0}, duplicate_{0};
+
+ private:
+  absl::Status LoadSeries();
+  absl::Status LoadHead();
+  absl::Status ReplayWal();
+  // Writes cut chunks of `series` and clears their pending lists.
+  absl::Status WritePending(const std::vector<MemSeries*>& series)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  absl::Status CheckpointLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  void NoteTime(Timestamp t);
+  absl::Status SaveTimeRange() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+
+  const Options options_;
+  const std::string dir_;
+  Logger* logger_;
+  SymbolTable symbols_;
+  PostingsIndex postings_;
+  std::unique_ptr<Head> head_;
+
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::ColumnFamilyHandle* cf_series_ = nullptr;
+  rocksdb::ColumnFamilyHandle* cf_chunks_ = nullptr;
+  rocksdb::ColumnFamilyHandle* cf_postings_ = nullptr;
+  rocksdb::ColumnFamilyHandle* cf_wal_ = nullptr;
+  rocksdb::ColumnFamilyHandle* cf_head_ = nullptr;
+  rocksdb::ColumnFamilyHandle* cf_meta_ = nullptr;
+
+  absl::Mutex commit_mu_;
+  uint64_t next_wal_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;
+  int64_t wal_bytes_ ABSL_GUARDED_BY(commit_mu_) = 0;
+
+  absl::Mutex meta_mu_;
+};
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_DB_IMPL_H_

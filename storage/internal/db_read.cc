@@ -1,0 +1,261 @@
+// The Querier of DBImpl: postings → series sorted by labels → per series the
+// chunks overlapping [mint, maxt], from the head (copied under the series
+// lock) and from RocksDB (read after the copy, so a chunk cut meanwhile is
+// seen at least once; duplicates are skipped by timestamp).
+#include <algorithm>
+#include <optional>
+
+#include "core/status_macros.h"
+#include "fmt/format.h"
+#include "storage/internal/db_impl.h"
+#include "storage/internal/keys.h"
+#include "storage/internal/rocksdb_status.h"
+
+namespace vigil::storage::internal {
+
+namespace {
+
+struct ChunkData {
+  Timestamp mint, maxt;
+  std::string bytes;
+};
+
+class DBSeriesIterator : public SeriesIterator {
+ public:
+  DBSeriesIterator(const std::vector<ChunkData>* chunks, Timestamp mint,
+                   Timestamp maxt)
+      : chunks_(chunks), mint_(mint), maxt_(maxt) {}
+
+  bool Next() override {
+    while (true) {
+      if (!it_) {
+        while (idx_ < chunks_->size() && (*chunks_)[idx_].maxt < mint_) ++idx_;
+        if (idx_ >= chunks_->size()) return false;
+        it_.emplace((*chunks_)[idx_].bytes);
+      }
+      if (!it_->Next()) {
+        if (!it_->err().ok()) {
+          err_ = it_->err();
+          idx_ = chunks_->size();
+          return false;
+        }
+        it_.reset();
+        ++idx_;
+        continue;
+      }
+      Timestamp t = it_->t();
+      if (t < mint_ || (have_ && t <= t_)) continue;
+      if (t > maxt_) {
+        idx_ = chunks_->size();
+        it_.reset();
+        return false;
+      }
+      t_ = t;
+      v_ = it_->v();
+      have_ = true;
+      return true;
+    }
+  }
+  bool Seek(Timestamp t) override {
+    if (have_ && t_ >= t) return true;
+    // Skip whole chunks that end before t.
+    if (!it_ || (idx_ < chunks_->size() && (*chunks_)[idx_].maxt < t)) {
+      it_.reset();
+      while (idx_ < chunks_->size() && (*chunks_)[idx_].maxt < t) ++idx_;
+    }
+    while (Next()) {
+      if (t_ >= t) return true;
+    }
+    return false;
+  }
+  Timestamp t() const override { return t_; }
+  double v() const override { return v_; }
+  absl::Status err() const override { return err_; }
+
+ private:
+  const std::vector<ChunkData>* chunks_;
+  Timestamp mint_, maxt_;
+  size_t idx_ = 0;
+  std::optional<ChunkIterator> it_;
+  Timestamp t_ = 0;
+  double v_ = 0;
+  bool have_ = false;
+  absl::Status err_;
+};
+
+class DBSeries : public Series {
+ public:
+  DBSeries(Labels l, std::vector<ChunkData> c, Timestamp mint, Timestamp maxt)
+      : labels_(std::move(l)), chunks_(std::move(c)), mint_(mint), maxt_(maxt) {}
+  const Labels& labels() const override { return labels_; }
+  std::unique_ptr<SeriesIterator> Iterator() const override {
+    return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_);
+  }
+
+ private:
+  Labels labels_;
+  std::vector<ChunkData> chunks_;
+  Timestamp mint_, maxt_;
+};
+
+class VectorSeriesSet : public SeriesSet {
+ public:
+  explicit VectorSeriesSet(std::vector<std::unique_ptr<DBSeries>> s)
+      : series_(std::move(s)) {}
+  bool Next() override { return ++pos_ < series_.size(); }
+  const Series& At() const override { return *series_[pos_]; }
+
+ private:
+  std::vector<std::unique_ptr<DBSeries>> series_;
+  size_t pos_ = size_t(-1);
+};
+
+class DBQuerier : public Querier {
+ public:
+  DBQuerier(DBImpl* db, Timestamp mint, Timestamp maxt)
+      : db_(db), mint_(mint), maxt_(maxt) {}
+
+  absl::StatusOr<std::unique_ptr<SeriesSet>> Select(
+      const std::vector<Matcher>& matchers) override;
+  absl::StatusOr<std::vector<std::string>> LabelNames(
+      const std::vector<Matcher>& matchers) override;
+  absl::StatusOr<std::vector<std::string>> LabelValues(
+      const std::string& name, const std::vector<Matcher>& matchers) override;
+
+ private:
+  // Loads the chunks of `s` overlapping the range, in time order.
+  absl::Status LoadChunks(MemSeries* s, rocksdb::Iterator* it,
+                          std::vector<ChunkData>* out);
+  std::vector<MemSeries*> Matching(const std::vector<Matcher>& matchers);
+
+  DBImpl* db_;
+  Timestamp mint_, maxt_;
+};
+
+std::vector<MemSeries*> DBQuerier::Matching(const std::vector<Matcher>& matchers) {
+  Postings ids = db_->postings().Select(db_->symbols(), matchers);
+  std::vector<MemSeries*> out;
+  out.reserve(ids.size());
+  for (uint32_t id : ids) {
+    if (MemSeries* s = db_->head().GetByRef(id)) out.push_back(s);
+  }
+  return out;
+}
+
+absl::Status DBQuerier::LoadChunks(MemSeries* s, rocksdb::Iterator* it,
+                                   std::vector<ChunkData>* out) {
+  std::vector<ChunkData> head;
+  {
+    absl::MutexLock l(&s->mu);
+    for (const auto& p : s->pending) {
+      if (p.maxt >= mint_ && p.mint <= maxt_) head.push_back({p.mint, p.maxt, p.bytes});
+    }
+    if (s->chunk.num_samples() > 0 && s->chunk.max_time() >= mint_ &&
+        s->chunk.min_time() <= maxt_) {
+      head.push_back({s->chunk.min_time(), s->chunk.max_time(),
+                      std::string(s->chunk.bytes())});
+    }
+  }
+  Timestamp lo = std::max(mint_, db_->min_time_.load());
+  Timestamp hi = std::min(maxt_, db_->max_time_.load());
+  const int64_t range = db_->options().chunk_range_ms;
+  if (lo <= hi) {
+    // Chunks never cross a chunk-range boundary, so the first chunk that
+    // can hold samples >= lo starts at or after lo's range start.
+    Timestamp start = lo - ((lo % range) + range) % range;
+    for (uint32_t day = DayOf(start); day <= DayOf(hi); ++day) {
+      Timestamp from = std::max(start, DayStart(day));
+      it->Seek(ChunkKey(day, s->ref, from));
+      for (; it->Valid(); it->Next()) {
+        rocksdb::Slice k = it->key();
+        if (k.size() != kChunkKeySize || GetBE32(k.data()) != day ||
+            GetBE64(k.data() + 4) != s->ref) {
+          break;
+        }
+        Timestamp cmint = GetOrderedI64(k.data() + 12);
+        if (cmint > maxt_) break;
+        Timestamp cmaxt;
+        std::string_view bytes;
+        if (!DecodeChunkValue(std::string_view(it->value().data(), it->value().size()),
+                              cmint, &cmaxt, &bytes)) {
+          return absl::DataLossError(fmt::format(
+              "chunk of series {} {} at {}: checksum mismatch",
+              s->ref, db_->head().LabelsOf(*s).ToString(), cmint));
+        }
+        if (cmaxt >= mint_) out->push_back({cmint, cmaxt, std::string(bytes)});
+      }
+      VIGIL_RETURN_IF_ERROR(FromRocks(
+          it->status(), fmt::format("read chunks of series {}", s->ref)));
+    }
+  }
+  for (auto& h : head) out->push_back(std::move(h));
+  std::stable_sort(out->begin(), out->end(),
+                   [](const ChunkData& a, const ChunkData& b) { return a.mint < b.mint; });
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::Select(
+    const std::vector<Matcher>& matchers) {
+  std::vector<MemSeries*> matched = Matching(matchers);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+  std::vector<std::unique_ptr<DBSeries>> out;
+  for (MemSeries* s : matched) {
+    std::vector<ChunkData> chunks;
+    VIGIL_RETURN_IF_ERROR(LoadChunks(s, it.get(), &chunks));
+    if (chunks.empty()) continue;
+    out.push_back(std::make_unique<DBSeries>(db_->head().LabelsOf(*s),
+                                             std::move(chunks), mint_, maxt_));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return Compare(a->labels(), b->labels()) < 0;
+  });
+  return std::unique_ptr<SeriesSet>(new VectorSeriesSet(std::move(out)));
+}
+
+absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
+    const std::vector<Matcher>& matchers) {
+  std::vector<std::string> out;
+  if (matchers.empty()) {
+    for (uint32_t n : db_->postings().Names()) out.emplace_back(db_->symbols().Get(n));
+  } else {
+    for (MemSeries* s : Matching(matchers)) {
+      for (size_t i = 0; i < s->num_labels; ++i) {
+        out.emplace_back(db_->symbols().Get(s->label_syms[2 * i]));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
+    const std::string& name, const std::vector<Matcher>& matchers) {
+  std::vector<std::string> out;
+  uint32_t n = db_->symbols().Find(name);
+  if (n == SymbolTable::kNotFound) return out;
+  if (matchers.empty()) {
+    for (uint32_t v : db_->postings().Values(n)) out.emplace_back(db_->symbols().Get(v));
+  } else {
+    for (MemSeries* s : Matching(matchers)) {
+      for (size_t i = 0; i < s->num_labels; ++i) {
+        if (s->label_syms[2 * i] == n) {
+          out.emplace_back(db_->symbols().Get(s->label_syms[2 * i + 1]));
+        }
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Querier>> DBImpl::NewQuerier(Timestamp mint,
+                                                            Timestamp maxt) {
+  return std::unique_ptr<Querier>(new DBQuerier(this, mint, maxt));
+}
+
+}  // namespace vigil::storage::internal

@@ -1,0 +1,187 @@
+#include "storage/internal/head.h"
+
+#include <algorithm>
+
+#include "core/status_macros.h"
+
+namespace vigil::storage::internal {
+
+Head::Head(const Options& options, SymbolTable* symbols,
+           PostingsIndex* postings)
+    : options_(options),
+      symbols_(symbols),
+      postings_(postings),
+      blocks_(new std::atomic<MemSeries**>[kMaxBlocks]),
+      shards_(new Shard[kShards]) {
+  for (size_t i = 0; i < kMaxBlocks; ++i) blocks_[i].store(nullptr);
+}
+
+Head::~Head() {
+  for (size_t b = 0; b < kMaxBlocks; ++b) {
+    MemSeries** block = blocks_[b].load();
+    if (!block) continue;
+    for (size_t i = 0; i < kBlockSize; ++i) delete block[i];
+    delete[] block;
+  }
+}
+
+MemSeries* Head::GetByRef(uint64_t ref) const {
+  if (ref == 0) return nullptr;
+  uint64_t idx = ref - 1;
+  size_t b = idx >> kBlockBits;
+  if (b >= kMaxBlocks) return nullptr;
+  MemSeries** block = blocks_[b].load(std::memory_order_acquire);
+  if (!block) return nullptr;
+  return reinterpret_cast<std::atomic<MemSeries*>*>(&block[idx & (kBlockSize - 1)])
+      ->load(std::memory_order_acquire);
+}
+
+bool Head::LabelsEqual(const MemSeries& s, const Labels& labels) const {
+  if (labels.size() != s.num_labels) return false;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (symbols_->Get(s.label_syms[2 * i]) != labels[i].name ||
+        symbols_->Get(s.label_syms[2 * i + 1]) != labels[i].value) {
+      return false;
+    }
+  }
+  return true;
+}
+
+MemSeries* Head::FindInShard(const Shard& sh, uint64_t hash,
+                             const Labels& labels) const {
+  auto it = sh.by_hash.find(hash);
+  if (it == sh.by_hash.end()) return nullptr;
+  MemSeries* s = GetByRef(it->second);
+  if (s && LabelsEqual(*s, labels)) return s;
+  auto ex = sh.extra.find(hash);
+  if (ex == sh.extra.end()) return nullptr;
+  for (uint32_t ref : ex->second) {
+    MemSeries* c = GetByRef(ref);
+    if (c && LabelsEqual(*c, labels)) return c;
+  }
+  return nullptr;
+}
+
+MemSeries* Head::GetByLabels(const Labels& labels) const {
+  uint64_t h = labels.Hash();
+  const Shard& sh = shards_[h % kShards];
+  absl::ReaderMutexLock l(&sh.mu);
+  return FindInShard(sh, h, labels);
+}
+
+MemSeries* Head::GetOrCreate(const Labels& labels, bool* created) {
+  *created = false;
+  if (MemSeries* s = GetByLabels(labels)) return s;
+  absl::MutexLock l(&create_mu_);
+  uint64_t h = labels.Hash();
+  {
+    Shard& sh = shards_[h % kShards];
+    absl::ReaderMutexLock sl(&sh.mu);
+    if (MemSeries* s = FindInShard(sh, h, labels)) return s;
+  }
+  *created = true;
+  return CreateLocked(next_ref_.load(), labels, h);
+}
+
+MemSeries* Head::CreateWithRef(uint64_t ref, const Labels& labels) {
+  absl::MutexLock l(&create_mu_);
+  return CreateLocked(ref, labels, labels.Hash());
+}
+
+MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
+                              uint64_t hash) {
+  VIGIL_CHECK(ref > 0 && ((ref - 1) >> kBlockBits) < kMaxBlocks);
+  auto syms = std::make_unique<uint32_t[]>(2 * labels.size());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    syms[2 * i] = symbols_->Intern(labels[i].name);
+    syms[2 * i + 1] = symbols_->Intern(labels[i].value);
+  }
+  auto* s = new MemSeries(ref, std::move(syms), uint16_t(labels.size()));
+  uint64_t idx = ref - 1;
+  size_t b = idx >> kBlockBits;
+  MemSeries** block = blocks_[b].load();
+  if (!block) {
+    block = new MemSeries*[kBlockSize]();
+    blocks_[b].store(block, std::memory_order_release);
+  }
+  reinterpret_cast<std::atomic<MemSeries*>*>(&block[idx & (kBlockSize - 1)])
+      ->store(s, std::memory_order_release);
+  {
+    Shard& sh = shards_[hash % kShards];
+    absl::MutexLock sl(&sh.mu);
+    auto [it, inserted] = sh.by_hash.try_emplace(hash, uint32_t(ref));
+    if (!inserted) sh.extra[hash].push_back(uint32_t(ref));
+  }
+  postings_->Add(uint32_t(ref), s->label_syms.get(), s->num_labels);
+  if (ref >= next_ref_.load()) next_ref_.store(ref + 1);
+  return s;
+}
+
+Labels Head::LabelsOf(const MemSeries& s) const {
+  std::vector<Label> out;
+  out.reserve(s.num_labels);
+  for (size_t i = 0; i < s.num_labels; ++i) {
+    out.push_back({std::string(symbols_->Get(s.label_syms[2 * i])),
+                   std::string(symbols_->Get(s.label_syms[2 * i + 1]))});
+  }
+  return Labels::FromSorted(std::move(out));
+}
+
+void Head::CutLocked(MemSeries* s) {
+  if (s->chunk.num_samples() == 0) return;
+  std::vector<Timestamp> ts;
+  std::vector<double> vs;
+  ts.reserve(s->chunk.num_samples());
+  vs.reserve(s->chunk.num_samples());
+  // Decoding our own in-memory chunk cannot fail short of a bug.
+  absl::Status st = DecodeChunk(s->chunk.bytes(), &ts, &vs);
+  VIGIL_CHECK(st.ok());
+  PendingChunk p;
+  p.mint = s->chunk.min_time();
+  p.maxt = s->chunk.max_time();
+  p.bytes = EncodeSealed(ts.data(), vs.data(), ts.size());
+  s->pending.push_back(std::move(p));
+  s->chunk = OpenChunk();
+}
+
+void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
+  if (s->chunk.num_samples() > 0) {
+    int64_t range = options_.chunk_range_ms;
+    auto floor_div = [](int64_t a, int64_t b) {
+      return a >= 0 ? a / b : -((-a + b - 1) / b);
+    };
+    if (s->chunk.num_samples() >= options_.max_chunk_samples ||
+        floor_div(t, range) != floor_div(s->chunk.min_time(), range)) {
+      CutLocked(s);
+    }
+  }
+  s->chunk.Append(t, v);
+  s->last_t = t;
+  s->last_v = v;
+  s->dirty = true;
+}
+
+void Head::ForEach(const std::function<void(MemSeries*)>& f) const {
+  uint64_t max = MaxRef();
+  for (uint64_t ref = 1; ref <= max; ++ref) {
+    if (MemSeries* s = GetByRef(ref)) f(s);
+  }
+}
+
+size_t Head::MemoryBytes() const {
+  size_t total = 0;
+  ForEach([&](MemSeries* s) {
+    absl::MutexLock l(&s->mu);
+    total += sizeof(MemSeries) + s->chunk.MemoryBytes() - sizeof(OpenChunk) +
+             s->num_labels * 8 + 16;
+    for (const auto& p : s->pending) total += p.bytes.capacity() + sizeof(p);
+  });
+  for (int i = 0; i < kShards; ++i) {
+    absl::ReaderMutexLock l(&shards_[i].mu);
+    total += shards_[i].by_hash.capacity() * 13;
+  }
+  total += (MaxRef() / kBlockSize + 1) * kBlockSize * sizeof(void*);
+  return total;
+}
+
+}  // namespace vigil::storage::internal

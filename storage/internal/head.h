@@ -1,0 +1,119 @@
+// -----------------------------------------------------------------------------
+// File: head.h
+// -----------------------------------------------------------------------------
+//
+// The head: every series known to the DB, each with its open (appendable)
+// chunk and the chunks cut from it that are not yet written to RocksDB.
+// Series are found by ref (a dense two-level array, lock-free reads) or by
+// labels (a sharded hash map). Thread-safe as documented per method.
+#ifndef VIGIL_STORAGE_INTERNAL_HEAD_H_
+#define VIGIL_STORAGE_INTERNAL_HEAD_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "core/labels.h"
+#include "storage/internal/chunk.h"
+#include "storage/internal/postings.h"
+#include "storage/internal/symbols.h"
+#include "storage/options.h"
+
+namespace vigil::storage::internal {
+
+// A sealed chunk cut from the head, waiting to be written to RocksDB.
+struct PendingChunk {
+  Timestamp mint = 0;
+  Timestamp maxt = 0;
+  std::string bytes;
+};
+
+struct MemSeries {
+  MemSeries(uint64_t r, std::unique_ptr<uint32_t[]> syms, uint16_t n)
+      : ref(r), label_syms(std::move(syms)), num_labels(n) {}
+
+  const uint64_t ref;
+  // 2*num_labels symbol ids: name, value, ... in label-name order.
+  const std::unique_ptr<uint32_t[]> label_syms;
+  const uint16_t num_labels;
+
+  absl::Mutex mu;
+  OpenChunk chunk ABSL_GUARDED_BY(mu);
+  std::vector<PendingChunk> pending ABSL_GUARDED_BY(mu);
+  // Newest committed sample (also when it has been persisted already).
+  Timestamp last_t ABSL_GUARDED_BY(mu) = kMinTimestamp;
+  double last_v ABSL_GUARDED_BY(mu) = 0;
+  // Changed since the last checkpoint.
+  bool dirty ABSL_GUARDED_BY(mu) = false;
+  // The series record is durable in RocksDB.
+  std::atomic<bool> persisted{false};
+};
+
+class Head {
+ public:
+  Head(const Options& options, SymbolTable* symbols, PostingsIndex* postings);
+  ~Head();
+
+  // Lock-free. nullptr if unknown.
+  MemSeries* GetByRef(uint64_t ref) const;
+  // nullptr if unknown.
+  MemSeries* GetByLabels(const Labels& labels) const;
+  // Returns the series, creating it (with the next ref) if new.
+  MemSeries* GetOrCreate(const Labels& labels, bool* created);
+  // Recovery: creates the series with a known ref (refs must be unique).
+  MemSeries* CreateWithRef(uint64_t ref, const Labels& labels);
+
+  Labels LabelsOf(const MemSeries& s) const;
+  // True if `s` has exactly these labels (no allocation).
+  bool LabelsEqual(const MemSeries& s, const Labels& labels) const;
+
+  // Appends (t, v) to the open chunk, first cutting it into s->pending if
+  // it is full or t crosses a chunk-range boundary. Also updates last_t/v.
+  // REQUIRES: s->mu held; t > s->last_t.
+  void AppendLocked(MemSeries* s, Timestamp t, double v)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu);
+  // Moves the open chunk (if any samples) into s->pending as sealed.
+  void CutLocked(MemSeries* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu);
+
+  uint64_t NumSeries() const { return next_ref_.load() - 1; }
+  uint64_t MaxRef() const { return next_ref_.load() - 1; }
+  // Calls f for every series, in ref order.
+  void ForEach(const std::function<void(MemSeries*)>& f) const;
+  size_t MemoryBytes() const;
+
+ private:
+  static constexpr int kBlockBits = 16;
+  static constexpr size_t kBlockSize = size_t(1) << kBlockBits;
+  static constexpr size_t kMaxBlocks = size_t(1) << 14;
+  static constexpr int kShards = 64;
+  struct Shard {
+    mutable absl::Mutex mu;
+    absl::flat_hash_map<uint64_t, uint32_t> by_hash ABSL_GUARDED_BY(mu);
+    // Hash collisions (rare): extra refs per hash.
+    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> extra ABSL_GUARDED_BY(mu);
+  };
+
+  MemSeries* CreateLocked(uint64_t ref, const Labels& labels, uint64_t hash)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
+  MemSeries* FindInShard(const Shard& sh, uint64_t hash,
+                         const Labels& labels) const;
+
+  const Options options_;
+  SymbolTable* const symbols_;
+  PostingsIndex* const postings_;
+  absl::Mutex create_mu_;
+  std::atomic<uint64_t> next_ref_{1};
+  std::unique_ptr<std::atomic<MemSeries**>[]> blocks_;
+  std::unique_ptr<Shard[]> shards_;
+};
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_HEAD_H_

@@ -1,0 +1,81 @@
+// -----------------------------------------------------------------------------
+// File: keys.h
+// -----------------------------------------------------------------------------
+//
+// RocksDB column families and key layouts (storage/FORMAT.md documents them).
+// DO NOT CHANGE any layout here without a format version bump: they are on
+// disk.
+#ifndef VIGIL_STORAGE_INTERNAL_KEYS_H_
+#define VIGIL_STORAGE_INTERNAL_KEYS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/time.h"
+#include "storage/internal/coding.h"
+
+namespace vigil::storage::internal {
+
+// Column family names. DO NOT CHANGE.
+inline constexpr char kCfSeries[] = "series";      // ref → labels
+inline constexpr char kCfChunks[] = "chunks";      // day|ref|mint → chunk
+inline constexpr char kCfPostings[] = "postings";  // name|value|ref → ""
+inline constexpr char kCfWal[] = "wal";            // seq → sample batch
+inline constexpr char kCfHead[] = "head";          // ref → open chunk state
+inline constexpr char kCfMeta[] = "meta";          // format, metadata
+
+inline constexpr int64_t kDayMs = 86400000;
+// DO NOT CHANGE: written to meta "format".
+inline constexpr uint32_t kFormatVersion = 1;
+
+// Day partition of a timestamp (floor division), offset so it sorts as
+// unsigned.
+inline uint32_t DayOf(Timestamp t) {
+  int64_t d = t >= 0 ? t / kDayMs : -((-t + kDayMs - 1) / kDayMs);
+  return uint32_t(d + (int64_t(1) << 31));
+}
+inline Timestamp DayStart(uint32_t day) {
+  return (int64_t(day) - (int64_t(1) << 31)) * kDayMs;
+}
+
+inline std::string SeriesKey(uint64_t ref) {
+  std::string k;
+  PutBE64(&k, ref);
+  return k;
+}
+inline std::string ChunkKey(uint32_t day, uint64_t ref, Timestamp mint) {
+  std::string k;
+  k.reserve(20);
+  PutBE32(&k, day);
+  PutBE64(&k, ref);
+  PutOrderedI64(&k, mint);
+  return k;
+}
+inline constexpr size_t kChunkKeySize = 20;
+inline std::string DayPrefix(uint32_t day) {
+  std::string k;
+  PutBE32(&k, day);
+  return k;
+}
+inline std::string PostingKey(std::string_view name, std::string_view value,
+                              uint64_t ref) {
+  std::string k;
+  PutLengthPrefixed(&k, name);
+  PutLengthPrefixed(&k, value);
+  PutBE64(&k, ref);
+  return k;
+}
+inline std::string WalKey(uint64_t seq) {
+  std::string k;
+  PutBE64(&k, seq);
+  return k;
+}
+inline std::string MetadataKey(std::string_view metric) {
+  return "m" + std::string(metric);
+}
+inline constexpr char kFormatKey[] = "format";
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_KEYS_H_

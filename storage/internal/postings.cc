@@ -1,0 +1,145 @@
+#include "storage/internal/postings.h"
+
+#include <algorithm>
+
+namespace vigil::storage::internal {
+
+namespace {
+void InsertSorted(Postings* p, uint32_t id) {
+  if (p->empty() || p->back() < id) {
+    p->push_back(id);
+    return;
+  }
+  auto it = std::lower_bound(p->begin(), p->end(), id);
+  if (it == p->end() || *it != id) p->insert(it, id);
+}
+}  // namespace
+
+Postings Intersect(const Postings& a, const Postings& b) {
+  Postings out;
+  const Postings& small = a.size() <= b.size() ? a : b;
+  const Postings& large = a.size() <= b.size() ? b : a;
+  out.reserve(small.size());
+  if (small.size() * 32 < large.size()) {
+    // Galloping: seek each element of the small list in the large one.
+    auto lo = large.begin();
+    for (uint32_t x : small) {
+      lo = std::lower_bound(lo, large.end(), x);
+      if (lo == large.end()) break;
+      if (*lo == x) out.push_back(x);
+    }
+    return out;
+  }
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(),
+                        std::back_inserter(out));
+  return out;
+}
+
+Postings Union(const std::vector<const Postings*>& lists) {
+  if (lists.empty()) return {};
+  if (lists.size() == 1) return *lists[0];
+  size_t total = 0;
+  for (auto* l : lists) total += l->size();
+  Postings out;
+  out.reserve(total);
+  for (auto* l : lists) out.insert(out.end(), l->begin(), l->end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Postings Subtract(const Postings& a, const Postings& b) {
+  Postings out;
+  out.reserve(a.size());
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(),
+                      std::back_inserter(out));
+  return out;
+}
+
+void PostingsIndex::Add(uint32_t id, const uint32_t* pairs, size_t n) {
+  absl::MutexLock l(&mu_);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t name = pairs[2 * i], value = pairs[2 * i + 1];
+    auto [it, inserted] = lists_.try_emplace(Key(name, value));
+    if (inserted) values_[name].push_back(value);
+    InsertSorted(&it->second, id);
+  }
+  InsertSorted(&all_, id);
+}
+
+Postings PostingsIndex::MatchingValues(const SymbolTable& symbols,
+                                       uint32_t name_sym, const Matcher& m,
+                                       bool negate) const {
+  auto vit = values_.find(name_sym);
+  if (vit == values_.end()) return {};
+  std::vector<const Postings*> lists;
+  if (!negate && m.type() == MatchType::kEqual) {
+    uint32_t v = symbols.Find(m.value());
+    if (v == SymbolTable::kNotFound) return {};
+    auto it = lists_.find(Key(name_sym, v));
+    return it == lists_.end() ? Postings{} : it->second;
+  }
+  for (uint32_t v : vit->second) {
+    if (m.Matches(symbols.Get(v)) != negate) {
+      auto it = lists_.find(Key(name_sym, v));
+      if (it != lists_.end()) lists.push_back(&it->second);
+    }
+  }
+  return Union(lists);
+}
+
+Postings PostingsIndex::Select(const SymbolTable& symbols,
+                               const std::vector<Matcher>& matchers) const {
+  absl::ReaderMutexLock l(&mu_);
+  // Positive matchers (not accepting "") first: they bound the result.
+  std::vector<const Matcher*> pos, neg;
+  for (const auto& m : matchers) (m.MatchesEmpty() ? neg : pos).push_back(&m);
+  Postings result;
+  bool have = false;
+  for (const Matcher* m : pos) {
+    uint32_t name = symbols.Find(m->name());
+    if (name == SymbolTable::kNotFound) return {};
+    Postings p = MatchingValues(symbols, name, *m, /*negate=*/false);
+    result = have ? Intersect(result, p) : std::move(p);
+    have = true;
+    if (result.empty()) return result;
+  }
+  if (!have) result = all_;
+  // A matcher accepting "" removes the series whose value it rejects.
+  for (const Matcher* m : neg) {
+    uint32_t name = symbols.Find(m->name());
+    if (name == SymbolTable::kNotFound) continue;  // label absent everywhere
+    Postings drop = MatchingValues(symbols, name, *m, /*negate=*/true);
+    if (!drop.empty()) result = Subtract(result, drop);
+  }
+  return result;
+}
+
+std::vector<uint32_t> PostingsIndex::Names() const {
+  absl::ReaderMutexLock l(&mu_);
+  std::vector<uint32_t> out;
+  out.reserve(values_.size());
+  for (const auto& [n, _] : values_) out.push_back(n);
+  return out;
+}
+
+std::vector<uint32_t> PostingsIndex::Values(uint32_t name_sym) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto it = values_.find(name_sym);
+  return it == values_.end() ? std::vector<uint32_t>{} : it->second;
+}
+
+Postings PostingsIndex::All() const {
+  absl::ReaderMutexLock l(&mu_);
+  return all_;
+}
+
+size_t PostingsIndex::MemoryBytes() const {
+  absl::ReaderMutexLock l(&mu_);
+  size_t b = all_.capacity() * 4 + lists_.capacity() * (8 + sizeof(Postings) + 1);
+  for (const auto& [_, p] : lists_) b += p.capacity() * 4;
+  for (const auto& [_, v] : values_) b += v.capacity() * 4 + 40;
+  return b;
+}
+
+}  // namespace vigil::storage::internal

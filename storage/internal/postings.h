@@ -1,0 +1,66 @@
+// -----------------------------------------------------------------------------
+// File: postings.h
+// -----------------------------------------------------------------------------
+//
+// The in-memory inverted index: (label name, label value) → sorted series
+// ids, plus the set operations queries combine them with. Regex matchers run
+// over the distinct values of one label name, never over series.
+// PostingsIndex is thread-safe.
+#ifndef VIGIL_STORAGE_INTERNAL_POSTINGS_H_
+#define VIGIL_STORAGE_INTERNAL_POSTINGS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "core/matcher.h"
+#include "storage/internal/symbols.h"
+
+namespace vigil::storage::internal {
+
+using Postings = std::vector<uint32_t>;  // ascending series ids
+
+Postings Intersect(const Postings& a, const Postings& b);
+Postings Union(const std::vector<const Postings*>& lists);
+Postings Subtract(const Postings& a, const Postings& b);  // a \ b
+
+class PostingsIndex {
+ public:
+  // Adds series `id` with labels given as (name, value) symbol pairs.
+  // Ids should arrive in ascending order (appending is O(1)); out-of-order
+  // ids are inserted in place.
+  void Add(uint32_t id, const uint32_t* pairs, size_t num_labels)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Series ids matching all matchers, Prometheus semantics (a matcher that
+  // accepts "" also accepts series lacking the label). If every matcher
+  // accepts "", starts from all series.
+  Postings Select(const SymbolTable& symbols,
+                  const std::vector<Matcher>& matchers) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Symbol ids of all label names / of the values of `name_sym`.
+  std::vector<uint32_t> Names() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<uint32_t> Values(uint32_t name_sym) const ABSL_LOCKS_EXCLUDED(mu_);
+  Postings All() const ABSL_LOCKS_EXCLUDED(mu_);
+  size_t MemoryBytes() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  static uint64_t Key(uint32_t n, uint32_t v) { return (uint64_t(n) << 32) | v; }
+  // Union of the postings of values of `name_sym` accepted (or, with
+  // `negate`, rejected) by m.
+  Postings MatchingValues(const SymbolTable& symbols, uint32_t name_sym,
+                          const Matcher& m, bool negate) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<uint64_t, Postings> lists_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint32_t, std::vector<uint32_t>> values_ ABSL_GUARDED_BY(mu_);
+  Postings all_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_POSTINGS_H_

@@ -1,0 +1,44 @@
+#include "storage/internal/symbols.h"
+
+namespace vigil::storage::internal {
+
+uint32_t SymbolTable::Intern(std::string_view s) {
+  {
+    absl::ReaderMutexLock l(&mu_);
+    auto it = ids_.find(s);
+    if (it != ids_.end()) return it->second;
+  }
+  absl::MutexLock l(&mu_);
+  auto it = ids_.find(s);
+  if (it != ids_.end()) return it->second;
+  strings_.emplace_back(s);
+  std::string_view v = strings_.back();
+  uint32_t id = uint32_t(by_id_.size());
+  by_id_.push_back(v);
+  ids_.emplace(v, id);
+  bytes_ += s.size() + 48;
+  return id;
+}
+
+uint32_t SymbolTable::Find(std::string_view s) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto it = ids_.find(s);
+  return it == ids_.end() ? kNotFound : it->second;
+}
+
+std::string_view SymbolTable::Get(uint32_t id) const {
+  absl::ReaderMutexLock l(&mu_);
+  return by_id_[id];
+}
+
+size_t SymbolTable::size() const {
+  absl::ReaderMutexLock l(&mu_);
+  return by_id_.size();
+}
+
+size_t SymbolTable::MemoryBytes() const {
+  absl::ReaderMutexLock l(&mu_);
+  return bytes_ + by_id_.capacity() * sizeof(std::string_view);
+}
+
+}  // namespace vigil::storage::internal

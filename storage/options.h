@@ -1,0 +1,67 @@
+// -----------------------------------------------------------------------------
+// File: options.h
+// -----------------------------------------------------------------------------
+//
+// Options for storage::DB::Open. Every field states its default.
+#ifndef VIGIL_STORAGE_OPTIONS_H_
+#define VIGIL_STORAGE_OPTIONS_H_
+
+#include <cstdint>
+
+#include "core/logger.h"
+
+namespace vigil::storage {
+
+struct Options {
+  // Create the directory and database if missing.
+  // Default: true
+  bool create_if_missing = true;
+
+  // Open without writing anything (queries and CLI dump/analyze only).
+  // NewAppender() on a read-only DB returns an appender whose Commit fails.
+  // Default: false
+  bool read_only = false;
+
+  // Samples older than (newest sample - retention_ms) are deleted, a whole
+  // day partition at a time. 0 disables time retention.
+  // Default: 15 days (Prometheus's --storage.tsdb.retention.time)
+  int64_t retention_ms = 15LL * 24 * 3600 * 1000;
+
+  // If > 0, oldest day partitions are deleted while the data on disk exceeds
+  // this many bytes (--storage.tsdb.retention.size).
+  // Default: 0 (no size limit)
+  int64_t retention_bytes = 0;
+
+  // A head chunk is cut when its samples would cross a multiple of this
+  // range (aligned to the epoch), so no chunk spans two ranges.
+  // Default: 2 hours
+  int64_t chunk_range_ms = 2LL * 3600 * 1000;
+
+  // A head chunk is also cut when it holds this many samples.
+  // Default: 480 (2 h at a 15 s scrape interval)
+  uint32_t max_chunk_samples = 480;
+
+  // fsync the RocksDB WAL on every Commit. Without it a committed batch
+  // survives a process crash (kill -9) but not a power loss.
+  // Default: false
+  bool sync_commits = false;
+
+  // The head's open chunks are checkpointed (and the `wal` column family
+  // truncated) once this many WAL bytes were written since the last one.
+  // Default: 256 MiB
+  int64_t checkpoint_wal_bytes = 256LL << 20;
+
+  // Write each committed batch to the `wal` column family. Bulk importers
+  // may turn it off: samples are then durable only after DB::Flush() (or
+  // once their chunk is cut), and a crash loses the rest.
+  // Default: true
+  bool write_wal = true;
+
+  // Logger for background events. Not owned; must outlive the DB.
+  // Default: Logger::Default()
+  Logger* logger = nullptr;
+};
+
+}  // namespace vigil::storage
+
+#endif  // VIGIL_STORAGE_OPTIONS_H_

@@ -1,0 +1,254 @@
+#include "storage/db.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "tests/testutil/tempdir.h"
+
+namespace vigil::storage {
+namespace {
+
+using Samples = std::vector<std::pair<Timestamp, double>>;
+
+std::unique_ptr<DB> MustOpen(const std::string& dir, Options o = {}) {
+  auto db = DB::Open(o, dir);
+  INFO(db.status().ToString());
+  REQUIRE(db.ok());
+  return std::move(*db);
+}
+
+Matcher Eq(std::string_view n, std::string_view v) {
+  return *Matcher::Make(MatchType::kEqual, n, v);
+}
+
+// All series matching `ms` in [mint, maxt], by label string.
+std::map<std::string, Samples> Query(DB* db, std::vector<Matcher> ms,
+                                     Timestamp mint = kMinTimestamp,
+                                     Timestamp maxt = kMaxTimestamp) {
+  auto q = db->NewQuerier(mint, maxt);
+  REQUIRE(q.ok());
+  auto set = (*q)->Select(ms);
+  INFO(set.status().ToString());
+  REQUIRE(set.ok());
+  std::map<std::string, Samples> out;
+  while ((*set)->Next()) {
+    auto it = (*set)->At().Iterator();
+    Samples& s = out[(*set)->At().labels().ToString()];
+    while (it->Next()) s.push_back({it->t(), it->v()});
+    REQUIRE(it->err().ok());
+  }
+  return out;
+}
+
+TEST_CASE("Committed samples are visible, buffered ones are not", "[db]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto app = db->NewAppender();
+  Labels up{{"__name__", "up"}, {"job", "a"}};
+  REQUIRE(app->Append(0, up, 1000, 1).ok());
+  REQUIRE(Query(db.get(), {Eq("__name__", "up")}).empty());
+  REQUIRE(app->Commit().ok());
+  auto r = Query(db.get(), {Eq("__name__", "up")});
+  REQUIRE(r.size() == 1);
+  REQUIRE(r.begin()->second == Samples{{1000, 1}});
+}
+
+TEST_CASE("Acceptance rules: out of order, duplicates, same value", "[db]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto app = db->NewAppender();
+  Labels l{{"__name__", "x"}};
+  auto ref = app->Append(0, l, 2000, 5);
+  REQUIRE(ref.ok());
+  REQUIRE(app->Commit().ok());
+  // Same timestamp, same value: no-op.
+  REQUIRE(app->Append(*ref, {}, 2000, 5).ok());
+  // Same timestamp, different value.
+  auto dup = app->Append(*ref, {}, 2000, 6);
+  REQUIRE(dup.status().code() == absl::StatusCode::kAlreadyExists);
+  // Older timestamp: out of order, but the batch continues.
+  auto ooo = app->Append(*ref, {}, 1000, 1);
+  REQUIRE(ooo.status().code() == absl::StatusCode::kFailedPrecondition);
+  REQUIRE(std::string(ooo.status().message()).find("out of order") != std::string::npos);
+  REQUIRE(app->Append(*ref, {}, 3000, 7).ok());
+  REQUIRE(app->Commit().ok());
+  auto r = Query(db.get(), {Eq("__name__", "x")});
+  REQUIRE(r.begin()->second == Samples{{2000, 5}, {3000, 7}});
+  REQUIRE(db->Stats().out_of_order == 1);
+  REQUIRE(db->Stats().duplicate == 1);
+}
+
+TEST_CASE("Invalid label sets are rejected", "[db]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto app = db->NewAppender();
+  REQUIRE(app->Append(0, Labels(), 1, 1).status().code() ==
+          absl::StatusCode::kInvalidArgument);
+  auto d = Labels::FromSorted({{"a", "1"}, {"a", "2"}});
+  REQUIRE(app->Append(0, d, 1, 1).status().code() ==
+          absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Rollback drops the batch", "[db]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto app = db->NewAppender();
+  REQUIRE(app->Append(0, {{"__name__", "x"}}, 1, 1).ok());
+  app->Rollback();
+  REQUIRE(app->Commit().ok());
+  REQUIRE(Query(db.get(), {Eq("__name__", "x")}).empty());
+}
+
+TEST_CASE("Staleness NaN round-trips bit-exactly", "[db]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto app = db->NewAppender();
+  Labels l{{"__name__", "x"}};
+  REQUIRE(app->Append(0, l, 1, 1).ok());
+  REQUIRE(app->Append(0, l, 2, StaleNaN()).ok());
+  REQUIRE(app->Append(0, l, 3, std::nan("")).ok());
+  REQUIRE(app->Commit().ok());
+  REQUIRE(db->Flush().ok());
+  auto r = Query(db.get(), {Eq("__name__", "x")}).begin()->second;
+  REQUIRE(r.size() == 3);
+  REQUIRE(IsStaleNaN(r[1].second));
+  REQUIRE(std::isnan(r[2].second));
+  REQUIRE_FALSE(IsStaleNaN(r[2].second));
+}
+
+TEST_CASE("Matchers select with Prometheus semantics", "[db]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto app = db->NewAppender();
+  REQUIRE(app->Append(0, {{"__name__", "m"}, {"a", "1"}}, 1, 1).ok());
+  REQUIRE(app->Append(0, {{"__name__", "m"}, {"a", "2"}}, 1, 2).ok());
+  REQUIRE(app->Append(0, {{"__name__", "m"}}, 1, 3).ok());
+  REQUIRE(app->Commit().ok());
+  auto re = [](MatchType t, std::string_view n, std::string_view v) {
+    return *Matcher::Make(t, n, v);
+  };
+  REQUIRE(Query(db.get(), {Eq("__name__", "m")}).size() == 3);
+  REQUIRE(Query(db.get(), {Eq("__name__", "m"), Eq("a", "")}).size() == 1);
+  REQUIRE(Query(db.get(), {Eq("__name__", "m"), re(MatchType::kNotEqual, "a", "1")}).size() == 2);
+  REQUIRE(Query(db.get(), {Eq("__name__", "m"), re(MatchType::kRegexMatch, "a", "1|2")}).size() == 2);
+  REQUIRE(Query(db.get(), {Eq("__name__", "m"), re(MatchType::kRegexNoMatch, "a", ".+")}).size() == 1);
+  REQUIRE(Query(db.get(), {re(MatchType::kRegexMatch, "__name__", "m|z")}).size() == 3);
+  auto q = *db->NewQuerier(kMinTimestamp, kMaxTimestamp);
+  REQUIRE(*q->LabelNames({}) == std::vector<std::string>{"__name__", "a"});
+  REQUIRE(*q->LabelValues("a", {}) == std::vector<std::string>{"1", "2"});
+}
+
+TEST_CASE("Data survives reopen: head checkpoint, flushed chunks, WAL replay",
+          "[db]") {
+  testutil::TempDir tmp;
+  Options o;
+  o.max_chunk_samples = 50;
+  Samples want;
+  {
+    auto db = MustOpen(tmp.path(), o);
+    auto app = db->NewAppender();
+    for (int i = 0; i < 1000; ++i) {
+      Timestamp t = 1767225600000 + i * 15000;
+      double v = i * 1.5 + 0.25;
+      REQUIRE(app->Append(0, {{"__name__", "c"}, {"i", "x"}}, t, v).ok());
+      want.push_back({t, v});
+      if (i % 100 == 99) REQUIRE(app->Commit().ok());
+    }
+  }
+  {
+    auto db = MustOpen(tmp.path(), o);
+    REQUIRE(Query(db.get(), {Eq("__name__", "c")}).begin()->second == want);
+    // Appending continues after the restored last sample; older is refused.
+    auto app = db->NewAppender();
+    REQUIRE_FALSE(app->Append(0, {{"__name__", "c"}, {"i", "x"}}, want.back().first - 1, 0).ok());
+    REQUIRE(db->Flush().ok());
+  }
+  auto db = MustOpen(tmp.path(), o);
+  auto r = Query(db.get(), {Eq("__name__", "c")}, want[10].first, want[20].first);
+  REQUIRE(r.begin()->second == Samples(want.begin() + 10, want.begin() + 21));
+}
+
+TEST_CASE("After kill -9 every committed sample is there", "[db][crash]") {
+  testutil::TempDir tmp;
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    auto db = DB::Open({}, tmp.path());
+    if (!db.ok()) _exit(1);
+    auto app = (*db)->NewAppender();
+    for (int64_t i = 1;; ++i) {
+      for (int s = 0; s < 10; ++s) {
+        Labels l{{"__name__", "k"}, {"s", std::to_string(s)}};
+        if (!app->Append(0, l, i * 1000, double(i)).ok()) _exit(2);
+      }
+      if (!app->Commit().ok()) _exit(3);
+      if (write(fds[1], &i, sizeof(i)) != sizeof(i)) _exit(4);
+    }
+  }
+  close(fds[1]);
+  int64_t committed = 0, x;
+  while (committed < 3000 && read(fds[0], &x, sizeof(x)) == sizeof(x)) committed = x;
+  kill(pid, SIGKILL);
+  while (read(fds[0], &x, sizeof(x)) == sizeof(x)) committed = x;
+  int status;
+  waitpid(pid, &status, 0);
+  close(fds[0]);
+  REQUIRE(committed >= 3000);
+  auto db = MustOpen(tmp.path());
+  auto r = Query(db.get(), {Eq("__name__", "k")});
+  REQUIRE(r.size() == 10);
+  for (const auto& [labels, samples] : r) {
+    INFO(labels);
+    REQUIRE(int64_t(samples.size()) >= committed);
+    for (int64_t i = 0; i < committed; ++i) {
+      REQUIRE(samples[i].first == (i + 1) * 1000);
+      REQUIRE(samples[i].second == double(i + 1));
+    }
+  }
+}
+
+TEST_CASE("Retention deletes whole expired days", "[db]") {
+  testutil::TempDir tmp;
+  Options o;
+  o.retention_ms = 2 * 86400000LL;
+  auto db = MustOpen(tmp.path(), o);
+  auto app = db->NewAppender();
+  const Timestamp day = 86400000;
+  for (int d = 0; d < 5; ++d) {
+    for (int i = 0; i < 24; ++i) {
+      REQUIRE(app->Append(0, {{"__name__", "r"}}, d * day + i * 3600000, d).ok());
+    }
+  }
+  REQUIRE(app->Commit().ok());
+  REQUIRE(db->Flush().ok());
+  REQUIRE(db->ApplyRetention(5 * day).ok());
+  auto r = Query(db.get(), {Eq("__name__", "r")}).begin()->second;
+  REQUIRE(r.front().first == 3 * day);
+  REQUIRE(r.size() == 48);
+}
+
+TEST_CASE("Metadata persists", "[db]") {
+  testutil::TempDir tmp;
+  {
+    auto db = MustOpen(tmp.path());
+    REQUIRE(db->SetMetadata("up", {"gauge", "is it up", ""}).ok());
+  }
+  auto db = MustOpen(tmp.path());
+  auto md = db->GetMetadata();
+  REQUIRE(md.size() == 1);
+  REQUIRE(md[0].first == "up");
+  REQUIRE(md[0].second.help == "is it up");
+}
+
+}  // namespace
+}  // namespace vigil::storage
