@@ -30,6 +30,7 @@ bool FitsSigned(int64_t v, int width) {
 }
 
 int64_t SignExtend(uint64_t u, int width) {
+  if (width == 0) return 0;
   if (width >= 64) return S(u);
   return S(u << (64 - width)) >> (64 - width);
 }
