@@ -110,7 +110,8 @@ IntColumnPlan PlanIntColumn(const int64_t* x, size_t n, int min_order,
                             int max_order, std::vector<int64_t>* scratch) {
   IntColumnPlan best;
   best.bits = UINT64_MAX;
-  std::vector<int64_t> res, tmp;
+  std::vector<int64_t>& res = *scratch;
+  std::vector<int64_t> tmp;
   for (int order = min_order; order <= max_order; ++order) {
     IntColumnPlan plan;
     plan.order = order;
@@ -119,7 +120,6 @@ IntColumnPlan PlanIntColumn(const int64_t* x, size_t n, int min_order,
     plan.bits += kHeaderBits + InitialBits(x, n, order);
     if (plan.bits < best.bits) best = plan;
   }
-  (void)scratch;
   return best;
 }
 
