@@ -154,6 +154,8 @@ struct VectorSelector : Expr {
   Modifiers mod;
   // The selector as written, without modifiers (e.g. `foo{a="b"}`).
   std::string original_text;
+  // Set on info()'s label-selector argument, which may match everything.
+  bool bypass_empty_matcher_check = false;
 };
 
 struct MatrixSelector : Expr {

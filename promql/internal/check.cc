@@ -94,7 +94,7 @@ ValueType Parser::Check(Expr* e) {
         }
         break;
       }
-      bool non_empty = false;
+      bool non_empty = vs.bypass_empty_matcher_check;
       for (const auto& m : vs.matchers) {
         if (!m.Matches("")) non_empty = true;
       }
@@ -179,6 +179,22 @@ void Parser::CheckCall(Call* c) {
     } else if (f.variadic > 0 && min + f.variadic < got) {
       Fail(c->pos, fmt::format("expected at most {} argument(s) in call to {}, got {}",
                                min + f.variadic, GoQuote(f.name), got));
+    }
+  }
+  if (f.name == "info" && got > 1) {
+    Expr* sel = c->args[1].get();
+    ValueType t = Type(*sel);
+    if (t != ValueType::kVector) {
+      Fail(c->pos, fmt::format("expected type instant vector in call to function "
+                               "\"info\", got {}",
+                               DocumentedTypeName(t)));
+    }
+    if (sel->kind != NodeKind::kVectorSelector) {
+      Fail(sel->pos, "expected label selectors only");
+    } else if (!sel->As<VectorSelector>().name.empty()) {
+      Fail(sel->pos, "expected label selectors only, got vector selector instead");
+    } else {
+      sel->As<VectorSelector>().bypass_empty_matcher_check = true;
     }
   }
   for (int i = 0; i < got; ++i) {

@@ -10,6 +10,13 @@ namespace vigil::promql::internal {
 namespace {
 
 constexpr int kPowPrec = 6;
+constexpr int kMaxDepth = 10000;
+
+struct DepthGuard {
+  explicit DepthGuard(int* d) : depth(d) { ++*depth; }
+  ~DepthGuard() { --*depth; }
+  int* depth;
+};
 
 // Binding power of a binary operator token, -1 if not one. Higher binds
 // tighter; only `^` is right-associative.
@@ -142,9 +149,18 @@ ExprPtr Parser::ParseExpression() {
   return failed() ? nullptr : std::move(e);
 }
 
+bool Parser::CheckDepth(int extra) {
+  if (depth_ + extra <= kMaxDepth) return true;
+  const Token& t = Peek();
+  return Fail({t.pos, t.end()}, "expression nesting too deep");
+}
+
 ExprPtr Parser::ParseBinary(int min_prec) {
+  DepthGuard guard(&depth_);
+  if (!CheckDepth(0)) return nullptr;
   ExprPtr lhs = ParseUnary();
-  while (lhs) {
+  for (int chain = 1; lhs; ++chain) {
+    if (!CheckDepth(chain)) return nullptr;
     Tok t = Peek().type;
     int prec = BinaryPrec(t);
     if (prec < 0 || prec < min_prec) break;
@@ -337,7 +353,8 @@ ExprPtr Parser::ParsePrimary() {
 }
 
 ExprPtr Parser::ParsePostfix(ExprPtr e) {
-  while (e) {
+  for (int n = 1; e; ++n) {
+    if (!CheckDepth(n)) return nullptr;
     switch (Peek().type) {
       case Tok::kLeftBracket: e = ParseRangeOrSubquery(std::move(e)); break;
       case Tok::kOffset: e = ParseOffset(std::move(e)); break;

@@ -50,6 +50,9 @@ class Parser {
   // Prometheus's parser.unexpected(): "unexpected <tok>[ in ctx][, expected x]".
   void Unexpected(std::string_view context, std::string_view expected);
   bool failed() const { return err_.has_value(); }
+  // Fails (Vigil-specific message) if the tree would get deeper than the
+  // recursive passes (check, print, destruction) can handle on the stack.
+  bool CheckDepth(int extra);
 
   // Expressions (parser.cc).
   ExprPtr ParseBinary(int min_prec);
@@ -90,6 +93,7 @@ class Parser {
   int la_count_ = 0;
   int last_closing_ = 0;  // end of the last consumed closing token/number
   int agg_depth_ = 0;     // > 0 while inside an aggregation's modifiers/body
+  int depth_ = 0;         // recursion depth, bounded by kMaxDepth
   std::optional<ParseError> err_;
 };
 

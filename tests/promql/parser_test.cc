@@ -223,6 +223,7 @@ const Valid kValid[] = {
     {"absent(nonexistent{job=\"myjob\"})", nullptr},
     {"absent_over_time(x[5m:1m])", nullptr},
     {"mad_over_time(x[5m])", nullptr},
+    {"info(rate(x[5m]), {data=~\".*\"})", nullptr},
     {"1 + time()", nullptr},
     {"time() == bool 1", nullptr},
     {"sum(rate(x[5m])) by (job) / on(job) group_left sum(y) by (job)",
@@ -471,6 +472,10 @@ const Invalid kInvalid[] = {
                   "instant vector types"},
     {"foo\n+\nbar[", "3:5: parse error: unexpected end of input in duration expression"},
     {"foo\n  * *", "2:5: parse error: unexpected <op:*>"},
+    {"info(rate(http_request_counter_total{}[5m]), target_info{foo=\"bar\"})",
+     "1:46: parse error: expected label selectors only, got vector selector instead"},
+    {"info(http_request_counter_total{namespace=\"zzz\"}, {foo=\"bar\"} == 1)",
+     "1:51: parse error: expected label selectors only"},
     // Experimental features that stay disabled.
     {"foo[5m+1m]", "1:5: parse error: experimental duration expression is not enabled"},
     {"foo[step()]", "1:5: parse error: experimental duration expression is not enabled"},
