@@ -1,5 +1,7 @@
 // Format(): Prometheus's canonical Expr.String() (promql/parser/printer.go).
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <string>
 
 #include "core/labels.h"
@@ -42,6 +44,38 @@ std::string MatcherString(const Matcher& m) {
   }
   out.append(MatchTypeString(m.type()));
   AppendGoQuote(&out, m.value());
+  return out;
+}
+
+// strconv.FormatFloat(v, 'f', -1, 64): the shortest round-trip digits,
+// padded with zeros (1e300 prints as "1" and 300 zeros).
+std::string FormatFloatF(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string_view sci(buf, res.ptr - buf);
+  std::string out;
+  if (sci.front() == '-') {
+    out.push_back('-');
+    sci.remove_prefix(1);
+  }
+  size_t e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e)) {
+    if (c != '.') digits.push_back(c);
+  }
+  int exp = std::stoi(std::string(sci.substr(e + 1)));
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  int point = exp + 1;  // digits before the decimal point
+  int n = static_cast<int>(digits.size());
+  if (point <= 0) {
+    out += "0." + std::string(-point, '0') + digits;
+  } else if (point >= n) {
+    out += digits + std::string(point - n, '0');
+  } else {
+    out += digits.substr(0, point) + "." + digits.substr(point);
+  }
   return out;
 }
 
@@ -118,7 +152,7 @@ void Write(std::string* out, const Expr& e) {
         auto ns = static_cast<int64_t>(n.value * 1e9);
         out->append(DurationString(ns / 1000000));
       } else {
-        out->append(FormatGoF(n.value));
+        out->append(FormatFloatF(n.value));
       }
       return;
     }

@@ -31,6 +31,10 @@ const Valid kValid[] = {
     {"123.4567", nullptr},
     {"5e-3", "0.005"},
     {"5e3", "5000"},
+    {"123456789012345678901234567890", "123456789012345680000000000000"},
+    {"1e-7", "0.0000001"},
+    {"-0.25", nullptr},
+    {"0.1 + 0.2", nullptr},
     {"0x1f", "31"},
     {"0X1F", "31"},
     {"010", "8"},
@@ -506,6 +510,12 @@ TEST_CASE("valid expressions format canonically", "[parser]") {
     if (!again.ok()) FAIL(std::string(again.status().message()));
     CHECK(Format(**again) == want);
   }
+}
+
+TEST_CASE("numbers print as Go's FormatFloat(v, 'f', -1)", "[parser]") {
+  auto r = ParseExpr("1e300");
+  REQUIRE(r.ok());
+  CHECK(Format(**r) == "1" + std::string(300, '0'));
 }
 
 TEST_CASE("invalid expressions report Prometheus's first error", "[parser]") {
