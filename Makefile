@@ -10,7 +10,7 @@ DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   librocksdb-dev libabsl-dev libre2-dev libyaml-cpp-dev libfmt-dev \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev
 # Real peers used by tests and bench (promtool, VictoriaMetrics).
-DEB_PEERS := prometheus victoria-metrics
+DEB_PEERS := prometheus victoria-metrics curl bc time
 
 .PHONY: deps build test demo bench clean
 

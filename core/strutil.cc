@@ -118,38 +118,25 @@ bool AppendSpecial(std::string* out, double v) {
 }
 }  // namespace
 
-void AppendGoG(std::string* out, double v) {
-  if (AppendSpecial(out, v)) return;
-  if (v == 0) {
-    out->append(std::signbit(v) ? "-0" : "0");
-    return;
-  }
+namespace {
+// Shortest round-trip decimal digits of |v| (v finite, non-zero) and the
+// decimal exponent of the first digit: v = 0.d1d2... * 10^(exp+1).
+void ShortestDigits(double v, std::string* digits, int* exp) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  auto res = std::to_chars(buf, buf + sizeof(buf), std::fabs(v),
+                           std::chars_format::scientific);
   std::string_view sci(buf, res.ptr - buf);
-  bool neg = sci[0] == '-';
-  if (neg) sci.remove_prefix(1);
   size_t epos = sci.find('e');
-  std::string digits;
+  digits->clear();
   for (char c : sci.substr(0, epos)) {
-    if (c != '.') digits.push_back(c);
+    if (c != '.') digits->push_back(c);
   }
-  int exp = std::atoi(std::string(sci.substr(epos + 1)).c_str());
+  *exp = std::atoi(std::string(sci.substr(epos + 1)).c_str());
+}
+
+// Go's %f layout of `digits` with decimal exponent `exp`.
+void AppendFixed(std::string* out, const std::string& digits, int exp) {
   int nd = static_cast<int>(digits.size());
-  if (neg) out->push_back('-');
-  if (exp < -4 || exp >= 6) {
-    out->push_back(digits[0]);
-    if (nd > 1) {
-      out->push_back('.');
-      out->append(digits, 1, std::string::npos);
-    }
-    out->push_back('e');
-    out->push_back(exp < 0 ? '-' : '+');
-    int ae = std::abs(exp);
-    if (ae < 10) out->push_back('0');
-    out->append(std::to_string(ae));
-    return;
-  }
   int dp = exp + 1;  // digits before the decimal point
   if (dp <= 0) {
     out->append("0.");
@@ -164,6 +151,33 @@ void AppendGoG(std::string* out, double v) {
     out->append(digits, dp, std::string::npos);
   }
 }
+}  // namespace
+
+void AppendGoG(std::string* out, double v) {
+  if (AppendSpecial(out, v)) return;
+  if (v == 0) {
+    out->append(std::signbit(v) ? "-0" : "0");
+    return;
+  }
+  std::string digits;
+  int exp;
+  ShortestDigits(v, &digits, &exp);
+  if (v < 0) out->push_back('-');
+  if (exp < -4 || exp >= 6) {
+    out->push_back(digits[0]);
+    if (digits.size() > 1) {
+      out->push_back('.');
+      out->append(digits, 1, std::string::npos);
+    }
+    out->push_back('e');
+    out->push_back(exp < 0 ? '-' : '+');
+    int ae = std::abs(exp);
+    if (ae < 10) out->push_back('0');
+    out->append(std::to_string(ae));
+    return;
+  }
+  AppendFixed(out, digits, exp);
+}
 
 std::string FormatGoG(double v) {
   std::string out;
@@ -174,9 +188,12 @@ std::string FormatGoG(double v) {
 std::string FormatGoF(double v) {
   std::string out;
   if (AppendSpecial(&out, v)) return out;
-  char buf[400];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
-  out.assign(buf, res.ptr - buf);
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  std::string digits;
+  int exp;
+  ShortestDigits(v, &digits, &exp);
+  if (v < 0) out.push_back('-');
+  AppendFixed(&out, digits, exp);
   return out;
 }
 

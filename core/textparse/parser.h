@@ -109,6 +109,10 @@ class Parser {
 
   // 1-based line number of the current entry.
   int line() const { return line_; }
+  // Offset just past the current entry's line. Lets a caller streaming a
+  // huge mapped body release the pages before it, provided it copied
+  // whatever views it keeps.
+  size_t consumed() const { return next_line_; }
   Format format() const { return format_; }
 
   // --- kSeries, kHelp, kType, kUnit -----------------------------------------

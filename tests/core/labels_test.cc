@@ -53,4 +53,16 @@ TEST_CASE("FormatGoG matches Go's %g", "[strutil]") {
   REQUIRE(FormatGoG(std::numeric_limits<double>::quiet_NaN()) == "NaN");
 }
 
+TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)", "[strutil]") {
+  REQUIRE(FormatGoF(1) == "1");
+  REQUIRE(FormatGoF(0.1) == "0.1");
+  REQUIRE(FormatGoF(1e6) == "1000000");
+  REQUIRE(FormatGoF(1e-7) == "0.0000001");
+  REQUIRE(FormatGoF(-2.5) == "-2.5");
+  REQUIRE(FormatGoF(1e21) == "1" + std::string(21, '0'));
+  REQUIRE(FormatGoF(1e300) == "1" + std::string(300, '0'));
+  REQUIRE(FormatGoF(1.7740114612876017e+09) == "1774011461.2876017");
+  REQUIRE(FormatGoF(-std::numeric_limits<double>::infinity()) == "-Inf");
+}
+
 }  // namespace vigil

@@ -1,0 +1,168 @@
+// Google Benchmarks of the storage layer: head append, postings
+// intersection, select, and head memory per active series.
+//
+//   build/storage_bench --benchmark_filter=HeadMemory   (RSS per series)
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "storage/db.h"
+
+namespace vigil::storage {
+namespace {
+
+class BenchDir {
+ public:
+  BenchDir() {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("vigil-bench-" + std::to_string(getpid()) + "-" + std::to_string(counter_++)))
+                .string();
+    std::filesystem::remove_all(path_);
+  }
+  ~BenchDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+};
+
+size_t RssBytes() {
+  std::ifstream f("/proc/self/statm");
+  size_t pages = 0, rss = 0;
+  f >> pages >> rss;
+  return rss * size_t(sysconf(_SC_PAGESIZE));
+}
+
+Labels SeriesLabels(int i) {
+  // dcgm-exporter-like label set: 8 labels.
+  int host = i / 64, gpu = i % 8;
+  return Labels{{"__name__", "DCGM_FI_DEV_" + std::to_string(i % 8 == 0 ? 0 : (i / 8) % 8)},
+                {"Hostname", "gpu-node-" + std::to_string(host)},
+                {"UUID", "GPU-" + std::to_string(i) + "-7f3a-4c1e-9b2d"},
+                {"gpu", std::to_string(gpu)},
+                {"instance", "10.0." + std::to_string(host / 250) + "." +
+                                 std::to_string(host % 250) + ":9400"},
+                {"job", "dcgm-exporter"},
+                {"modelName", "NVIDIA H100 80GB HBM3"},
+                {"series", std::to_string(i)}};
+}
+
+// Appends 120 samples (15 s apart, gauge-like values) to each of N series,
+// and reports RSS growth per series: the head-memory target of the issue.
+void BM_HeadMemoryPerSeries(benchmark::State& state) {
+  const int n = int(state.range(0));
+  for (auto _ : state) {
+    BenchDir dir;
+    Options o;
+    o.write_wal = false;  // measure the head, not RocksDB memtables
+    size_t before = RssBytes();
+    auto db = *DB::Open(o, dir.path());
+    std::vector<SeriesRef> refs(n);
+    std::mt19937_64 rng(42);
+    const Timestamp t0 = 1767225600000;
+    for (int s = 0; s < 120; ++s) {
+      auto app = db->NewAppender();
+      for (int i = 0; i < n; ++i) {
+        double v = double(50 + (rng() % 1000) / 100.0);
+        auto r = refs[i] ? app->Append(refs[i], {}, t0 + s * 15000, v)
+                         : app->Append(0, SeriesLabels(i), t0 + s * 15000, v);
+        refs[i] = *r;
+      }
+      if (!app->Commit().ok()) state.SkipWithError("commit failed");
+    }
+    size_t after = RssBytes();
+    state.counters["rss_bytes_per_series"] = double(after - before) / n;
+    state.counters["head_estimate_per_series"] =
+        double(db->Stats().head_memory_bytes) / n;
+  }
+}
+BENCHMARK(BM_HeadMemoryPerSeries)->Arg(100000)->Arg(1000000)->Iterations(1)
+    ->Unit(benchmark::kSecond);
+
+void BM_HeadAppend(benchmark::State& state) {
+  BenchDir dir;
+  Options o;
+  o.write_wal = state.range(0) != 0;
+  auto db = *DB::Open(o, dir.path());
+  const int kSeries = 1000;
+  std::vector<SeriesRef> refs(kSeries);
+  Timestamp t = 1767225600000;
+  int64_t samples = 0;
+  for (auto _ : state) {
+    auto app = db->NewAppender();
+    for (int i = 0; i < kSeries; ++i) {
+      auto r = refs[i] ? app->Append(refs[i], {}, t, double(samples % 977))
+                       : app->Append(0, SeriesLabels(i), t, 1);
+      refs[i] = *r;
+      ++samples;
+    }
+    if (!app->Commit().ok()) state.SkipWithError("commit failed");
+    t += 15000;
+  }
+  state.SetItemsProcessed(samples);
+}
+BENCHMARK(BM_HeadAppend)->Arg(0)->Arg(1)->ArgName("wal");
+
+std::unique_ptr<DB> FilledDB(const std::string& dir, int n, int samples) {
+  Options o;
+  o.write_wal = false;
+  auto db = *DB::Open(o, dir);
+  const Timestamp t0 = 1767225600000;
+  std::vector<SeriesRef> refs(n);
+  for (int s = 0; s < samples; ++s) {
+    auto app = db->NewAppender();
+    for (int i = 0; i < n; ++i) {
+      auto r = refs[i] ? app->Append(refs[i], {}, t0 + s * 15000, double(s + i))
+                       : app->Append(0, SeriesLabels(i), t0 + s * 15000, double(s));
+      refs[i] = *r;
+    }
+    (void)app->Commit();
+  }
+  (void)db->Flush();
+  return db;
+}
+
+// Postings intersection through Select: job=... AND gpu=... AND name=~...
+void BM_SelectIntersect(benchmark::State& state) {
+  BenchDir dir;
+  auto db = FilledDB(dir.path(), int(state.range(0)), 4);
+  std::vector<Matcher> ms = {
+      *Matcher::Make(MatchType::kEqual, "job", "dcgm-exporter"),
+      *Matcher::Make(MatchType::kEqual, "gpu", "3"),
+      *Matcher::Make(MatchType::kRegexMatch, "__name__", "DCGM_FI_DEV_[0-3]")};
+  for (auto _ : state) {
+    auto q = *db->NewQuerier(0, 1);  // empty time range: index cost only
+    auto set = *q->Select(ms);
+    benchmark::DoNotOptimize(set->Next());
+  }
+}
+BENCHMARK(BM_SelectIntersect)->Arg(10000)->Arg(100000);
+
+// Select + iterate all samples of 100 series over 2 h of persisted chunks.
+void BM_SelectIterate(benchmark::State& state) {
+  BenchDir dir;
+  auto db = FilledDB(dir.path(), 100, 480);
+  std::vector<Matcher> ms = {*Matcher::Make(MatchType::kEqual, "job", "dcgm-exporter")};
+  int64_t samples = 0;
+  for (auto _ : state) {
+    auto q = *db->NewQuerier(kMinTimestamp, kMaxTimestamp);
+    auto set = *q->Select(ms);
+    while (set->Next()) {
+      auto it = set->At().Iterator();
+      while (it->Next()) ++samples;
+    }
+  }
+  state.SetItemsProcessed(samples);
+}
+BENCHMARK(BM_SelectIterate);
+
+}  // namespace
+}  // namespace vigil::storage
+
+BENCHMARK_MAIN();
