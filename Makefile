@@ -12,7 +12,7 @@ DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
 # Real peers used by tests and bench (promtool, VictoriaMetrics).
 DEB_PEERS := prometheus victoria-metrics curl bc time
 
-.PHONY: deps build test demo bench clean
+.PHONY: deps build vigil test demo bench clean
 
 deps:
 	@missing=""; for p in $(DEB_BUILD) $(DEB_PEERS); do \
@@ -29,11 +29,14 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+vigil: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target vigil
+
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 DEMO_DIR ?= demo-data
-demo: build
+demo: vigil
 	rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	python3 examples/gen_cluster.py $(DEMO_DIR)/cluster.om --hosts 4 --hours 3
 	$(BUILD)/vigil tsdb import openmetrics $(DEMO_DIR)/cluster.om $(DEMO_DIR)/tsdb
