@@ -56,3 +56,19 @@ TEST_CASE("Staleness NaN is bit-distinct from NaN", "[time]") {
 }
 
 }  // namespace vigil
+
+#include "core/logger.h"
+
+namespace vigil {
+TEST_CASE("Logger writes logfmt lines, quoting when needed", "[logger]") {
+  std::string line = Logger::Format(1767225600123, LogLevel::kWarn, "scrape failed",
+                                    {{"target", "http://a:9100/metrics"}, {"err", "dial tcp: refused"}});
+  REQUIRE(line ==
+          "ts=2026-01-01T00:00:00.123Z level=warn msg=\"scrape failed\" "
+          "target=http://a:9100/metrics err=\"dial tcp: refused\"");
+  LogLevel l;
+  REQUIRE(ParseLogLevel("debug", &l));
+  REQUIRE(l == LogLevel::kDebug);
+  REQUIRE_FALSE(ParseLogLevel("loud", &l));
+}
+}  // namespace vigil
