@@ -7,8 +7,11 @@
 // families:
 //
 //  * Open (appendable) chunks, used by the head for the chunk currently being
-//    written: Gorilla-style timestamps (dod) + XOR values, appended sample by
-//    sample with no re-encoding (OpenChunk).
+//    written, appended sample by sample in amortised O(1) (OpenChunk):
+//    Gorilla-style dod timestamps plus, for decimal data (integers,
+//    k-digit decimals), decimal-scaled integer mantissas with adaptive Rice
+//    codes (kOpenDelta), or XOR values for arbitrary floats. The legacy
+//    kOpenXor format is still decoded.
 //  * Sealed chunks, produced when a chunk is cut (EncodeSealed): the
 //    timestamp column plus the value column in whichever encoding is
 //    smallest for these values, losslessly: XOR, integer delta(-of-delta)
@@ -37,18 +40,25 @@ namespace vigil::storage::internal {
 enum class ChunkFormat : uint8_t {
   kOpenXor = 1,  // Gorilla dod timestamps + XOR values (appendable)
   kSealed = 2,   // dod timestamps + best value encoding
+  kOpenDelta = 3,  // dod timestamps + decimal mantissa Rice codes or XOR
+                   // (appendable; what OpenChunk writes)
 };
 
 // Most samples one chunk may hold (the open chunk's count is 16 bits).
 inline constexpr uint32_t kMaxChunkSamples = 65535;
 
-// An appendable chunk in kOpenXor format. Its buffer grows by ~25% steps
-// (not doubling), so a chunk of 120 typical samples holds little slack.
-// Copyable and movable (a moved-from chunk may only be destroyed or
-// assigned to).
+// An appendable chunk in kOpenDelta format (storage/FORMAT.md). The value
+// column is chosen at the first sample: decimal mantissas m / 10^k when the
+// value is a decimal (k grows, re-encoding the chunk once per raise, when a
+// later value needs more digits), XOR otherwise. Values the decimal column
+// cannot hold (NaN, StaleNaN, +-Inf, -0.0, too many digits) are stored raw
+// in-stream; if they become frequent the chunk converts itself to XOR once.
+// An empty chunk owns no heap memory. The buffer grows in ~12% steps to
+// malloc-friendly sizes (16j + 8), so little slack is held.
+// Copyable and movable (a moved-from chunk is empty).
 class OpenChunk {
  public:
-  OpenChunk();
+  OpenChunk() = default;
   ~OpenChunk();
   OpenChunk(const OpenChunk& other);
   OpenChunk& operator=(const OpenChunk& other);
@@ -58,28 +68,47 @@ class OpenChunk {
   // REQUIRES: t > the last appended t; num_samples() < kMaxChunkSamples
   // (cut the chunk before; checked, aborts).
   void Append(Timestamp t, double v);
-  uint32_t num_samples() const { return num_; }
-  Timestamp min_time() const { return min_t_; }
+  uint32_t num_samples() const {
+    return buf_ == nullptr ? 0 : (uint32_t{static_cast<uint8_t>(buf_[1])} << 8) |
+                                     static_cast<uint8_t>(buf_[2]);
+  }
+  Timestamp min_time() const;
   Timestamp max_time() const { return last_t_; }
   double last_value() const;
   // The encoded bytes (format byte included); valid until the next Append.
   std::string_view bytes() const {
-    return std::string_view(buf_, len_);
+    return buf_ == nullptr ? std::string_view(kEmpty, sizeof(kEmpty))
+                           : std::string_view(buf_, len_);
   }
   // Heap bytes held plus the object itself (for memory accounting).
-  size_t MemoryBytes() const { return cap_ + sizeof(*this); }
+  size_t MemoryBytes() const;
 
  private:
+  // An empty chunk: legacy format byte and a zero count.
+  static constexpr char kEmpty[3] = {1, 0, 0};
+  enum Flags : uint8_t { kXorMode = 1, kLastException = 2 };
+  static constexpr int kExceptionShift = 2;  // flags_ bits 2..7: count
+
+  void Start(Timestamp t, double v, int scale);
+  void AppendSample(Timestamp t, double v, bool decimal, int64_t m);
+  void AppendMantissa(int64_t m, bool first);
+  void AppendException(double v);
+  void Rebuild(int scale);
   void WriteBits(uint64_t bits, int nbits);
-  void Grow(uint32_t min_cap);
-  char* buf_ = nullptr;  // owned; len_ bytes used of cap_
-  uint32_t len_ = 0, cap_ = 0;
+  void Reserve(uint32_t len);
+  void SetCount(uint32_t n);
+
+  char* buf_ = nullptr;  // malloc'd, capacity OpenChunkCapacity(len_)
+  uint32_t len_ = 0;
   uint8_t free_bits_ = 0;  // unused low bits of buf_[len_ - 1] (0..7)
-  uint8_t leading_ = 0xff, trailing_ = 0;
-  uint32_t num_ = 0;
-  Timestamp min_t_ = 0, last_t_ = 0;
-  int64_t last_delta_ = 0;
-  uint64_t last_v_bits_ = 0;
+  uint8_t flags_ = 0;      // Flags | exception count << kExceptionShift
+  // Decimal: cost estimates (quarter bits) of the two predictors. XOR:
+  // leading/trailing zeros of the current window.
+  uint8_t cost0_ = 0, cost1_ = 0;
+  Timestamp last_t_ = 0;
+  uint64_t last_v_ = 0;     // decimal: last mantissa; XOR: last value bits
+  int32_t t_delta_ = 0;     // last timestamp delta, clamped to int32
+  int32_t v_mean_ = 0;      // decimal: mean mantissa delta, clamped
 };
 
 // Encodes n samples (ascending, distinct timestamps) as a sealed chunk with
@@ -125,8 +154,9 @@ class ChunkIterator {
 struct ChunkInfo {
   ChunkFormat format = ChunkFormat::kOpenXor;
   uint32_t num_samples = 0;
-  // Sealed only: value column encoding (0 constant, 1 XOR, 2 decimal; see
-  // FORMAT.md), the decimal scale k and the number of exception values.
+  // Sealed and kOpenDelta: value column encoding (0 constant, 1 XOR, 2
+  // decimal; see FORMAT.md), the decimal scale k and the number of
+  // exception values.
   int value_encoding = -1;
   int decimal_scale = 0;
   uint32_t exceptions = 0;

@@ -133,8 +133,10 @@ TEST_CASE("Integer counters pick the decimal k=0 encoding, smaller than XOR",
   REQUIRE(info.exceptions == 0);
   OpenChunk open;
   for (size_t i = 0; i < ts.size(); ++i) open.Append(ts[i], vs[i]);
-  INFO("sealed " << sealed.size() << " open(XOR) " << open.bytes().size());
-  REQUIRE(sealed.size() * 3 < open.bytes().size() * 2);
+  INFO("sealed " << sealed.size() << " open " << open.bytes().size());
+  // The open chunk codes the same mantissas adaptively: close to sealed
+  // (XOR took ~4.5 bytes/sample here).
+  REQUIRE(open.bytes().size() <= sealed.size() * 9 / 8 + 16);
   // Regular timestamps are nearly free: ~2.2 bytes/sample of value bits at
   // most (17-bit increments) plus a small header.
   REQUIRE(sealed.size() < 120 * 17 / 8 + 24);
