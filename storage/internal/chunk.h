@@ -102,9 +102,9 @@ class OpenChunk {
   uint32_t len_ = 0;
   uint8_t free_bits_ = 0;  // unused low bits of buf_[len_ - 1] (0..7)
   uint8_t flags_ = 0;      // Flags | exception count << kExceptionShift
-  // Decimal: cost estimates (quarter bits) of the two predictors. XOR:
-  // leading/trailing zeros of the current window.
-  uint8_t cost0_ = 0, cost1_ = 0;
+  // Decimal: residual cost estimate. XOR: leading << 8 | trailing zeros of
+  // the current window.
+  uint16_t aux_ = 0;
   Timestamp last_t_ = 0;
   uint64_t last_v_ = 0;     // decimal: last mantissa; XOR: last value bits
   int32_t t_delta_ = 0;     // last timestamp delta, clamped to int32

@@ -69,8 +69,7 @@ OpenChunk::OpenChunk(const OpenChunk& o)
     : len_(o.len_),
       free_bits_(o.free_bits_),
       flags_(o.flags_),
-      cost0_(o.cost0_),
-      cost1_(o.cost1_),
+      aux_(o.aux_),
       last_t_(o.last_t_),
       last_v_(o.last_v_),
       t_delta_(o.t_delta_),
@@ -96,8 +95,7 @@ OpenChunk& OpenChunk::operator=(OpenChunk&& o) noexcept {
   len_ = std::exchange(o.len_, 0);
   free_bits_ = o.free_bits_;
   flags_ = o.flags_;
-  cost0_ = o.cost0_;
-  cost1_ = o.cost1_;
+  aux_ = o.aux_;
   last_t_ = std::exchange(o.last_t_, 0);
   last_v_ = o.last_v_;
   t_delta_ = o.t_delta_;
@@ -195,8 +193,7 @@ void OpenChunk::Start(Timestamp t, double v, int scale) {
     flags_ = kXorMode;
     WriteBits(vb, 64);
     last_v_ = vb;
-    cost0_ = 0xff;  // XOR leading: no window yet
-    cost1_ = 0;
+    aux_ = 0xff00;  // XOR leading 0xff: no window yet
     return;
   }
   flags_ = 0;
@@ -213,7 +210,7 @@ void OpenChunk::Start(Timestamp t, double v, int scale) {
     flags_ = kLastException | (1 << kExceptionShift);
   }
   last_v_ = U(m);
-  cost0_ = cost1_ = InitialCost(m);
+  aux_ = InitialCost(m);
 }
 
 void OpenChunk::Append(Timestamp t, double v) {
@@ -281,12 +278,12 @@ void OpenChunk::AppendSample(Timestamp t, double v, bool decimal, int64_t m) {
   t_delta_ = Clamp32(S(delta));
   last_t_ = t;
   if ((flags_ & kXorMode) != 0) {
-    XorState st{last_v_, cost0_, cost1_};
+    XorState st{last_v_, static_cast<uint8_t>(aux_ >> 8),
+                static_cast<uint8_t>(aux_ & 0xff)};
     XorAppend(&st, std::bit_cast<uint64_t>(v),
               [this](uint64_t b, int nb) { WriteBits(b, nb); });
     last_v_ = st.prev;
-    cost0_ = st.leading;
-    cost1_ = st.trailing;
+    aux_ = static_cast<uint16_t>((st.leading << 8) | st.trailing);
   } else if (decimal) {
     AppendMantissa(m, n == 1);
   } else {
@@ -296,9 +293,9 @@ void OpenChunk::AppendSample(Timestamp t, double v, bool decimal, int64_t m) {
 }
 
 void OpenChunk::AppendMantissa(int64_t m, bool first) {
-  DecimalState st{S(last_v_), v_mean_, cost0_, cost1_};
+  DecimalState st{S(last_v_), v_mean_, aux_};
   const uint64_t d = U(m) - last_v_;
-  const uint64_t u = ZigZag(S(d - U(Predicted(st))));
+  const uint64_t u = ZigZag(S(d - U(int64_t{st.mean})));
   const int rk = RiceParam(st);
   const uint64_t q = u >> rk;
   if (q < static_cast<uint64_t>(kRiceLimit)) {
@@ -311,11 +308,10 @@ void OpenChunk::AppendMantissa(int64_t m, bool first) {
     WriteBits(static_cast<uint64_t>(w), 7);
     WriteBits(u, w);
   }
-  Update(&st, d, first);
+  Update(&st, d, u, first);
   last_v_ = U(st.m);
   v_mean_ = st.mean;
-  cost0_ = st.cost0;
-  cost1_ = st.cost1;
+  aux_ = st.cost;
   flags_ &= static_cast<uint8_t>(~kLastException);
 }
 

@@ -35,51 +35,45 @@ inline constexpr int kDodWidth[6] = {0, 7, 14, 20, 32, 64};
 // that follows; E == kEscapeRaw means the raw 64 value bits follow.
 inline constexpr int kRiceLimit = 20;
 inline constexpr uint64_t kEscapeRaw = 127;
+// Rice parameter tuning (see RiceParam / Update).
+inline constexpr int kRiceBias = 0;
+inline constexpr int kCostRate = 4;
 
 inline int32_t Clamp32(int64_t v) {
   return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX
                                                    : static_cast<int32_t>(v);
 }
 
+// Cost estimates are in 1/kCostUnit bits (an exponential moving average of
+// the bit width of the zigzag residual).
+inline constexpr int kCostUnit = 16;
+
 // The adaptive state of a decimal value column after the first sample.
 struct DecimalState {
-  int64_t m = 0;       // last mantissa
-  int32_t mean = 0;    // predicted delta (mean of recent deltas)
-  uint8_t cost0 = 0;   // quarter-bit cost estimates: predictor 0 (delta 0)
-  uint8_t cost1 = 0;   //   and predictor 1 (delta = mean)
+  int64_t m = 0;      // last mantissa
+  int32_t mean = 0;   // predicted delta: moving mean of recent deltas
+  uint16_t cost = 0;  // residual cost estimate
 };
 
 // Initial cost estimate from the first mantissa: deltas of about 1/16 of
 // its magnitude.
-inline uint8_t InitialCost(int64_t m0) {
+inline uint16_t InitialCost(int64_t m0) {
   int bw = BitWidth(ZigZag(m0)) - 4;
-  return static_cast<uint8_t>(bw < 0 ? 0 : bw * 4);
+  return static_cast<uint16_t>(bw < 0 ? 0 : bw * kCostUnit);
 }
 
-// Rice parameter for a quarter-bit cost estimate.
+// Rice parameter for the next residual.
 inline int RiceParam(const DecimalState& s) {
-  int c = s.cost1 < s.cost0 ? s.cost1 : s.cost0;
-  int k = (c - 2) >> 2;
-  return k < 0 ? 0 : k;
+  return (s.cost + kRiceBias) / kCostUnit;
 }
 
-// The delta predicted for the next mantissa.
-inline int64_t Predicted(const DecimalState& s) {
-  return s.cost1 < s.cost0 ? s.mean : 0;
-}
-
-// Folds in a coded (non-exception) mantissa delta d. `first` is true for
-// the delta of sample 1, which sets the mean exactly.
-inline void Update(DecimalState* s, uint64_t d, bool first) {
-  auto ema = [](uint8_t c, uint64_t u) {
-    int x = BitWidth(u) * 4;
-    if (x > 255) x = 255;
-    return static_cast<uint8_t>(c + (x - c) / 4);
-  };
+// Folds in a coded (non-exception) mantissa delta d, after coding
+// zigzag(d - mean) as u. `first` is true for the delta of sample 1, which
+// sets the mean exactly.
+inline void Update(DecimalState* s, uint64_t d, uint64_t u, bool first) {
+  const int x = BitWidth(u) * kCostUnit;
+  s->cost = static_cast<uint16_t>(s->cost + (x - s->cost) / kCostRate);
   const int64_t sd = static_cast<int64_t>(d);
-  s->cost0 = ema(s->cost0, ZigZag(sd));
-  s->cost1 = ema(s->cost1, ZigZag(static_cast<int64_t>(
-                               d - static_cast<uint64_t>(int64_t{s->mean}))));
   if (first) {
     s->mean = Clamp32(sd);
   } else {
@@ -99,10 +93,10 @@ struct Stats {
 };
 
 // Capacity of an OpenChunk buffer holding len bytes: 16j + 8 (a whole
-// glibc malloc chunk), steps of at most ~12.5% above 256 bytes.
+// glibc malloc chunk), in steps of 16 bytes up to 512, then ~6%.
 inline uint32_t Capacity(uint32_t len) {
   if (len <= 24) return 24;
-  uint32_t step = (uint32_t{1} << (BitWidth(len) - 1)) >> 3;
+  uint32_t step = (uint32_t{1} << (BitWidth(len) - 1)) >> 4;
   if (step < 16) step = 16;
   return (len + 8 + step - 1) / step * step - 8;
 }

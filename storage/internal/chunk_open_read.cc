@@ -86,7 +86,7 @@ absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
     ds.m = r.ReadVarint();
     vs[0] = DecimalValue(ds.m, mode);
   }
-  ds.cost0 = ds.cost1 = InitialCost(ds.m);
+  ds.cost = InitialCost(ds.m);
   int64_t delta = 0;
   for (size_t i = 1; i < n; ++i) {
     t += ReadDelta(&r, i, U(int64_t{Clamp32(delta)}));
@@ -112,8 +112,8 @@ absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
         if (w == 0 || w > 64) return Corrupt("bad escape in open chunk");
         u = r.ReadBits(static_cast<int>(w));
       }
-      const uint64_t d = U(UnZigZag(u)) + U(Predicted(ds));
-      Update(&ds, d, i == 1);
+      const uint64_t d = U(UnZigZag(u)) + U(int64_t{ds.mean});
+      Update(&ds, d, u, i == 1);
       vs[i] = DecimalValue(ds.m, mode);
     }
     if (r.overflow()) break;
