@@ -44,6 +44,10 @@ int TsdbImport(const std::vector<std::string>& args);
 int TsdbDump(const std::vector<std::string>& args);
 // vigil tsdb analyze DIR
 int TsdbAnalyze(const std::vector<std::string>& args);
+// vigil test promql FILE...  (Prometheus's PromQL test scripts)
+int TestPromql(const std::vector<std::string>& args);
+// vigil query instant|range ... --storage.tsdb.path=DIR (like promtool query)
+int Query(const std::vector<std::string>& args);
 
 }  // namespace vigil::cli
 

@@ -17,6 +17,9 @@ Commands:
   tsdb dump DIR [--match=SELECTOR] [--min-time=MS] [--max-time=MS]
                                      print every sample (promtool's format)
   tsdb analyze DIR                   series, samples, bytes/sample, cardinality
+  test promql FILE...                run PromQL test scripts (Prometheus's format)
+  query instant [--time=T] EXPR --storage.tsdb.path=DIR [-o json]
+  query range --start=T --end=T --step=D EXPR --storage.tsdb.path=DIR [-o json]
 )";
 
 int Usage() {
@@ -41,6 +44,8 @@ int main(int argc, char** argv) {
   const std::string& cmd = args[0];
   std::string sub = args.size() > 1 ? args[1] : "";
   if (cmd == "check" && sub == "metrics") return vigil::cli::CheckMetrics(rest(2));
+  if (cmd == "test" && sub == "promql") return vigil::cli::TestPromql(rest(2));
+  if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));

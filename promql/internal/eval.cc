@@ -1,0 +1,443 @@
+// The evaluator's entry points (Engine), the node dispatch, and the shared
+// helpers: annotations, step cursors, output builders, result cleanup.
+#include "promql/internal/eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include "core/status_macros.h"
+#include "core/strutil.h"
+#include "fmt/format.h"
+#include "promql/parser.h"
+
+namespace vigil::promql {
+namespace internal {
+
+// ---- Annotations -------------------------------------------------------------
+
+void Annotations::Add(bool info, std::string msg, PosRange pos) {
+  auto [it, inserted] = entries_.try_emplace(msg);
+  if (!inserted) return;
+  it->second.info = info;
+  it->second.pos = pos;
+  order_.push_back(std::move(msg));
+}
+
+void Annotations::ForcedMonotonicity(const std::string& metric, PosRange pos,
+                                     int64_t ts, double min_bucket,
+                                     double max_bucket, double max_diff) {
+  std::string msg =
+      "input to histogram_quantile needed to be fixed for monotonicity (see "
+      "https://prometheus.io/docs/prometheus/latest/querying/functions/"
+      "#histogram_quantile)";
+  if (!metric.empty()) msg += " for metric name " + GoQuote(metric);
+  auto [it, inserted] = entries_.try_emplace(msg);
+  Entry& e = it->second;
+  if (inserted) {
+    e.info = true;
+    e.pos = pos;
+    e.monotonicity = true;
+    e.min_ts = e.max_ts = ts;
+    e.min_bucket = min_bucket;
+    e.max_bucket = max_bucket;
+    e.max_diff = max_diff;
+    order_.push_back(msg);
+    return;
+  }
+  e.min_ts = std::min(e.min_ts, ts);
+  e.max_ts = std::max(e.max_ts, ts);
+  e.min_bucket = std::min(e.min_bucket, min_bucket);
+  e.max_bucket = std::max(e.max_bucket, max_bucket);
+  e.max_diff = std::max(e.max_diff, max_diff);
+  e.count++;
+}
+
+namespace {
+
+std::string Rfc3339(int64_t ms) {
+  time_t secs = static_cast<time_t>(ms / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Go's %.2g.
+std::string GoG2(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%.2g", v);
+  return buf;
+}
+
+}  // namespace
+
+void Annotations::Render(std::string_view query, std::vector<std::string>* warnings,
+                         std::vector<std::string>* infos) const {
+  for (const std::string& msg : order_) {
+    const Entry& e = entries_.at(msg);
+    std::string text = std::string(e.info ? "PromQL info: " : "PromQL warning: ") + msg;
+    if (e.monotonicity) {
+      text += fmt::format(", from buckets {} to {}, with a max diff of {}, over {} samples from {} to {}",
+                          FormatGoG(e.min_bucket), FormatGoG(e.max_bucket),
+                          GoG2(e.max_diff), e.count + 1, Rfc3339(e.min_ts),
+                          Rfc3339(e.max_ts));
+    }
+    text += " (" + FormatPosition(query, e.pos.start) + ")";
+    (e.info ? infos : warnings)->push_back(std::move(text));
+  }
+}
+
+// ---- builders and cursors ----------------------------------------------------
+
+absl::Status DuplicateLabelsetError() {
+  return absl::InvalidArgumentError("vector cannot contain metrics with the same labelset");
+}
+
+absl::Status MatrixBuilder::Add(int64_t ts, OutSample s) {
+  points_++;
+  if (instant_) {
+    Series ser;
+    ser.metric = std::move(s.metric);
+    ser.ts.push_back(ts);
+    ser.vs.push_back(s.v);
+    ser.drop_name = s.drop_name;
+    out_.push_back(std::move(ser));
+    return absl::OkStatus();
+  }
+  uint64_t h = s.metric.Hash();
+  auto [it, inserted] = index_.try_emplace(h, static_cast<int>(out_.size()));
+  if (inserted) {
+    Series ser;
+    ser.metric = std::move(s.metric);
+    ser.drop_name = s.drop_name;
+    out_.push_back(std::move(ser));
+  }
+  Series& ser = out_[it->second];
+  if (!ser.ts.empty() && ser.ts.back() == ts) return DuplicateLabelsetError();
+  ser.ts.push_back(ts);
+  ser.vs.push_back(s.v);
+  return absl::OkStatus();
+}
+
+void StepCursor::Gather(int64_t ts, std::vector<StepPoint>* out) {
+  out->clear();
+  for (size_t i = 0; i < m_->size(); i++) {
+    const Series& s = (*m_)[i];
+    size_t& p = pos_[i];
+    while (p < s.ts.size() && s.ts[p] < ts) p++;
+    if (p < s.ts.size() && s.ts[p] == ts) {
+      out->push_back({static_cast<int>(i), s.vs[p]});
+      p++;
+    }
+  }
+}
+
+// ---- small shared helpers ----------------------------------------------------
+
+EvalValue MakeVector(Matrix m) {
+  EvalValue v;
+  v.type = ValueType::kVector;
+  v.mat = std::move(m);
+  return v;
+}
+
+EvalValue MakeScalar(std::vector<double> s) {
+  EvalValue v;
+  v.type = ValueType::kScalar;
+  v.scalar = std::move(s);
+  return v;
+}
+
+Labels DropMetricName(const Labels& l) {
+  std::vector<Label> out;
+  out.reserve(l.size());
+  for (const Label& x : l) {
+    if (x.name == kMetricName || x.name == "__type__" || x.name == "__unit__") continue;
+    out.push_back(x);
+  }
+  return Labels::FromSorted(std::move(out));
+}
+
+absl::StatusOr<Matrix> MergeSameLabelset(Matrix m) {
+  if (m.size() <= 1) return m;
+  absl::flat_hash_map<uint64_t, int> idx;
+  bool dup = false;
+  for (size_t i = 0; i < m.size(); i++) {
+    if (!idx.try_emplace(m[i].metric.Hash(), static_cast<int>(i)).second) dup = true;
+  }
+  if (!dup) return m;
+  Matrix out;
+  absl::flat_hash_map<uint64_t, int> pos;
+  for (Series& s : m) {
+    auto [it, inserted] = pos.try_emplace(s.metric.Hash(), static_cast<int>(out.size()));
+    if (inserted) {
+      out.push_back(std::move(s));
+      continue;
+    }
+    Series& base = out[it->second];
+    std::vector<std::pair<int64_t, double>> pts;
+    for (size_t i = 0; i < base.ts.size(); i++) pts.push_back({base.ts[i], base.vs[i]});
+    for (size_t i = 0; i < s.ts.size(); i++) pts.push_back({s.ts[i], s.vs[i]});
+    std::stable_sort(pts.begin(), pts.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    base.ts.clear();
+    base.vs.clear();
+    for (size_t i = 0; i < pts.size(); i++) {
+      if (i > 0 && pts[i].first == pts[i - 1].first) return DuplicateLabelsetError();
+      base.ts.push_back(pts[i].first);
+      base.vs.push_back(pts[i].second);
+    }
+  }
+  return out;
+}
+
+double GoMod(double x, double y) {
+  if (y == 0 || std::isinf(x) || std::isnan(x) || std::isnan(y)) return NAN;
+  return std::fmod(x, y);  // same as Go for the remaining cases (sign of x)
+}
+
+double GoPow(double x, double y) {
+  // Go's math.Pow differs from C's pow only in pow(-1, ±Inf) = 1 (both) and
+  // pow(1, NaN) (C: 1, Go: 1) / pow(NaN, 0) (both 1).
+  if (x == -1 && std::isinf(y)) return 1;
+  return std::pow(x, y);
+}
+
+void KahanInc(double inc, double* sum, double* c) {
+  double t = *sum + inc;
+  if (std::isinf(t)) {
+    *c = 0;
+  } else if (std::fabs(*sum) >= std::fabs(inc)) {
+    *c += (*sum - t) + inc;
+  } else {
+    *c += (inc - t) + *sum;
+  }
+  *sum = t;
+}
+
+double Quantile(double q, std::vector<double>* values) {
+  if (values->empty() || std::isnan(q)) return NAN;
+  if (q < 0) return -INFINITY;
+  if (q > 1) return INFINITY;
+  std::sort(values->begin(), values->end(), [](double a, double b) {
+    if (std::isnan(a)) return !std::isnan(b);
+    if (std::isnan(b)) return false;
+    return a < b;
+  });
+  double n = static_cast<double>(values->size());
+  double rank = q * (n - 1);
+  double lower = std::max(0.0, std::floor(rank));
+  double upper = std::min(n - 1, lower + 1);
+  double weight = rank - std::floor(rank);
+  return (*values)[static_cast<size_t>(lower)] * (1 - weight) +
+         (*values)[static_cast<size_t>(upper)] * weight;
+}
+
+// ---- Evaluator -----------------------------------------------------------------
+
+Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t start,
+                     int64_t end, int64_t interval, Annotations* annos,
+                     std::chrono::steady_clock::time_point deadline, int64_t* samples)
+    : opts_(opts),
+      queryable_(q),
+      start_(start),
+      end_(end),
+      interval_(interval),
+      annos_(annos),
+      deadline_(deadline),
+      samples_(samples),
+      query_start_(start),
+      query_end_(end) {}
+
+Evaluator Evaluator::Child(int64_t start, int64_t end, int64_t interval) const {
+  Evaluator c(opts_, queryable_, start, end, interval, annos_, deadline_, samples_);
+  c.query_start_ = query_start_;
+  c.query_end_ = query_end_;
+  return c;
+}
+
+absl::Status Evaluator::CheckDeadline() const {
+  if (opts_.timeout_ms > 0 && std::chrono::steady_clock::now() > deadline_) {
+    return absl::DeadlineExceededError("query timed out in expression evaluation");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Evaluator::AddSamples(int64_t n) {
+  *samples_ += n;
+  if (*samples_ > opts_.max_samples) {
+    return absl::ResourceExhaustedError(
+        "query processing would load too many samples into memory in query execution");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EvalValue> Evaluator::Eval(const Expr& e) {
+  VIGIL_RETURN_IF_ERROR(CheckDeadline());
+  switch (e.kind) {
+    case NodeKind::kNumberLiteral:
+      return MakeScalar(std::vector<double>(num_steps(), e.As<NumberLiteral>().value));
+    case NodeKind::kStringLiteral: {
+      EvalValue v;
+      v.type = ValueType::kString;
+      v.str = e.As<StringLiteral>().value;
+      return v;
+    }
+    case NodeKind::kParen:
+      return Eval(*e.As<ParenExpr>().expr);
+    case NodeKind::kUnary: {
+      const auto& u = e.As<UnaryExpr>();
+      VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(*u.expr));
+      if (u.op == UnaryOp::kMinus) {
+        for (double& x : v.scalar) x = -x;
+        for (Series& s : v.mat) {
+          s.drop_name = true;
+          for (double& x : s.vs) x = -x;
+        }
+      }
+      return v;
+    }
+    case NodeKind::kVectorSelector:
+      return EvalVectorSelector(e.As<VectorSelector>(), false);
+    case NodeKind::kMatrixSelector:
+    case NodeKind::kSubquery:
+      return EvalMatrixTop(e);
+    case NodeKind::kCall:
+      return EvalCall(e.As<Call>());
+    case NodeKind::kAggregate:
+      return EvalAggregate(e.As<AggregateExpr>());
+    case NodeKind::kBinary:
+      return EvalBinary(e.As<BinaryExpr>());
+  }
+  return absl::InternalError("unhandled expression");
+}
+
+}  // namespace internal
+
+// ---- Engine ------------------------------------------------------------------------
+
+namespace {
+
+using internal::Annotations;
+using internal::EvalValue;
+
+bool SeriesLess(const Series& a, const Series& b) { return a.metric < b.metric; }
+
+absl::Status CleanupNames(Matrix* m) {
+  for (Series& s : *m) {
+    if (s.drop_name) s.metric = internal::DropMetricName(s.metric);
+    s.drop_name = false;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
+                                    std::string_view query, Timestamp start,
+                                    Timestamp end, int64_t step_ms) const {
+  bool instant = step_ms == 0;
+  if (!instant) {
+    if (step_ms < 0) {
+      return absl::InvalidArgumentError(
+          "zero or negative query resolution step widths are not accepted. Try a "
+          "positive integer");
+    }
+    if (end < start) return absl::InvalidArgumentError("end timestamp must not be before start time");
+    ValueType t = Type(expr);
+    if (t != ValueType::kScalar && t != ValueType::kVector) {
+      return absl::InvalidArgumentError(
+          fmt::format("invalid expression type \"{}\" for range query, must be Scalar or instant Vector",
+                      std::string(DocumentedTypeName(t))));
+    }
+  }
+  Annotations annos;
+  int64_t samples = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_ms);
+  internal::Evaluator ev(options_, q, start, instant ? start : end, instant ? 1 : step_ms,
+                         &annos, deadline, &samples);
+  VIGIL_ASSIGN_OR_RETURN(EvalValue v, ev.Eval(expr));
+  Result r;
+  switch (v.type) {
+    case ValueType::kScalar:
+      if (instant) {
+        r.value.type = ValueType::kScalar;
+        r.value.scalar = {start, v.scalar.empty() ? 0 : v.scalar[0]};
+      } else {
+        Series s;
+        for (int i = 0; i < ev.num_steps(); i++) {
+          s.ts.push_back(start + i * step_ms);
+          s.vs.push_back(v.scalar[i]);
+        }
+        r.value.type = ValueType::kMatrix;
+        r.value.matrix.push_back(std::move(s));
+      }
+      break;
+    case ValueType::kString:
+      r.value.type = ValueType::kString;
+      r.value.string = {start, v.str};
+      break;
+    case ValueType::kVector: {
+      VIGIL_RETURN_IF_ERROR(CleanupNames(&v.mat));
+      if (instant) {
+        r.value.type = ValueType::kVector;
+        for (Series& s : v.mat) {
+          if (s.ts.empty()) continue;
+          r.value.vector.push_back({std::move(s.metric), start, s.vs[0]});
+        }
+        absl::flat_hash_map<uint64_t, int> seen;
+        for (const Sample& s : r.value.vector) {
+          if (!seen.try_emplace(s.metric.Hash(), 0).second) {
+            return internal::DuplicateLabelsetError();
+          }
+        }
+      } else {
+        VIGIL_ASSIGN_OR_RETURN(v.mat, internal::MergeSameLabelset(std::move(v.mat)));
+        r.value.type = ValueType::kMatrix;
+        r.value.matrix = std::move(v.mat);
+        std::sort(r.value.matrix.begin(), r.value.matrix.end(), SeriesLess);
+      }
+      break;
+    }
+    case ValueType::kMatrix: {
+      VIGIL_RETURN_IF_ERROR(CleanupNames(&v.mat));
+      VIGIL_ASSIGN_OR_RETURN(v.mat, internal::MergeSameLabelset(std::move(v.mat)));
+      r.value.type = ValueType::kMatrix;
+      r.value.matrix = std::move(v.mat);
+      std::sort(r.value.matrix.begin(), r.value.matrix.end(), SeriesLess);
+      break;
+    }
+    case ValueType::kNone:
+      return absl::InternalError("expression evaluated to no value");
+  }
+  annos.Render(query, &r.warnings, &r.infos);
+  return r;
+}
+
+absl::StatusOr<Result> Engine::InstantQuery(storage::Queryable* q, std::string_view query,
+                                            Timestamp t) const {
+  ParseOptions po;
+  po.enable_experimental_functions = options_.enable_experimental_functions;
+  VIGIL_ASSIGN_OR_RETURN(auto expr, ParseExpr(query, po));
+  return Exec(q, *expr, query, t, t, 0);
+}
+
+absl::StatusOr<Result> Engine::RangeQuery(storage::Queryable* q, std::string_view query,
+                                          Timestamp start, Timestamp end,
+                                          int64_t step_ms) const {
+  if (step_ms <= 0) {
+    return absl::InvalidArgumentError(
+        "zero or negative query resolution step widths are not accepted. Try a "
+        "positive integer");
+  }
+  ParseOptions po;
+  po.enable_experimental_functions = options_.enable_experimental_functions;
+  VIGIL_ASSIGN_OR_RETURN(auto expr, ParseExpr(query, po));
+  return Exec(q, *expr, query, start, end, step_ms);
+}
+
+}  // namespace vigil::promql

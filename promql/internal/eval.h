@@ -1,0 +1,262 @@
+// -----------------------------------------------------------------------------
+// File: eval.h
+// -----------------------------------------------------------------------------
+//
+// Internals of the PromQL evaluator (not API). One Evaluator evaluates one
+// expression over a grid of steps start, start+interval, ..., end (an
+// instant query is the one-step grid with interval 1). Every node evaluates
+// to an EvalValue covering all steps at once:
+//   * instant vector: a Matrix whose series have points at (a subset of) the
+//     step timestamps;
+//   * scalar: one double per step;
+//   * range vector (only at the top of an instant query): raw samples;
+//   * string.
+#ifndef VIGIL_PROMQL_INTERNAL_EVAL_H_
+#define VIGIL_PROMQL_INTERNAL_EVAL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/labels.h"
+#include "promql/ast.h"
+#include "promql/engine.h"
+#include "promql/value.h"
+#include "storage/querier.h"
+
+namespace vigil::promql::internal {
+
+// The set of annotations of one query, keyed like Prometheus by the message
+// without position (the first position wins).
+class Annotations {
+ public:
+  void Warn(std::string msg, PosRange pos) { Add(false, std::move(msg), pos); }
+  void Info(std::string msg, PosRange pos) { Add(true, std::move(msg), pos); }
+  // histogram_quantile's forced-monotonicity info, merged over steps.
+  void ForcedMonotonicity(const std::string& metric, PosRange pos, int64_t ts,
+                          double min_bucket, double max_bucket, double max_diff);
+  // Renders "PromQL warning: <msg> (<line>:<col>)" into `out`.
+  void Render(std::string_view query, std::vector<std::string>* warnings,
+              std::vector<std::string>* infos) const;
+
+ private:
+  struct Entry {
+    bool info = false;
+    PosRange pos;
+    bool monotonicity = false;
+    int64_t min_ts = 0, max_ts = 0;
+    double min_bucket = 0, max_bucket = 0, max_diff = 0;
+    int count = 0;
+  };
+  void Add(bool info, std::string msg, PosRange pos);
+  std::map<std::string, Entry> entries_;
+  std::vector<std::string> order_;
+};
+
+struct EvalValue {
+  ValueType type = ValueType::kNone;
+  Matrix mat;                  // kVector, kMatrix
+  std::vector<double> scalar;  // kScalar: one per step
+  std::string str;             // kString
+};
+
+// A vector's points at one step: (series index, value).
+struct StepPoint {
+  int series;
+  double v;
+};
+
+// One output sample of a step-wise operator.
+struct OutSample {
+  Labels metric;
+  double v;
+  bool drop_name;
+};
+
+// Collects per-step output samples into series. In instant mode (one step)
+// the order of samples is kept and duplicates are left for the final check;
+// otherwise series are keyed by label hash and a second sample for the same
+// labels at the same step is the error Prometheus reports.
+class MatrixBuilder {
+ public:
+  explicit MatrixBuilder(bool instant) : instant_(instant) {}
+  absl::Status Add(int64_t ts, OutSample s);
+  Matrix Finish() { return std::move(out_); }
+  int64_t points() const { return points_; }
+
+ private:
+  bool instant_;
+  Matrix out_;
+  absl::flat_hash_map<uint64_t, int> index_;
+  int64_t points_ = 0;
+};
+
+// Walks a vector EvalValue step by step (series in order).
+class StepCursor {
+ public:
+  explicit StepCursor(const Matrix* m) : m_(m), pos_(m->size(), 0) {}
+  // Points of all series at `ts`, in series order.
+  void Gather(int64_t ts, std::vector<StepPoint>* out);
+
+ private:
+  const Matrix* m_;
+  std::vector<size_t> pos_;
+};
+
+// A source of raw samples for range functions: one series' columns,
+// staleness markers already removed.
+struct RawSeries {
+  Labels metric;
+  std::vector<int64_t> ts;
+  std::vector<double> vs;
+  bool drop_name = false;
+};
+
+// Where a matrix argument's windows are: (ref - range, ref] with
+// ref = (at ? at_ms : step) - offset.
+struct WindowSpec {
+  int64_t range_ms = 0;
+  int64_t offset_ms = 0;
+  bool pinned = false;
+  int64_t at_ms = 0;
+};
+
+// Arguments of a range function at one step.
+struct RangeCall {
+  const int64_t* t;
+  const double* v;
+  size_t n;
+  int64_t step_ts;
+  int64_t range_start;  // exclusive
+  int64_t range_end;    // inclusive
+  double range_seconds;
+  const double* params;  // the scalar arguments at this step
+  const Labels* metric;
+  const Call* call;
+  Annotations* annos;
+};
+using RangeFn = bool (*)(const RangeCall& c, double* out);
+// Looks up the range function `name` (rate, avg_over_time, ...); null if
+// `name` is not one.
+RangeFn LookupRangeFunction(std::string_view name);
+
+class Evaluator {
+ public:
+  Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t start,
+            int64_t end, int64_t interval, Annotations* annos,
+            std::chrono::steady_clock::time_point deadline, int64_t* samples);
+
+  absl::StatusOr<EvalValue> Eval(const Expr& e);
+
+  // For a subquery: evaluates over a different grid, sharing everything else.
+  Evaluator Child(int64_t start, int64_t end, int64_t interval) const;
+  // The time a `@` modifier pins to (start()/end() are the query's).
+  int64_t AtTime(const Modifiers& m) const {
+    return m.at == AtKind::kStart ? query_start_ : m.at == AtKind::kEnd ? query_end_ : m.at_ms;
+  }
+
+  int64_t start() const { return start_; }
+  int64_t end() const { return end_; }
+  int64_t interval() const { return interval_; }
+  int num_steps() const { return static_cast<int>((end_ - start_) / interval_) + 1; }
+  bool instant() const { return start_ == end_; }
+  int StepIndex(int64_t ts) const { return static_cast<int>((ts - start_) / interval_); }
+  Annotations* annos() { return annos_; }
+
+  // Deadline and sample-limit checks.
+  absl::Status CheckDeadline() const;
+  absl::Status AddSamples(int64_t n);
+  void ReleaseSamples(int64_t n) { *samples_ -= n; }
+
+  // ---- eval_selectors.cc
+  absl::StatusOr<EvalValue> EvalVectorSelector(const VectorSelector& vs,
+                                               bool record_orig_t);
+  absl::StatusOr<std::vector<RawSeries>> LoadRange(const VectorSelector& vs,
+                                                   int64_t range_ms);
+  absl::StatusOr<std::vector<RawSeries>> EvalSubqueryRaw(const SubqueryExpr& sq);
+  absl::StatusOr<EvalValue> EvalMatrixTop(const Expr& e);
+
+  // ---- eval_binary.cc
+  absl::StatusOr<EvalValue> EvalBinary(const BinaryExpr& e);
+  // ---- eval_aggregate.cc
+  absl::StatusOr<EvalValue> EvalAggregate(const AggregateExpr& e);
+  // ---- eval_call.cc
+  absl::StatusOr<EvalValue> EvalCall(const Call& e);
+  absl::StatusOr<EvalValue> EvalRangeCall(const Call& e, int matrix_arg);
+  // ---- functions_label.cc
+  absl::StatusOr<EvalValue> EvalLabelReplace(const Call& e);
+  absl::StatusOr<EvalValue> EvalLabelJoin(const Call& e);
+  absl::StatusOr<EvalValue> SortInstant(std::string_view name, EvalValue v,
+                                        const std::vector<std::string>& lbls);
+  // ---- functions_histogram.cc
+  absl::StatusOr<EvalValue> EvalHistogramQuantile(const Call& e);
+
+  const EngineOptions& opts() const { return opts_; }
+
+ private:
+  const EngineOptions& opts_;
+  storage::Queryable* queryable_;
+  int64_t start_, end_, interval_;
+  Annotations* annos_;
+  std::chrono::steady_clock::time_point deadline_;
+  int64_t* samples_;
+  int64_t query_start_, query_end_;
+};
+
+// ---- helpers shared by the eval*.cc files
+EvalValue MakeVector(Matrix m);
+EvalValue MakeScalar(std::vector<double> v);
+// Matrix with same-labelset series merged (error if they overlap in time).
+absl::StatusOr<Matrix> MergeSameLabelset(Matrix m);
+absl::Status DuplicateLabelsetError();
+// Labels without __name__ (and __type__/__unit__).
+Labels DropMetricName(const Labels& l);
+// Go's math.Mod and math.Pow semantics.
+double GoMod(double x, double y);
+double GoPow(double x, double y);
+// Prometheus's kahanSumInc.
+void KahanInc(double inc, double* sum, double* c);
+// Prometheus's quantile over `values` (sorted in place).
+double Quantile(double q, std::vector<double>* values);
+// Go's sort.Sort on small inputs (insertion sort), with `less(i, j)`.
+template <typename T, typename Less>
+void GoInsertionSort(std::vector<T>* v, Less less) {
+  for (size_t i = 1; i < v->size(); i++) {
+    for (size_t j = i; j > 0 && less((*v)[j], (*v)[j - 1]); j--) {
+      std::swap((*v)[j], (*v)[j - 1]);
+    }
+  }
+}
+// Go's sort.Sort: insertion sort for <= 12 elements, otherwise a
+// (stable) sort with the same ordering.
+template <typename T, typename Less>
+void GoSort(std::vector<T>* v, Less less);
+
+// Element-wise functions (abs, ceil, ...) by name; null if not one.
+using MathFn = double (*)(double);
+MathFn LookupMathFunction(std::string_view name);
+// Date functions (hour, minute, ...) by name; null if not one.
+using DateFn = double (*)(int64_t unix_seconds);
+DateFn LookupDateFunction(std::string_view name);
+
+}  // namespace vigil::promql::internal
+
+#include <algorithm>
+namespace vigil::promql::internal {
+template <typename T, typename Less>
+void GoSort(std::vector<T>* v, Less less) {
+  if (v->size() <= 12) {
+    GoInsertionSort(v, less);
+  } else {
+    std::stable_sort(v->begin(), v->end(), less);
+  }
+}
+}  // namespace vigil::promql::internal
+
+#endif  // VIGIL_PROMQL_INTERNAL_EVAL_H_

@@ -1,0 +1,291 @@
+// Aggregation operators: sum, avg (Kahan, switching to an incremental mean
+// on overflow, as Prometheus), count, min, max, group, stddev, stdvar,
+// quantile, topk, bottomk (Go heap order), count_values.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/status_macros.h"
+#include "core/strutil.h"
+#include "fmt/format.h"
+#include "promql/internal/eval.h"
+
+namespace vigil::promql::internal {
+
+namespace {
+
+Labels GroupLabels(const Labels& l, const std::vector<std::string>& grouping, bool without) {
+  if (!without && grouping.empty()) return Labels();
+  LabelsBuilder b(l);
+  if (without) {
+    for (const auto& g : grouping) b.Del(g);
+    b.Del(kMetricName);
+  } else {
+    b.Keep(grouping);
+  }
+  return b.Build();
+}
+
+struct Group {
+  bool seen = false;
+  double value = 0, mean = 0, kahan_c = 0, count = 0;
+  bool incremental = false;
+  bool drop_name = false;
+  std::vector<double> values;             // quantile
+  std::vector<std::pair<double, int>> heap;  // topk/bottomk: (value, series)
+};
+
+void Accumulate(AggOp op, Group* g, double f) {
+  switch (op) {
+    case AggOp::kSum:
+      KahanInc(f, &g->value, &g->kahan_c);
+      break;
+    case AggOp::kAvg: {
+      g->count++;
+      if (!g->incremental) {
+        double nv = g->value, nc = g->kahan_c;
+        KahanInc(f, &nv, &nc);
+        if (!std::isinf(nv)) {
+          g->value = nv;
+          g->kahan_c = nc;
+          break;
+        }
+        g->incremental = true;
+        g->mean = g->value / (g->count - 1);
+        g->kahan_c /= g->count - 1;
+      }
+      double q = (g->count - 1) / g->count;
+      double m = q * g->mean, c = q * g->kahan_c;
+      KahanInc(f / g->count, &m, &c);
+      g->mean = m;
+      g->kahan_c = c;
+      break;
+    }
+    case AggOp::kMax:
+      if (g->value < f || std::isnan(g->value)) g->value = f;
+      break;
+    case AggOp::kMin:
+      if (g->value > f || std::isnan(g->value)) g->value = f;
+      break;
+    case AggOp::kCount:
+      g->count++;
+      break;
+    case AggOp::kStddev:
+    case AggOp::kStdvar: {
+      g->count++;
+      double delta = f - g->mean;
+      g->mean += delta / g->count;
+      g->value += delta * (f - g->mean);
+      break;
+    }
+    case AggOp::kQuantile:
+      g->values.push_back(f);
+      break;
+    default:
+      break;
+  }
+}
+
+double Finish(AggOp op, Group* g, double param) {
+  switch (op) {
+    case AggOp::kAvg:
+      if (g->incremental) return g->mean + g->kahan_c;
+      return g->value / g->count + g->kahan_c / g->count;
+    case AggOp::kCount: return g->count;
+    case AggOp::kStdvar: return g->value / g->count;
+    case AggOp::kStddev: return std::sqrt(g->value / g->count);
+    case AggOp::kQuantile: return Quantile(param, &g->values);
+    case AggOp::kSum: return g->value + g->kahan_c;
+    default: return g->value;
+  }
+}
+
+// Go's container/heap on (value, series) with `less`.
+template <typename Less>
+void HeapUp(std::vector<std::pair<double, int>>* h, int j, Less less) {
+  while (true) {
+    int i = (j - 1) / 2;
+    if (i == j || !less((*h)[j], (*h)[i])) break;
+    std::swap((*h)[i], (*h)[j]);
+    j = i;
+  }
+}
+
+template <typename Less>
+bool HeapDown(std::vector<std::pair<double, int>>* h, int i0, int n, Less less) {
+  int i = i0;
+  while (true) {
+    int j1 = 2 * i + 1;
+    if (j1 >= n || j1 < 0) break;
+    int j = j1;
+    if (int j2 = j1 + 1; j2 < n && less((*h)[j2], (*h)[j1])) j = j2;
+    if (!less((*h)[j], (*h)[i])) break;
+    std::swap((*h)[i], (*h)[j]);
+    i = j;
+  }
+  return i > i0;
+}
+
+}  // namespace
+
+absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
+  const AggOp op = e.op;
+  std::vector<std::string> grouping = e.grouping;
+  std::sort(grouping.begin(), grouping.end());
+  EvalValue param;
+  if (e.param) {
+    VIGIL_ASSIGN_OR_RETURN(param, Eval(*e.param));
+  }
+  std::string value_label;
+  if (op == AggOp::kCountValues) {
+    value_label = param.str;
+    if (value_label.empty()) {
+      return absl::InvalidArgumentError("invalid label name " + GoQuote(value_label));
+    }
+    if (!e.without) grouping.push_back(value_label);
+  }
+  if (op == AggOp::kLimitK || op == AggOp::kLimitRatio) {
+    return absl::UnimplementedError("unsupported: limitk and limit_ratio are not implemented");
+  }
+  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.expr));
+  const bool is_k = op == AggOp::kTopK || op == AggOp::kBottomK;
+  if (is_k || op == AggOp::kQuantile) {
+    double mx = -INFINITY, mn = INFINITY;
+    bool nan = false;
+    for (double p : param.scalar) {
+      if (std::isnan(p)) nan = true;
+      mx = std::max(mx, p);
+      mn = std::min(mn, p);
+    }
+    if (is_k) {
+      if (mx < 1) return MakeVector({});
+      if (nan) return absl::InvalidArgumentError("Parameter value is NaN");
+      if (mn <= -9.223372036854775807e18) {
+        return absl::InvalidArgumentError(fmt::format("Scalar value {} underflows int64", FormatGoG(mn)));
+      }
+      if (mx >= 9.223372036854775807e18) {
+        return absl::InvalidArgumentError(fmt::format("Scalar value {} overflows int64", FormatGoG(mx)));
+      }
+    } else {
+      PosRange pp = e.param->pos;
+      if (nan) annos_->Warn("quantile value should be between 0 and 1, got NaN", pp);
+      if (mx > 1) annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mx), pp);
+      if (mn < 0) annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mn), pp);
+    }
+  }
+  // Groups, in order of first appearance.
+  std::vector<int> group_of(in.mat.size());
+  std::vector<Labels> group_labels;
+  if (op != AggOp::kCountValues) {
+    absl::flat_hash_map<uint64_t, int> index;
+    for (size_t i = 0; i < in.mat.size(); i++) {
+      Labels g = GroupLabels(in.mat[i].metric, grouping, e.without);
+      auto [it, inserted] = index.try_emplace(g.Hash(), static_cast<int>(group_labels.size()));
+      if (inserted) group_labels.push_back(std::move(g));
+      group_of[i] = it->second;
+    }
+  }
+  std::vector<Group> groups(group_labels.size());
+  Matrix out(is_k ? 0 : group_labels.size());
+  for (size_t g = 0; g < out.size(); g++) out[g].metric = group_labels[g];
+  MatrixBuilder kout(instant());
+  StepCursor cur(&in.mat);
+  std::vector<StepPoint> pts;
+  int64_t points = 0;
+  for (int64_t t = start_; t <= end_; t += interval_) {
+    VIGIL_RETURN_IF_ERROR(CheckDeadline());
+    cur.Gather(t, &pts);
+    const int step = StepIndex(t);
+    const double p = param.scalar.empty() ? 0 : param.scalar[step];
+    if (op == AggOp::kCountValues) {
+      std::vector<std::pair<Labels, int>> counts;
+      absl::flat_hash_map<uint64_t, int> idx;
+      for (const StepPoint& sp : pts) {
+        Labels l = LabelsBuilder(in.mat[sp.series].metric).Set(value_label, FormatGoF(sp.v)).Build();
+        Labels g = GroupLabels(l, grouping, e.without);
+        auto [it, inserted] = idx.try_emplace(g.Hash(), static_cast<int>(counts.size()));
+        if (inserted) counts.push_back({std::move(g), 0});
+        counts[it->second].second++;
+      }
+      for (auto& [l, c] : counts) VIGIL_RETURN_IF_ERROR(kout.Add(t, {std::move(l), double(c), false}));
+      continue;
+    }
+    for (Group& g : groups) g.seen = false;
+    if (is_k) {
+      int64_t k = std::min<int64_t>(static_cast<int64_t>(p), static_cast<int64_t>(in.mat.size()));
+      if (k < 1) continue;
+      const bool top = op == AggOp::kTopK;
+      // vectorByValueHeap (topk) / vectorByReverseValueHeap (bottomk).
+      auto less = [top](const std::pair<double, int>& a, const std::pair<double, int>& b) {
+        if (std::isnan(a.first)) return true;
+        return top ? a.first < b.first : a.first > b.first;
+      };
+      for (const StepPoint& sp : pts) {
+        Group& g = groups[group_of[sp.series]];
+        if (!g.seen) {
+          g.seen = true;
+          g.heap.clear();
+        }
+        auto& h = g.heap;
+        if (static_cast<int64_t>(h.size()) < k) {
+          h.push_back({sp.v, sp.series});
+          HeapUp(&h, static_cast<int>(h.size()) - 1, less);
+        } else if (top ? (h[0].first < sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))
+                       : (h[0].first > sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))) {
+          h[0] = {sp.v, sp.series};
+          if (k > 1 && !HeapDown(&h, 0, static_cast<int>(h.size()), less)) HeapUp(&h, 0, less);
+        }
+      }
+      for (Group& g : groups) {
+        if (!g.seen) continue;
+        GoSort(&g.heap, [&](const auto& a, const auto& b) { return less(b, a); });
+        for (const auto& [v, si] : g.heap) {
+          VIGIL_RETURN_IF_ERROR(kout.Add(t, {in.mat[si].metric, v, in.mat[si].drop_name}));
+        }
+      }
+      continue;
+    }
+    for (const StepPoint& sp : pts) {
+      Group& g = groups[group_of[sp.series]];
+      double f = sp.v;
+      if (!g.seen) {
+        g = Group();
+        g.seen = true;
+        g.value = f;
+        g.mean = f;
+        g.count = 1;
+        g.drop_name = in.mat[sp.series].drop_name;
+        if (op == AggOp::kStddev || op == AggOp::kStdvar) {
+          g.value = std::isnan(f) || std::isinf(f) ? NAN : 0;
+        } else if (op == AggOp::kQuantile) {
+          g.values.push_back(f);
+        } else if (op == AggOp::kGroup) {
+          g.value = 1;
+        }
+        continue;
+      }
+      if (in.mat[sp.series].drop_name) g.drop_name = true;
+      Accumulate(op, &g, f);
+    }
+    for (size_t gi = 0; gi < groups.size(); gi++) {
+      Group& g = groups[gi];
+      if (!g.seen) continue;
+      out[gi].ts.push_back(t);
+      out[gi].vs.push_back(Finish(op, &g, p));
+      out[gi].drop_name = g.drop_name;
+      points++;
+    }
+  }
+  if (is_k || op == AggOp::kCountValues) {
+    VIGIL_RETURN_IF_ERROR(AddSamples(kout.points()));
+    return MakeVector(kout.Finish());
+  }
+  VIGIL_RETURN_IF_ERROR(AddSamples(points));
+  Matrix res;
+  for (Series& s : out) {
+    if (!s.ts.empty()) res.push_back(std::move(s));
+  }
+  return MakeVector(std::move(res));
+}
+
+}  // namespace vigil::promql::internal

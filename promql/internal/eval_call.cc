@@ -1,0 +1,316 @@
+// Function calls: dispatch, range functions evaluated series-at-a-time over
+// all steps with two moving window pointers, element-wise functions, and
+// the small vector/scalar functions.
+#include <algorithm>
+#include <cmath>
+
+#include "core/status_macros.h"
+#include "core/strutil.h"
+#include "fmt/format.h"
+#include "promql/internal/eval.h"
+
+namespace vigil::promql::internal {
+
+namespace {
+
+const Expr& Unparen(const Expr& e) {
+  const Expr* p = &e;
+  while (p->kind == NodeKind::kParen) p = p->As<ParenExpr>().expr.get();
+  return *p;
+}
+
+// Labels absent()/absent_over_time() return: the equality matchers of the
+// selector (a label matched twice or by a non-equality matcher is dropped).
+Labels AbsentLabels(const Expr& arg) {
+  const Expr& e = Unparen(arg);
+  const VectorSelector* vs = nullptr;
+  if (e.kind == NodeKind::kVectorSelector) vs = &e.As<VectorSelector>();
+  if (e.kind == NodeKind::kMatrixSelector) vs = e.As<MatrixSelector>().vs.get();
+  if (vs == nullptr) return Labels();
+  LabelsBuilder b;
+  std::vector<std::string> has;
+  for (const Matcher& m : vs->matchers) {
+    if (m.name() == kMetricName) continue;
+    bool seen = std::find(has.begin(), has.end(), m.name()) != has.end();
+    if (m.type() == MatchType::kEqual && !seen) {
+      b.Set(m.name(), m.value());
+      has.push_back(m.name());
+    } else {
+      b.Del(m.name());
+    }
+  }
+  return b.Build();
+}
+
+bool HasCounterSuffix(std::string_view n) {
+  for (std::string_view s : {"_total", "_sum", "_count", "_bucket"}) {
+    if (n.size() >= s.size() && n.substr(n.size() - s.size()) == s) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg) {
+  const std::string_view name = e.func->name;
+  const Expr& arg = Unparen(*e.args[matrix_arg]);
+  std::vector<RawSeries> raw;
+  WindowSpec w;
+  if (arg.kind == NodeKind::kMatrixSelector) {
+    const auto& ms = arg.As<MatrixSelector>();
+    w.range_ms = ms.range_ms;
+    w.offset_ms = ms.vs->mod.offset_ms;
+    w.pinned = ms.vs->mod.at != AtKind::kNone;
+    w.at_ms = AtTime(ms.vs->mod);
+    VIGIL_ASSIGN_OR_RETURN(raw, LoadRange(*ms.vs, ms.range_ms));
+  } else {
+    const auto& sq = arg.As<SubqueryExpr>();
+    w.range_ms = sq.range_ms;
+    w.offset_ms = sq.mod.offset_ms;
+    w.pinned = sq.mod.at != AtKind::kNone;
+    w.at_ms = AtTime(sq.mod);
+    VIGIL_ASSIGN_OR_RETURN(raw, EvalSubqueryRaw(sq));
+  }
+  // Scalar parameters, one value per step.
+  std::vector<std::vector<double>> params;
+  for (size_t i = 0; i < e.args.size(); i++) {
+    if (static_cast<int>(i) == matrix_arg) continue;
+    VIGIL_ASSIGN_OR_RETURN(EvalValue p, Eval(*e.args[i]));
+    params.push_back(std::move(p.scalar));
+  }
+  const bool absent = name == "absent_over_time";
+  RangeFn fn = absent ? nullptr : LookupRangeFunction(name);
+  if (!absent && fn == nullptr) {
+    return absl::UnimplementedError(
+        fmt::format("unsupported function \"{}\"", std::string(name)));
+  }
+  const bool keep_name = name == "last_over_time" || name == "first_over_time";
+  const int steps = num_steps();
+  std::vector<char> present(absent ? steps : 0, 0);
+  std::vector<double> pvals(params.size());
+  Matrix out;
+  for (const RawSeries& rs : raw) {
+    VIGIL_RETURN_IF_ERROR(CheckDeadline());
+    Series ser;
+    ser.metric = rs.metric;
+    ser.drop_name = !keep_name || rs.drop_name;
+    size_t lo = 0, hi = 0;
+    const size_t n = rs.ts.size();
+    int step = 0;
+    for (int64_t t = start_; t <= end_; t += interval_, step++) {
+      int64_t ref = (w.pinned ? w.at_ms : t) - w.offset_ms;
+      int64_t from = ref - w.range_ms;
+      if (w.pinned) lo = hi = 0;
+      while (hi < n && rs.ts[hi] <= ref) hi++;
+      while (lo < hi && rs.ts[lo] <= from) lo++;
+      if (lo >= hi) continue;
+      if (absent) {
+        present[step] = 1;
+        continue;
+      }
+      for (size_t i = 0; i < params.size(); i++) pvals[i] = params[i][step];
+      RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
+                  static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric,
+                  &e, annos_};
+      double v;
+      if (fn(c, &v)) {
+        ser.ts.push_back(t);
+        ser.vs.push_back(v);
+      }
+    }
+    if (ser.ts.empty()) continue;
+    VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
+    if (name == "rate" || name == "increase") {
+      std::string_view metric = rs.metric.MetricName();
+      if (!metric.empty() && !HasCounterSuffix(metric)) {
+        annos_->Info("metric might not be a counter, name does not end in "
+                     "_total/_sum/_count/_bucket: " + GoQuote(metric), e.args[0]->pos);
+      }
+    }
+    out.push_back(std::move(ser));
+  }
+  if (absent) {
+    Series ser;
+    ser.metric = AbsentLabels(arg);
+    ser.drop_name = true;
+    for (int i = 0; i < steps; i++) {
+      if (present[i]) continue;
+      ser.ts.push_back(start_ + i * interval_);
+      ser.vs.push_back(1);
+    }
+    out.clear();
+    if (!ser.ts.empty()) out.push_back(std::move(ser));
+  }
+  return MakeVector(std::move(out));
+}
+
+namespace {
+
+// Applies `f(value, step)` to every point; points where `keep` is false
+// are dropped. The name is dropped.
+template <typename F>
+EvalValue MapPoints(const Evaluator& ev, EvalValue in, F f) {
+  Matrix out;
+  out.reserve(in.mat.size());
+  for (Series& s : in.mat) {
+    size_t k = 0;
+    for (size_t i = 0; i < s.ts.size(); i++) {
+      double v;
+      if (!f(s.vs[i], ev.StepIndex(s.ts[i]), &v)) continue;
+      s.ts[k] = s.ts[i];
+      s.vs[k] = v;
+      k++;
+    }
+    s.ts.resize(k);
+    s.vs.resize(k);
+    s.drop_name = true;
+    if (k > 0) out.push_back(std::move(s));
+  }
+  return MakeVector(std::move(out));
+}
+
+}  // namespace
+
+absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
+  const std::string_view name = e.func->name;
+  if (e.func->native_histogram || name == "info") {
+    return absl::UnimplementedError(fmt::format(
+        "unsupported: function \"{}\" needs native histograms or info metrics, "
+        "which this engine does not implement", std::string(name)));
+  }
+  for (size_t i = 0; i < e.args.size(); i++) {
+    NodeKind k = Unparen(*e.args[i]).kind;
+    if (k == NodeKind::kMatrixSelector || k == NodeKind::kSubquery) {
+      return EvalRangeCall(e, static_cast<int>(i));
+    }
+  }
+  if (name == "label_replace") return EvalLabelReplace(e);
+  if (name == "label_join") return EvalLabelJoin(e);
+  if (name == "histogram_quantile") return EvalHistogramQuantile(e);
+  const int steps = num_steps();
+  if (name == "time" || name == "pi") {
+    std::vector<double> v(steps);
+    for (int i = 0; i < steps; i++) {
+      v[i] = name == "pi" ? M_PI : static_cast<double>(start_ + i * interval_) / 1000;
+    }
+    return MakeScalar(std::move(v));
+  }
+  if (name == "timestamp") {
+    const Expr& a = Unparen(*e.args[0]);
+    if (a.kind == NodeKind::kVectorSelector) {
+      VIGIL_ASSIGN_OR_RETURN(EvalValue v, EvalVectorSelector(a.As<VectorSelector>(), true));
+      for (Series& s : v.mat) s.drop_name = true;
+      return v;
+    }
+    VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(a));
+    for (Series& s : v.mat) {
+      for (size_t i = 0; i < s.ts.size(); i++) s.vs[i] = static_cast<double>(s.ts[i]) / 1000;
+      s.drop_name = true;
+    }
+    return v;
+  }
+  // Evaluate the arguments.
+  std::vector<EvalValue> args;
+  for (const auto& a : e.args) {
+    VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(*a));
+    args.push_back(std::move(v));
+  }
+  if (MathFn f = LookupMathFunction(name)) {
+    return MapPoints(*this, std::move(args[0]), [f](double v, int, double* out) {
+      *out = f(v);
+      return true;
+    });
+  }
+  if (DateFn f = LookupDateFunction(name)) {
+    if (args.empty()) {
+      Series s;
+      for (int i = 0; i < steps; i++) {
+        int64_t t = start_ + i * interval_;
+        s.ts.push_back(t);
+        s.vs.push_back(f(t / 1000));
+      }
+      return MakeVector(Matrix{std::move(s)});
+    }
+    return MapPoints(*this, std::move(args[0]), [f](double v, int, double* out) {
+      int64_t secs = std::isnan(v) || std::isinf(v) || std::fabs(v) > 9.2e18
+                         ? INT64_MIN
+                         : static_cast<int64_t>(v);
+      *out = f(secs);
+      return true;
+    });
+  }
+  if (name == "round") {
+    const std::vector<double>* to = args.size() > 1 ? &args[1].scalar : nullptr;
+    return MapPoints(*this, std::move(args[0]), [to](double v, int step, double* out) {
+      double inv = 1.0 / (to ? (*to)[step] : 1.0);
+      *out = std::floor(v * inv + 0.5) / inv;
+      return true;
+    });
+  }
+  if (name == "clamp" || name == "clamp_min" || name == "clamp_max") {
+    const std::vector<double>* lo = name == "clamp_max" ? nullptr : &args[1].scalar;
+    const std::vector<double>* hi =
+        name == "clamp" ? &args[2].scalar : name == "clamp_max" ? &args[1].scalar : nullptr;
+    return MapPoints(*this, std::move(args[0]), [lo, hi](double v, int step, double* out) {
+      double mn = lo ? (*lo)[step] : -INFINITY, mx = hi ? (*hi)[step] : INFINITY;
+      if (mx < mn) return false;
+      *out = std::fmax(mn, std::fmin(mx, v));
+      // Go's math.Max/Min propagate NaN.
+      if (std::isnan(v) || std::isnan(mn) || std::isnan(mx)) *out = NAN;
+      return true;
+    });
+  }
+  if (name == "scalar") {
+    std::vector<double> v(steps, NAN);
+    std::vector<int> count(steps, 0);
+    for (const Series& s : args[0].mat) {
+      for (size_t i = 0; i < s.ts.size(); i++) {
+        int st = StepIndex(s.ts[i]);
+        if (++count[st] == 1) v[st] = s.vs[i];
+      }
+    }
+    for (int i = 0; i < steps; i++) {
+      if (count[i] != 1) v[i] = NAN;
+    }
+    return MakeScalar(std::move(v));
+  }
+  if (name == "vector") {
+    Series s;
+    for (int i = 0; i < steps; i++) {
+      s.ts.push_back(start_ + i * interval_);
+      s.vs.push_back(args[0].scalar[i]);
+    }
+    return MakeVector(Matrix{std::move(s)});
+  }
+  if (name == "absent") {
+    std::vector<char> present(steps, 0);
+    for (const Series& s : args[0].mat) {
+      for (int64_t t : s.ts) present[StepIndex(t)] = 1;
+    }
+    Series s;
+    s.metric = AbsentLabels(*e.args[0]);
+    for (int i = 0; i < steps; i++) {
+      if (present[i]) continue;
+      s.ts.push_back(start_ + i * interval_);
+      s.vs.push_back(1);
+    }
+    Matrix m;
+    if (!s.ts.empty()) m.push_back(std::move(s));
+    return MakeVector(std::move(m));
+  }
+  if (name == "sort" || name == "sort_desc" || name == "sort_by_label" ||
+      name == "sort_by_label_desc") {
+    if (!instant()) {
+      annos_->Warn("sort is ineffective for range queries since results are always "
+                   "ordered by labels", e.pos);
+      return std::move(args[0]);
+    }
+    std::vector<std::string> lbls;
+    for (size_t i = 1; i < e.args.size(); i++) lbls.push_back(args[i].str);
+    return SortInstant(name, std::move(args[0]), lbls);
+  }
+  return absl::UnimplementedError(
+      fmt::format("unsupported function \"{}\"", std::string(name)));
+}
+
+}  // namespace vigil::promql::internal
