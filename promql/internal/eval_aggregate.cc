@@ -14,6 +14,23 @@ namespace vigil::promql::internal {
 
 namespace {
 
+bool ValidUtf8Name(const std::string& s) {
+  for (size_t i = 0; i < s.size(); i++) {
+    if (static_cast<unsigned char>(s[i]) >= 0x80) {
+      // Defer to a strict check: any byte sequence that is not valid UTF-8
+      // is rejected.
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      int n = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+      if (n == 0 || i + n > s.size()) return false;
+      for (int k = 1; k < n; k++) {
+        if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+      }
+      i += n - 1;
+    }
+  }
+  return true;
+}
+
 Labels GroupLabels(const Labels& l, const std::vector<std::string>& grouping, bool without) {
   if (!without && grouping.empty()) return Labels();
   LabelsBuilder b(l);
@@ -139,7 +156,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   std::string value_label;
   if (op == AggOp::kCountValues) {
     value_label = param.str;
-    if (value_label.empty()) {
+    if (value_label.empty() || !ValidUtf8Name(value_label)) {
       return absl::InvalidArgumentError("invalid label name " + GoQuote(value_label));
     }
     if (!e.without) grouping.push_back(value_label);
@@ -157,6 +174,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
       mx = std::max(mx, p);
       mn = std::min(mn, p);
     }
+    if (nan) mx = mn = NAN;  // Go's math.Max/Min propagate NaN
     if (is_k) {
       if (mx < 1) return MakeVector({});
       if (nan) return absl::InvalidArgumentError("Parameter value is NaN");

@@ -173,6 +173,9 @@ EvalValue MapPoints(const Evaluator& ev, EvalValue in, F f) {
 
 absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
   const std::string_view name = e.func->name;
+  if (name == "histogram_quantile" || name == "histogram_fraction") {
+    return EvalHistogramQuantile(e);
+  }
   if (e.func->native_histogram || name == "info") {
     return absl::UnimplementedError(fmt::format(
         "unsupported: function \"{}\" needs native histograms or info metrics, "

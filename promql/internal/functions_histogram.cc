@@ -107,11 +107,71 @@ QuantileResult BucketQuantile(double q, std::vector<Bucket>* bp) {
   return r;
 }
 
+// Prometheus's BucketFraction: the fraction of observations in
+// [lower, upper], interpolating linearly within buckets.
+double BucketFraction(double lower, double upper, std::vector<Bucket>* bp) {
+  std::vector<Bucket>& b = *bp;
+  std::stable_sort(b.begin(), b.end(),
+                   [](const Bucket& x, const Bucket& y) { return x.upper < y.upper; });
+  if (!(std::isinf(b.back().upper) && b.back().upper > 0)) return NAN;
+  size_t k = 0;
+  for (size_t i = 1; i < b.size(); i++) {
+    if (b[i].upper == b[k].upper) {
+      b[k].count += b[i].count;
+    } else {
+      b[++k] = b[i];
+    }
+  }
+  b.resize(k + 1);
+  double count = b.back().count;
+  if (count == 0 || std::isnan(lower) || std::isnan(upper)) return NAN;
+  if (lower >= upper) return 0;
+  double rank = 0, lower_rank = 0, upper_rank = 0;
+  bool lower_set = false, upper_set = false;
+  double lower_bound = b[0].upper <= 0 ? -INFINITY : 0.0;
+  for (size_t i = 0; i < b.size(); i++) {
+    if (i > 0) lower_bound = b[i - 1].upper;
+    double upper_bound = b[i].upper;
+    auto interpolate = [&](double v) {
+      if (lower_bound == -INFINITY) return b[i].count;
+      return rank + (b[i].count - rank) * (v - lower_bound) / (upper_bound - lower_bound);
+    };
+    if (!lower_set && lower_bound >= lower) {
+      lower_rank = rank;
+      lower_set = true;
+    }
+    if (!upper_set && lower_bound >= upper) {
+      upper_rank = rank;
+      upper_set = true;
+    }
+    if (lower_set && upper_set) break;
+    if (!lower_set && lower_bound < lower && upper_bound > lower) {
+      lower_rank = interpolate(lower);
+      lower_set = true;
+    }
+    if (!upper_set && lower_bound < upper && upper_bound > upper) {
+      upper_rank = interpolate(upper);
+      upper_set = true;
+    }
+    if (lower_set && upper_set) break;
+    rank = b[i].count;
+  }
+  if (!lower_set || lower_rank > count) lower_rank = count;
+  if (!upper_set || upper_rank > count) upper_rank = count;
+  return (upper_rank - lower_rank) / count;
+}
+
 }  // namespace
 
 absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
+  const bool fraction = e.func->name == "histogram_fraction";
+  const int vec_arg = fraction ? 2 : 1;
   VIGIL_ASSIGN_OR_RETURN(EvalValue qv, Eval(*e.args[0]));
-  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.args[1]));
+  EvalValue upper_v;
+  if (fraction) {
+    VIGIL_ASSIGN_OR_RETURN(upper_v, Eval(*e.args[1]));
+  }
+  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.args[vec_arg]));
   // Per input series: its group (labels without `le`) and bucket bound.
   struct Info {
     int group = -1;
@@ -137,8 +197,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
     VIGIL_RETURN_IF_ERROR(CheckDeadline());
     cur.Gather(t, &pts);
     double q = qv.scalar[StepIndex(t)];
-    if (pts.empty()) continue;
-    if (std::isnan(q) || q < 0 || q > 1) {
+    if (!fraction && (std::isnan(q) || q < 0 || q > 1)) {
       annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(q), e.args[0]->pos);
     }
     order.clear();
@@ -149,17 +208,23 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
         std::string msg = "bucket label \"le\" is missing or has a malformed value of " +
                           GoQuote(m.Get("le"));
         if (!m.MetricName().empty()) msg += " for metric name " + GoQuote(m.MetricName());
-        annos_->Warn(std::move(msg), e.args[1]->pos);
+        annos_->Warn(std::move(msg), e.args[vec_arg]->pos);
         continue;
       }
       if (buckets[inf.group].empty()) order.push_back(inf.group);
       buckets[inf.group].push_back({inf.upper, p.v});
     }
     for (int g : order) {
+      if (fraction) {
+        double f = BucketFraction(q, upper_v.scalar[StepIndex(t)], &buckets[g]);
+        buckets[g].clear();
+        VIGIL_RETURN_IF_ERROR(out.Add(t, {group_labels[g], f, true}));
+        continue;
+      }
       QuantileResult r = BucketQuantile(q, &buckets[g]);
       buckets[g].clear();
       if (r.forced) {
-        annos_->ForcedMonotonicity(std::string(group_labels[g].MetricName()), e.args[1]->pos, t,
+        annos_->ForcedMonotonicity(std::string(group_labels[g].MetricName()), e.args[vec_arg]->pos, t,
                                    r.min_bucket, r.max_bucket, r.max_diff);
       }
       VIGIL_RETURN_IF_ERROR(out.Add(t, {group_labels[g], r.q, true}));

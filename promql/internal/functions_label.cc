@@ -100,13 +100,41 @@ bool NatLess(const std::string& a, const std::string& b) {
   return ca.size() < cb.size();
 }
 
+// Go's utf8.ValidString.
+bool ValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? c : c & (0x7f >> n);
+    for (int k = 1; k < n; k++) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 2) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+bool ValidLabelName(std::string_view s) { return !s.empty() && ValidUtf8(s); }
+
+absl::StatusOr<std::string> StringArg(Evaluator* ev, const Expr& e) {
+  VIGIL_ASSIGN_OR_RETURN(EvalValue v, ev->Eval(e));
+  return v.str;
+}
+
 }  // namespace
 
 absl::StatusOr<EvalValue> Evaluator::EvalLabelReplace(const Call& e) {
-  std::string dst = e.args[1]->As<StringLiteral>().value;
-  std::string repl = e.args[2]->As<StringLiteral>().value;
-  std::string src = e.args[3]->As<StringLiteral>().value;
-  std::string regex = e.args[4]->As<StringLiteral>().value;
+  VIGIL_ASSIGN_OR_RETURN(std::string dst, StringArg(this, *e.args[1]));
+  VIGIL_ASSIGN_OR_RETURN(std::string repl, StringArg(this, *e.args[2]));
+  VIGIL_ASSIGN_OR_RETURN(std::string src, StringArg(this, *e.args[3]));
+  VIGIL_ASSIGN_OR_RETURN(std::string regex, StringArg(this, *e.args[4]));
   RE2::Options ro;
   ro.set_log_errors(false);
   RE2 re("^(?s:" + regex + ")$", ro);
@@ -114,7 +142,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalLabelReplace(const Call& e) {
     return absl::InvalidArgumentError(
         fmt::format("invalid regular expression in label_replace(): {}", regex));
   }
-  if (dst.empty()) {
+  if (!ValidLabelName(dst)) {
     return absl::InvalidArgumentError(
         fmt::format("invalid destination label name in label_replace(): {}", dst));
   }
@@ -135,17 +163,18 @@ absl::StatusOr<EvalValue> Evaluator::EvalLabelReplace(const Call& e) {
 }
 
 absl::StatusOr<EvalValue> Evaluator::EvalLabelJoin(const Call& e) {
-  std::string dst = e.args[1]->As<StringLiteral>().value;
-  std::string sep = e.args[2]->As<StringLiteral>().value;
+  VIGIL_ASSIGN_OR_RETURN(std::string dst, StringArg(this, *e.args[1]));
+  VIGIL_ASSIGN_OR_RETURN(std::string sep, StringArg(this, *e.args[2]));
   std::vector<std::string> srcs;
   for (size_t i = 3; i < e.args.size(); i++) {
-    srcs.push_back(e.args[i]->As<StringLiteral>().value);
-    if (srcs.back().empty()) {
+    VIGIL_ASSIGN_OR_RETURN(std::string src, StringArg(this, *e.args[i]));
+    srcs.push_back(std::move(src));
+    if (!ValidLabelName(srcs.back())) {
       return absl::InvalidArgumentError(
           fmt::format("invalid source label name in label_join(): {}", srcs.back()));
     }
   }
-  if (dst.empty()) {
+  if (!ValidLabelName(dst)) {
     return absl::InvalidArgumentError(
         fmt::format("invalid destination label name in label_join(): {}", dst));
   }

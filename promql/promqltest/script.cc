@@ -186,6 +186,10 @@ absl::StatusOr<SeriesLine> ParseSeriesLine(std::string_view line) {
   SeriesLine sl;
   std::string_view series = line.substr(0, end);
   std::string_view rest = line.substr(end);
+  if (series.size() > 3 && series.substr(series.size() - 3) == "@st") {
+    sl.start_timestamps = true;
+    return sl;
+  }
   if (rest.substr(0, 3) == "@st") {
     sl.start_timestamps = true;
     return sl;
