@@ -1,0 +1,187 @@
+// ParsePrometheusConfig: the basic structure of prometheus.yml, decoded as
+// Prometheus 2.42's config.Load (yaml.v2 UnmarshalStrict plus the checks in
+// its UnmarshalYAML methods), with the same error texts.
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "core/labels.h"
+#include "core/strutil.h"
+#include "fmt/format.h"
+#include "rules/internal/rule_file_raw.h"
+#include "rules/rule_file.h"
+
+namespace vigil::rules {
+namespace internal {
+namespace {
+
+// config.plain is the type name Prometheus's UnmarshalYAML methods decode
+// into, so every strict block reports it.
+constexpr std::string_view kPlain = "config.plain";
+
+void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
+  const size_t errors_before = d.type_errors().size();
+  auto fields = d.Struct(
+      n, kPlain,
+      {"scrape_interval", "scrape_timeout", "evaluation_interval",
+       "query_log_file", "external_labels", "body_size_limit", "sample_limit",
+       "target_limit", "label_limit", "label_name_length_limit",
+       "label_value_length_limit"});
+  if (!fields) return;
+  int64_t interval = 0, timeout = 0, eval = 0;
+  StringMapEntries labels;
+  for (const Field& f : *fields) {
+    std::string ignored;
+    int ignored_int = 0;
+    if (f.key == "scrape_interval") {
+      d.Duration(f.value, &interval);
+    } else if (f.key == "scrape_timeout") {
+      d.Duration(f.value, &timeout);
+    } else if (f.key == "evaluation_interval") {
+      d.Duration(f.value, &eval);
+    } else if (f.key == "external_labels") {
+      d.StringMap(f.value, &labels);
+    } else if (f.key == "query_log_file" || f.key == "body_size_limit") {
+      d.String(f.value, &ignored);
+    } else {
+      d.Int(f.value, &ignored_int);
+    }
+  }
+  if (d.type_errors().size() != errors_before || d.fatal()) return;
+  // Prometheus validates the labels sorted by name.
+  std::map<std::string, std::string> sorted;
+  for (const auto& [f, v] : labels) sorted[f.key] = v;
+  for (const auto& [k, v] : sorted) {
+    if (!IsValidLabelName(k)) d.Fail(PosOf(n), GoQuote(k) + " is not a valid label name");
+    if (!IsValidUtf8(v)) d.Fail(PosOf(n), GoQuote(v) + " is not a valid label value");
+  }
+  if (interval == 0) interval = 60000;
+  if (timeout > interval) d.Fail(PosOf(n), "global scrape timeout greater than scrape interval");
+  if (timeout == 0) timeout = std::min<int64_t>(10000, interval);
+  if (eval == 0) eval = 60000;
+  c->scrape_interval_ms = interval;
+  c->scrape_timeout_ms = timeout;
+  c->evaluation_interval_ms = eval;
+  std::vector<Label> out;
+  for (auto& [k, v] : sorted) out.push_back({k, v});
+  c->external_labels = Labels::FromSorted(std::move(out));
+}
+
+struct ScrapeJob {
+  bool null = false;
+  std::string name;
+  int64_t interval_ms = 0, timeout_ms = 0;
+};
+
+void DecodeScrapeConfigs(GoYamlDecoder& d, const YAML::Node& n,
+                         std::vector<ScrapeJob>* jobs) {
+  auto items = d.Sequence(n, "[]*config.ScrapeConfig");
+  if (!items) return;
+  for (const YAML::Node& item : *items) {
+    ScrapeJob job;
+    if (item.IsNull()) {
+      job.null = true;
+      jobs->push_back(job);
+      continue;
+    }
+    if (!item.IsMap()) {
+      d.TypeMismatch(item, kPlain);
+      continue;
+    }
+    // TODO(config schema): strict keys once server/config has the schema.
+    d.set_known_fields(false);
+    auto fields = d.Struct(item, kPlain, {"job_name", "scrape_interval", "scrape_timeout"});
+    d.set_known_fields(true);
+    if (!fields) continue;
+    for (const Field& f : *fields) {
+      if (f.key == "job_name") d.String(f.value, &job.name);
+      if (f.key == "scrape_interval") d.Duration(f.value, &job.interval_ms);
+      if (f.key == "scrape_timeout") d.Duration(f.value, &job.timeout_ms);
+    }
+    if (job.name.empty()) d.Fail(PosOf(item), "job_name is empty");
+    jobs->push_back(job);
+  }
+}
+
+void DecodeAlerting(GoYamlDecoder& d, const YAML::Node& n) {
+  auto fields = d.Struct(n, kPlain, {"alert_relabel_configs", "alertmanagers"});
+  if (!fields) return;
+  for (const Field& f : *fields) {
+    d.Sequence(f.value, f.key == "alertmanagers" ? "config.AlertmanagerConfigs"
+                                                 : "[]*relabel.Config");
+  }
+}
+
+// Config.UnmarshalYAML's checks after a clean decode; "" when fine.
+std::string ValidateConfig(const PrometheusConfig& c,
+                           const std::vector<ScrapeJob>& jobs) {
+  static const std::regex kRulePath(R"(^[^*]*(\*[^/]*)?$)");
+  for (const auto& rf : c.rule_files) {
+    if (!std::regex_match(rf, kRulePath)) {
+      return "invalid rule file path " + GoQuote(rf);
+    }
+  }
+  std::set<std::string> names;
+  for (const ScrapeJob& j : jobs) {
+    if (j.null) return "empty or null scrape config section";
+    const int64_t interval = j.interval_ms ? j.interval_ms : c.scrape_interval_ms;
+    if (j.timeout_ms > interval) {
+      return "scrape timeout greater than scrape interval for scrape config "
+             "with job name " + GoQuote(j.name);
+    }
+    if (!names.insert(j.name).second) {
+      return "found multiple scrape configs with job name " + GoQuote(j.name);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+}  // namespace internal
+
+absl::StatusOr<PrometheusConfig> ParsePrometheusConfig(
+    std::string_view yaml, std::string_view filename) {
+  using namespace internal;  // NOLINT: internal helpers of this module
+  const std::string prefix = fmt::format("parsing YAML file {}: ", filename);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}{}:{}: yaml: {}", prefix, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  PrometheusConfig c;
+  std::vector<ScrapeJob> jobs;
+  GoYamlDecoder d(yaml);
+  auto top = d.Struct(root, kPlain,
+                      {"global", "alerting", "rule_files", "scrape_configs",
+                       "storage", "tracing", "remote_write", "remote_read"});
+  for (const Field& f : top ? *top : std::vector<Field>{}) {
+    if (d.fatal()) break;  // Go stops at the first non-type error
+    if (f.key == "global") {
+      DecodeGlobal(d, f.value, &c);
+    } else if (f.key == "rule_files") {
+      if (auto items = d.Sequence(f.value, "[]string")) {
+        for (const auto& item : *items) {
+          std::string s;
+          if (d.String(item, &s)) c.rule_files.push_back(s);
+        }
+      }
+    } else if (f.key == "scrape_configs") {
+      DecodeScrapeConfigs(d, f.value, &jobs);
+    } else if (f.key == "alerting") {
+      DecodeAlerting(d, f.value);
+    }
+  }
+  if (d.fatal()) return absl::InvalidArgumentError(prefix + d.fatal()->text);
+  if (!d.type_errors().empty()) {
+    return absl::InvalidArgumentError(prefix + UnmarshalErrorsText(d.type_errors()));
+  }
+  if (std::string err = ValidateConfig(c, jobs); !err.empty()) {
+    return absl::InvalidArgumentError(prefix + err);
+  }
+  return c;
+}
+
+}  // namespace vigil::rules

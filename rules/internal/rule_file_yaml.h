@@ -1,0 +1,123 @@
+// Strict decoding of yaml-cpp nodes with the semantics (and error texts) of
+// Go's gopkg.in/yaml.v3 decoder with KnownFields(true), which is how
+// Prometheus reads rule files: type errors are collected ("line N: cannot
+// unmarshal !!str `abc` into int", "line N: field foo not found in type T",
+// duplicate keys), while an error from a custom unmarshaler (a bad
+// duration) aborts decoding and is the only error reported.
+//
+// Internal to rules/: also used by `vigil check config` for the basic
+// prometheus.yml structure (yaml.v2 strict mode words it the same way).
+#ifndef VIGIL_RULES_INTERNAL_RULE_FILE_YAML_H_
+#define VIGIL_RULES_INTERNAL_RULE_FILE_YAML_H_
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rules/rule_file.h"
+
+namespace vigil::rules::internal {
+
+// 1-based position of `n` (yaml-cpp marks are 0-based).
+SourcePos PosOf(const YAML::Node& n);
+
+// A collected decoding error: go-yaml's text ("line N: ...") and where.
+struct TypeError {
+  SourcePos pos;
+  std::string text;
+};
+
+// A (key, value) pair of a mapping whose key decoded to a string.
+struct Field {
+  std::string key;
+  YAML::Node key_node;
+  YAML::Node value;
+};
+
+class GoYamlDecoder {
+ public:
+  // `source` is the document text; it is used to place empty values the
+  // way go-yaml does (just after the "key:"), and must outlive the decoder.
+  explicit GoYamlDecoder(std::string_view source) : source_(source) {}
+
+  // Whether Struct() reports keys it does not know (go-yaml's KnownFields).
+  // Default: true
+  void set_known_fields(bool on) { known_fields_ = on; }
+
+  // go-yaml's tag of a scalar: "!!str" for quoted text, else resolved
+  // ("!!int", "!!float", "!!bool", "!!null", "!!timestamp", "!!str");
+  // "!!seq" / "!!map" for collections.
+  std::string ShortTag(const YAML::Node& n) const;
+
+  // Mapping into a struct named `type`: checks duplicate keys, then returns
+  // the fields whose key is in `known` (in file order) and records "field
+  // X not found in type T" for the rest. A null node is an empty struct. On
+  // a non-mapping records "cannot unmarshal ... into T" and returns nullopt.
+  std::optional<std::vector<Field>> Struct(
+      const YAML::Node& n, std::string_view type,
+      std::initializer_list<std::string_view> known);
+
+  // A sequence (or null, which is empty) of items decoded into `type`
+  // ("[]rulefmt.RuleGroup"); nullopt plus a type error otherwise.
+  std::optional<std::vector<YAML::Node>> Sequence(const YAML::Node& n,
+                                                  std::string_view type);
+
+  // A string: any scalar's text; null is "". Collections are type errors.
+  bool String(const YAML::Node& n, std::string* out);
+  // A map[string]string in file order; duplicate keys are type errors.
+  bool StringMap(const YAML::Node& n,
+                 std::vector<std::pair<Field, std::string>>* out);
+  // A Go int, with go-yaml's conversions (1.5 truncates to 1; null is 0).
+  bool Int(const YAML::Node& n, int* out);
+  // A Prometheus model.Duration ("1h30m", "0"); null is 0. A malformed
+  // duration sets the fatal error.
+  bool Duration(const YAML::Node& n, int64_t* out_ms);
+
+  // Where an empty value (`expr:` with nothing after it) sits: go-yaml puts
+  // it just after the colon of its key; yaml-cpp at the next token.
+  SourcePos ValuePos(const Field& f) const;
+
+  const std::vector<TypeError>& type_errors() const { return type_errors_; }
+  // The first non-type error ("not a valid duration string: ..."), if any.
+  const std::optional<TypeError>& fatal() const { return fatal_; }
+  bool failed() const { return fatal_.has_value() || !type_errors_.empty(); }
+
+  // Sets the fatal error unless one is set (errors after it are moot).
+  void Fail(SourcePos pos, std::string text) {
+    if (!fatal_) fatal_ = TypeError{pos, std::move(text)};
+  }
+
+  // Records "line N: cannot unmarshal <tag>[ `value`] into <type>".
+  void TypeMismatch(const YAML::Node& n, std::string_view type);
+
+ private:
+  bool CheckDuplicateKeys(const YAML::Node& n);
+
+  std::string_view source_;
+  bool known_fields_ = true;
+  std::vector<TypeError> type_errors_;
+  std::optional<TypeError> fatal_;
+};
+
+// go-yaml's "yaml: unmarshal errors:\n  line 3: ...\n  line 9: ..." text.
+std::string UnmarshalErrorsText(std::vector<TypeError> errors);
+// The earliest position among `errors` (REQUIRES: not empty).
+SourcePos FirstPos(const std::vector<TypeError>& errors);
+
+// Parses a Prometheus model.Duration with its error texts ("empty duration
+// string", `not a valid duration string: "5x"`, "duration out of range").
+absl::StatusOr<int64_t> ParsePromDuration(std::string_view s);
+
+// Validity as Prometheus's model package (legacy charsets; UTF-8 values).
+bool IsValidUtf8(std::string_view s);
+
+}  // namespace vigil::rules::internal
+
+#endif  // VIGIL_RULES_INTERNAL_RULE_FILE_YAML_H_
