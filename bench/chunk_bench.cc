@@ -8,6 +8,8 @@
 // python3 when the generator is found next to the source tree.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,10 @@ Series MakeSeries(int kind, size_t n, uint64_t seed) {
         x = std::min(700.0, std::max(80.0, x + 25 * gauss(rng)));
         s.vs.push_back(std::round(x * 1000) / 1000);
         break;
+      case 3:  // histogram _sum: 6 decimals, trailing zeros not printed
+        x += std::max(0.0, 1.5 + 0.3 * gauss(rng));
+        s.vs.push_back(std::strtod(fmt::format("{:.6f}", x).c_str(), nullptr));
+        break;
       default:  // arbitrary floats
         x += gauss(rng);
         s.vs.push_back(x);
@@ -56,7 +62,10 @@ Series MakeSeries(int kind, size_t n, uint64_t seed) {
 }
 
 const char* KindName(int kind) {
-  return kind == 0 ? "counter" : kind == 1 ? "decimal_gauge" : "xor_float";
+  return kind == 0   ? "counter"
+         : kind == 1 ? "decimal_gauge"
+         : kind == 3 ? "histogram_sum"
+                     : "xor_float";
 }
 
 void BM_EncodeSealed(benchmark::State& state) {
@@ -126,7 +135,7 @@ void BM_OpenAppend(benchmark::State& state) {
   state.counters["bytes/sample"] = static_cast<double>(bytes) / kChunkSamples;
   state.counters["MemoryBytes"] = static_cast<double>(mem);
 }
-BENCHMARK(BM_OpenAppend)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK(BM_OpenAppend)->Arg(0)->Arg(1)->Arg(2)->Arg(3);
 
 void BM_DecodeOpen(benchmark::State& state) {
   const int kind = static_cast<int>(state.range(0));
@@ -144,7 +153,7 @@ void BM_DecodeOpen(benchmark::State& state) {
   state.SetLabel(KindName(kind));
   state.SetItemsProcessed(state.iterations() * kChunkSamples);
 }
-BENCHMARK(BM_DecodeOpen)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK(BM_DecodeOpen)->Arg(0)->Arg(1)->Arg(2)->Arg(3);
 
 // ---- Size report on OpenMetrics data ---------------------------------------
 
@@ -171,7 +180,9 @@ bool LoadOpenMetrics(const std::string& path,
 
 struct Totals {
   size_t series = 0, samples = 0, sealed = 0, open = 0, open_mem = 0,
-         open_chunks = 0;
+         open_chunks = 0, open_len = 0, xor_chunks = 0, exceptions = 0,
+         max_scale = 0;
+  double append_sec = 0;  // appending all samples to open chunks
 };
 
 void ReportOpenMetrics(const std::string& path) {
@@ -189,38 +200,69 @@ void ReportOpenMetrics(const std::string& path) {
     for (size_t off = 0; off < s.ts.size(); off += kChunkSamples) {
       size_t n = std::min(kChunkSamples, s.ts.size() - off);
       std::string sealed = EncodeSealed(&s.ts[off], &s.vs[off], n);
+      auto start = std::chrono::steady_clock::now();
       OpenChunk open;
       for (size_t i = off; i < off + n; ++i) open.Append(s.ts[i], s.vs[i]);
+      benchmark::DoNotOptimize(open);
+      f.append_sec += std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
       f.samples += n;
       f.sealed += sealed.size();
       f.open += open.bytes().size();
+      ChunkInfo info;
+      if (InspectChunk(open.bytes(), &info).ok()) {
+        f.xor_chunks += info.value_encoding == 1;
+        f.exceptions += info.exceptions;
+        f.max_scale = std::max<size_t>(f.max_scale, info.decimal_scale);
+      }
       if (n == kChunkSamples) {
         f.open_mem += open.MemoryBytes();
+        f.open_len += open.bytes().size();
         ++f.open_chunks;
       }
     }
   }
-  std::printf("chunk size report for %s (%zu-sample chunks per series)\n",
-              path.c_str(), kChunkSamples);
-  std::printf("%-44s %7s %9s %13s %11s %14s\n", "family", "series", "samples",
-              "sealed B/smp", "open B/smp", "open mem/120");
+  std::printf("chunk size report for %s (%zu-sample chunks per series)\n"
+              "open mem/120 = OpenChunk::MemoryBytes() at 120 samples "
+              "(sizeof(OpenChunk) = %zu + capacity); slack = capacity - "
+              "used; enc = decimal scale k or XOR chunks; Msmp/s = "
+              "OpenChunk::Append rate\n",
+              path.c_str(), kChunkSamples, sizeof(OpenChunk));
+  const char* fmt_row = "%-44s %6zu %8zu %8.3f %8.3f %9.1f %6.1f %7s %5zu %7.1f\n";
+  std::printf("%-44s %6s %8s %8s %8s %9s %6s %7s %5s %7s\n", "family",
+              "series", "samples", "sealed", "open", "open mem", "slack",
+              "enc", "exc", "Msmp/s");
+  std::printf("%-44s %6s %8s %8s %8s %9s %6s %7s %5s %7s\n", "", "", "",
+              "B/smp", "B/smp", "/120", "B", "", "", "");
+  auto row = [&](const std::string& name, const Totals& f) {
+    std::string enc = f.xor_chunks > 0 ? fmt::format("xor{}", f.xor_chunks)
+                                       : fmt::format("k={}", f.max_scale);
+    std::printf(fmt_row, name.c_str(), f.series, f.samples,
+                double(f.sealed) / f.samples, double(f.open) / f.samples,
+                f.open_chunks ? double(f.open_mem) / f.open_chunks : 0.0,
+                f.open_chunks ? double(f.open_mem - f.open_len) / f.open_chunks -
+                                    sizeof(OpenChunk)
+                              : 0.0,
+                enc.c_str(), f.exceptions,
+                f.append_sec > 0 ? f.samples / f.append_sec / 1e6 : 0.0);
+  };
   for (const auto& [family, f] : by_family) {
-    std::printf("%-44s %7zu %9zu %13.3f %11.3f %14.1f\n", family.c_str(),
-                f.series, f.samples, double(f.sealed) / f.samples,
-                double(f.open) / f.samples,
-                f.open_chunks ? double(f.open_mem) / f.open_chunks : 0.0);
+    row(family, f);
     total.series += f.series;
     total.samples += f.samples;
     total.sealed += f.sealed;
     total.open += f.open;
     total.open_mem += f.open_mem;
+    total.open_len += f.open_len;
     total.open_chunks += f.open_chunks;
+    total.xor_chunks += f.xor_chunks;
+    total.exceptions += f.exceptions;
+    total.max_scale = std::max(total.max_scale, f.max_scale);
+    total.append_sec += f.append_sec;
   }
-  std::printf("%-44s %7zu %9zu %13.3f %11.3f %14.1f\n\n", "TOTAL",
-              total.series, total.samples, double(total.sealed) / total.samples,
-              double(total.open) / total.samples,
-              total.open_chunks ? double(total.open_mem) / total.open_chunks
-                                : 0.0);
+  row("TOTAL", total);
+  std::printf("\n");
 }
 
 std::string DefaultOpenMetricsFile() {
