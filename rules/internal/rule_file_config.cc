@@ -22,18 +22,14 @@ constexpr std::string_view kPlain = "config.plain";
 
 void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
   const size_t errors_before = d.type_errors().size();
-  auto fields = d.Struct(
-      n, kPlain,
-      {"scrape_interval", "scrape_timeout", "evaluation_interval",
-       "query_log_file", "external_labels", "body_size_limit", "sample_limit",
-       "target_limit", "label_limit", "label_name_length_limit",
-       "label_value_length_limit"});
+  auto fields = d.Struct(n, kPlain,
+                         {"scrape_interval", "scrape_timeout", "evaluation_interval",
+                          "query_log_file", "external_labels"});
   if (!fields) return;
   int64_t interval = 0, timeout = 0, eval = 0;
   StringMapEntries labels;
   for (const Field& f : *fields) {
     std::string ignored;
-    int ignored_int = 0;
     if (f.key == "scrape_interval") {
       d.Duration(f.value, &interval);
     } else if (f.key == "scrape_timeout") {
@@ -42,10 +38,8 @@ void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
       d.Duration(f.value, &eval);
     } else if (f.key == "external_labels") {
       d.StringMap(f.value, &labels);
-    } else if (f.key == "query_log_file" || f.key == "body_size_limit") {
-      d.String(f.value, &ignored);
     } else {
-      d.Int(f.value, &ignored_int);
+      d.String(f.value, &ignored);  // query_log_file
     }
   }
   if (d.type_errors().size() != errors_before || d.fatal()) return;
@@ -68,6 +62,38 @@ void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
   c->external_labels = Labels::FromSorted(std::move(out));
 }
 
+// Keys of a scrape config in Prometheus 2.42: its own, the inlined HTTP
+// client config (prometheus/common v0.39) and the service discoveries.
+#define VIGIL_HTTP_CLIENT_KEYS                                               \
+  "basic_auth", "authorization", "oauth2", "bearer_token",                   \
+      "bearer_token_file", "proxy_url", "proxy_connect_header", "tls_config", \
+      "follow_redirects", "enable_http2"
+#define VIGIL_SD_KEYS                                                         \
+  "static_configs", "azure_sd_configs", "consul_sd_configs",                  \
+      "digitalocean_sd_configs", "dns_sd_configs", "docker_sd_configs",       \
+      "dockerswarm_sd_configs", "ec2_sd_configs", "eureka_sd_configs",        \
+      "file_sd_configs", "gce_sd_configs", "hetzner_sd_configs",              \
+      "http_sd_configs", "ionos_sd_configs", "kubernetes_sd_configs",         \
+      "kuma_sd_configs", "lightsail_sd_configs", "linode_sd_configs",         \
+      "marathon_sd_configs", "nerve_sd_configs", "nomad_sd_configs",          \
+      "openstack_sd_configs", "ovhcloud_sd_configs", "puppetdb_sd_configs",   \
+      "scaleway_sd_configs", "serverset_sd_configs", "triton_sd_configs",     \
+      "uyuni_sd_configs", "vultr_sd_configs"
+
+const std::initializer_list<std::string_view> kScrapeConfigKeys = {
+    "job_name", "honor_labels", "honor_timestamps", "params",
+    "scrape_interval", "scrape_timeout", "metrics_path", "scheme",
+    "body_size_limit", "sample_limit", "target_limit", "label_limit",
+    "label_name_length_limit", "label_value_length_limit", "relabel_configs",
+    "metric_relabel_configs", VIGIL_HTTP_CLIENT_KEYS, VIGIL_SD_KEYS};
+
+const std::initializer_list<std::string_view> kAlertmanagerConfigKeys = {
+    "scheme", "path_prefix", "timeout", "api_version", "relabel_configs",
+    VIGIL_HTTP_CLIENT_KEYS, VIGIL_SD_KEYS};
+
+#undef VIGIL_HTTP_CLIENT_KEYS
+#undef VIGIL_SD_KEYS
+
 struct ScrapeJob {
   bool null = false;
   std::string name;
@@ -85,14 +111,9 @@ void DecodeScrapeConfigs(GoYamlDecoder& d, const YAML::Node& n,
       jobs->push_back(job);
       continue;
     }
-    if (!item.IsMap()) {
-      d.TypeMismatch(item, kPlain);
-      continue;
-    }
-    // TODO(config schema): strict keys once server/config has the schema.
-    d.set_known_fields(false);
-    auto fields = d.Struct(item, kPlain, {"job_name", "scrape_interval", "scrape_timeout"});
-    d.set_known_fields(true);
+    // TODO(config schema): the values of the other keys are checked once
+    // server/config has the full schema.
+    auto fields = d.Struct(item, "config.ScrapeConfig", kScrapeConfigKeys);
     if (!fields) continue;
     for (const Field& f : *fields) {
       if (f.key == "job_name") d.String(f.value, &job.name);
@@ -108,8 +129,14 @@ void DecodeAlerting(GoYamlDecoder& d, const YAML::Node& n) {
   auto fields = d.Struct(n, kPlain, {"alert_relabel_configs", "alertmanagers"});
   if (!fields) return;
   for (const Field& f : *fields) {
-    d.Sequence(f.value, f.key == "alertmanagers" ? "config.AlertmanagerConfigs"
-                                                 : "[]*relabel.Config");
+    if (f.key != "alertmanagers") {
+      d.Sequence(f.value, "[]*relabel.Config");
+      continue;
+    }
+    auto items = d.Sequence(f.value, "config.AlertmanagerConfigs");
+    for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+      d.Struct(item, "config.AlertmanagerConfig", kAlertmanagerConfigKeys);
+    }
   }
 }
 
@@ -154,6 +181,7 @@ absl::StatusOr<PrometheusConfig> ParsePrometheusConfig(
   PrometheusConfig c;
   std::vector<ScrapeJob> jobs;
   GoYamlDecoder d(yaml);
+  d.set_yaml_v2(true);
   auto top = d.Struct(root, kPlain,
                       {"global", "alerting", "rule_files", "scrape_configs",
                        "storage", "tracing", "remote_write", "remote_read"});

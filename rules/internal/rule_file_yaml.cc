@@ -53,7 +53,9 @@ std::optional<int64_t> ParseGoInt(std::string s, bool* overflow_positive) {
   }
   const unsigned __int128 max = std::numeric_limits<int64_t>::max();
   if (!neg && acc > max) {
-    if (overflow_positive) *overflow_positive = true;
+    // Fits a uint64: go-yaml still calls it an !!int (else a !!float).
+    const unsigned __int128 umax = std::numeric_limits<uint64_t>::max();
+    if (overflow_positive && acc <= umax) *overflow_positive = true;
     return std::nullopt;
   }
   if (neg && acc > max + 1) return std::nullopt;
@@ -170,7 +172,39 @@ std::optional<std::vector<Field>> GoYamlDecoder::Struct(
     TypeMismatch(n, type);
     return std::nullopt;
   }
-  if (!CheckDuplicateKeys(n)) return std::nullopt;
+  if (!yaml_v2_ && !CheckDuplicateKeys(n)) return std::nullopt;
+  std::vector<YAML::Node> merges;
+  AddFields(n, type, known, &fields, &merges);
+  // "<<: *anchor" (or a list of them) adds the keys the mapping lacks.
+  for (const YAML::Node& m : merges) {
+    std::vector<YAML::Node> sources;
+    if (m.IsSequence()) {
+      for (auto it = m.begin(); it != m.end(); ++it) sources.push_back(*it);
+    } else {
+      sources.push_back(m);
+    }
+    for (const YAML::Node& src : sources) {
+      if (!src.IsMap()) {
+        Fail(PosOf(src), "map merge requires map or sequence of maps as the value");
+        continue;
+      }
+      std::vector<YAML::Node> nested;  // merges inside merges are ignored
+      std::vector<Field> extra;
+      AddFields(src, type, known, &extra, &nested);
+      for (Field& f : extra) {
+        bool present = false;
+        for (const Field& have : fields) present = present || have.key == f.key;
+        if (!present) fields.push_back(std::move(f));
+      }
+    }
+  }
+  return fields;
+}
+
+void GoYamlDecoder::AddFields(const YAML::Node& n, std::string_view type,
+                              std::initializer_list<std::string_view> known,
+                              std::vector<Field>* fields,
+                              std::vector<YAML::Node>* merges) {
   for (auto it = n.begin(); it != n.end(); ++it) {
     const YAML::Node& k = it->first;
     if (k.IsNull()) continue;  // go-yaml skips keys that decode to nothing
@@ -179,17 +213,26 @@ std::optional<std::vector<Field>> GoYamlDecoder::Struct(
       continue;
     }
     const std::string& name = k.Scalar();
+    if (name == "<<" && k.Tag() == "?") {
+      merges->push_back(it->second);
+      continue;
+    }
     bool is_known = false;
     for (std::string_view f : known) is_known = is_known || f == name;
-    if (is_known) {
-      fields.push_back({name, k, it->second});
+    bool repeated = false;
+    for (const Field& f : *fields) repeated = repeated || f.key == name;
+    if (is_known && repeated && yaml_v2_) {
+      const SourcePos pos = PosOf(k);
+      type_errors_.push_back({pos, fmt::format("line {}: field {} already set in type {}",
+                                               pos.line, name, type)});
+    } else if (is_known) {
+      fields->push_back({name, k, it->second});
     } else if (known_fields_) {
       const SourcePos pos = PosOf(k);
       type_errors_.push_back({pos, fmt::format("line {}: field {} not found in type {}",
                                                pos.line, name, type)});
     }
   }
-  return fields;
 }
 
 std::optional<std::vector<YAML::Node>> GoYamlDecoder::Sequence(
@@ -223,13 +266,22 @@ bool GoYamlDecoder::StringMap(const YAML::Node& n,
     TypeMismatch(n, "map[string]string");
     return false;
   }
-  if (!CheckDuplicateKeys(n)) return false;
+  if (!yaml_v2_ && !CheckDuplicateKeys(n)) return false;
   bool ok = true;
   for (auto it = n.begin(); it != n.end(); ++it) {
     const YAML::Node& k = it->first;
     if (k.IsNull()) continue;
     if (!k.IsScalar()) {
       TypeMismatch(k, "string");
+      ok = false;
+      continue;
+    }
+    bool repeated = false;
+    for (const auto& [f, v] : *out) repeated = repeated || f.key == k.Scalar();
+    if (repeated) {  // only reachable in yaml.v2 mode
+      const SourcePos pos = PosOf(k);
+      type_errors_.push_back({pos, fmt::format("line {}: key {} already set in map",
+                                               pos.line, GoQuote(k.Scalar()))});
       ok = false;
       continue;
     }

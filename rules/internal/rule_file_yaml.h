@@ -50,6 +50,11 @@ class GoYamlDecoder {
   // Whether Struct() reports keys it does not know (go-yaml's KnownFields).
   // Default: true
   void set_known_fields(bool on) { known_fields_ = on; }
+  // gopkg.in/yaml.v2 strict mode (Prometheus's config loader): duplicate
+  // keys read "field X already set in type T" / "key \"k\" already set in
+  // map" and the rest of the mapping is still decoded.
+  // Default: false (yaml.v3)
+  void set_yaml_v2(bool on) { yaml_v2_ = on; }
 
   // go-yaml's tag of a scalar: "!!str" for quoted text, else resolved
   // ("!!int", "!!float", "!!bool", "!!null", "!!timestamp", "!!str");
@@ -99,9 +104,14 @@ class GoYamlDecoder {
 
  private:
   bool CheckDuplicateKeys(const YAML::Node& n);
+  // Struct()'s key loop; "<<" merge values go to `merges`.
+  void AddFields(const YAML::Node& n, std::string_view type,
+                 std::initializer_list<std::string_view> known,
+                 std::vector<Field>* fields, std::vector<YAML::Node>* merges);
 
   std::string_view source_;
   bool known_fields_ = true;
+  bool yaml_v2_ = false;
   std::vector<TypeError> type_errors_;
   std::optional<TypeError> fatal_;
 };

@@ -228,6 +228,23 @@ TEST_CASE("duplicate mapping keys", "[rulefile]") {
                                  "  line 8: mapping key \"a\" already defined at line 7"});
 }
 
+TEST_CASE("merge keys fill in what a mapping lacks", "[rulefile]") {
+  const ParsedRuleFile f = ParseRuleFile(
+      "groups:\n  - name: g\n    rules:\n"
+      "      - &r\n        record: x\n        expr: up\n        labels: {a: b}\n"
+      "      - <<: *r\n        record: y\n"
+      "      - <<: [*r]\n        expr: sum(up)\n",
+      "r.yml");
+  REQUIRE(f.ok());
+  const auto& rules = f.groups[0].rules;
+  REQUIRE(rules.size() == 3);
+  CHECK(rules[1].name == "y");
+  CHECK(rules[1].expr_text == "up");
+  CHECK(rules[1].labels.Get("a") == "b");
+  CHECK(rules[2].name == "x");
+  CHECK(rules[2].expr_text == "sum(up)");
+}
+
 TEST_CASE("a bad duration is the only error reported", "[rulefile]") {
   const std::string f = kTestdata + "bad_duration.yml";
   // promtool: `bad_duration.yml: not a valid duration string: "5x"`.
@@ -306,5 +323,15 @@ TEST_CASE("prometheus.yml basics", "[config]") {
   CHECK(err("alerting:\n  alertmanagers: []\n  foo: 1\n") ==
         "parsing YAML file p.yml: yaml: unmarshal errors:\n"
         "  line 3: field foo not found in type config.plain");
-  CHECK(err("global: [\n") .find("parsing YAML file p.yml: ") == 0);
+  CHECK(err("scrape_configs:\n  - job_name: a\n    static_configs: []\n    bogus: 1\n") ==
+        "parsing YAML file p.yml: yaml: unmarshal errors:\n"
+        "  line 4: field bogus not found in type config.ScrapeConfig");
+  // yaml.v2 words duplicates differently from v3 and keeps decoding.
+  CHECK(err("global: {}\nglobal: {}\n") ==
+        "parsing YAML file p.yml: yaml: unmarshal errors:\n"
+        "  line 2: field global already set in type config.plain");
+  CHECK(err("global:\n  external_labels:\n    a: b\n    a: c\n") ==
+        "parsing YAML file p.yml: yaml: unmarshal errors:\n"
+        "  line 4: key \"a\" already set in map");
+  CHECK(err("global: [\n").find("parsing YAML file p.yml: ") == 0);
 }
