@@ -98,8 +98,8 @@ absl::Status DuplicateLabelsetError() {
 }
 
 absl::Status MatrixBuilder::Add(int64_t ts, OutSample s) {
-  points_++;
   if (instant_) {
+    points_++;
     Series ser;
     ser.metric = std::move(s.metric);
     ser.ts.push_back(ts);
@@ -116,10 +116,15 @@ absl::Status MatrixBuilder::Add(int64_t ts, OutSample s) {
     ser.drop_name = s.drop_name;
     out_.push_back(std::move(ser));
   }
-  Series& ser = out_[it->second];
+  return Append(it->second, ts, s.v);
+}
+
+absl::Status MatrixBuilder::Append(int idx, int64_t ts, double v) {
+  points_++;
+  Series& ser = out_[idx];
   if (!ser.ts.empty() && ser.ts.back() == ts) return DuplicateLabelsetError();
   ser.ts.push_back(ts);
-  ser.vs.push_back(s.v);
+  ser.vs.push_back(v);
   return absl::OkStatus();
 }
 
@@ -277,6 +282,18 @@ absl::Status Evaluator::AddSamples(int64_t n) {
 }
 
 absl::StatusOr<EvalValue> Evaluator::Eval(const Expr& e) {
+  const int64_t before = *samples_;
+  absl::StatusOr<EvalValue> v = EvalNode(e);
+  if (v.ok()) {
+    int64_t n = 0;
+    for (const Series& s : v->mat) n += static_cast<int64_t>(s.ts.size());
+    *samples_ = before;
+    VIGIL_RETURN_IF_ERROR(AddSamples(n));
+  }
+  return v;
+}
+
+absl::StatusOr<EvalValue> Evaluator::EvalNode(const Expr& e) {
   VIGIL_RETURN_IF_ERROR(CheckDeadline());
   switch (e.kind) {
     case NodeKind::kNumberLiteral:

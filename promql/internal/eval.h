@@ -87,13 +87,38 @@ class MatrixBuilder {
  public:
   explicit MatrixBuilder(bool instant) : instant_(instant) {}
   absl::Status Add(int64_t ts, OutSample s);
+  // Like Add, for outputs whose labels depend only on `key` (e.g. the pair
+  // of matched input series): `make_labels()` runs once per key.
+  template <typename F>
+  absl::Status AddKeyed(uint64_t key, int64_t ts, double v, bool drop_name, F make_labels) {
+    if (instant_) return Add(ts, {make_labels(), v, drop_name});
+    auto it = key_index_.find(key);
+    int idx;
+    if (it == key_index_.end()) {
+      Labels l = make_labels();
+      auto [h, inserted] = index_.try_emplace(l.Hash(), static_cast<int>(out_.size()));
+      if (inserted) {
+        Series ser;
+        ser.metric = std::move(l);
+        ser.drop_name = drop_name;
+        out_.push_back(std::move(ser));
+      }
+      idx = h->second;
+      key_index_.emplace(key, idx);
+    } else {
+      idx = it->second;
+    }
+    return Append(idx, ts, v);
+  }
   Matrix Finish() { return std::move(out_); }
   int64_t points() const { return points_; }
 
  private:
+  absl::Status Append(int idx, int64_t ts, double v);
   bool instant_;
   Matrix out_;
   absl::flat_hash_map<uint64_t, int> index_;
+  absl::flat_hash_map<uint64_t, int> key_index_;
   int64_t points_ = 0;
 };
 
@@ -152,6 +177,9 @@ class Evaluator {
             int64_t end, int64_t interval, Annotations* annos,
             std::chrono::steady_clock::time_point deadline, int64_t* samples);
 
+  // Evaluates `e` over all steps. The sample count of the result stays
+  // accounted (against max_samples) until the caller's own result replaces
+  // it, as Prometheus counts the samples a query holds at once.
   absl::StatusOr<EvalValue> Eval(const Expr& e);
 
   // For a subquery: evaluates over a different grid, sharing everything else.
@@ -174,6 +202,7 @@ class Evaluator {
   absl::Status AddSamples(int64_t n);
   void ReleaseSamples(int64_t n) { *samples_ -= n; }
 
+  absl::StatusOr<EvalValue> EvalNode(const Expr& e);
   // ---- eval_selectors.cc
   absl::StatusOr<EvalValue> EvalVectorSelector(const VectorSelector& vs,
                                                bool record_orig_t);

@@ -258,7 +258,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
         if (!g.seen) continue;
         GoSort(&g.heap, [&](const auto& a, const auto& b) { return less(b, a); });
         for (const auto& [v, si] : g.heap) {
-          VIGIL_RETURN_IF_ERROR(kout.Add(t, {in.mat[si].metric, v, in.mat[si].drop_name}));
+          VIGIL_RETURN_IF_ERROR(kout.AddKeyed(static_cast<uint64_t>(si), t, v, in.mat[si].drop_name,
+                                              [&] { return in.mat[si].metric; }));
         }
       }
       continue;

@@ -151,7 +151,9 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
     lc.Gather(t, &lp);
     rc.Gather(t, &rp);
     auto emit = [&](const Matrix& mat, const StepPoint& p) {
-      return out.Add(t, {mat[p.series].metric, p.v, mat[p.series].drop_name});
+      uint64_t key = (&mat == &l.mat ? 0 : 1ULL << 62) | static_cast<uint64_t>(p.series);
+      return out.AddKeyed(key, t, p.v, mat[p.series].drop_name,
+                          [&] { return mat[p.series].metric; });
     };
     if (IsSetOperator(op)) {
       std::fill(present.begin(), present.end(), 0);
@@ -208,7 +210,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
       bool keep;
       double v = ElemBinop(op, fl, fr, &keep);
       if (e.return_bool) v = keep ? 1 : 0;
-      Labels metric = ResultMetric(lm[ls.series].metric, rm[rs.series].metric, op, m);
+      const uint64_t key = static_cast<uint64_t>(ls.series) * (rm.size() + 1) + rs.series;
+      auto make = [&] { return ResultMetric(lm[ls.series].metric, rm[rs.series].metric, op, m); };
       if (m.card == Cardinality::kOneToOne) {
         if (matched[sig]) {
           return absl::InvalidArgumentError(
@@ -217,14 +220,14 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
         }
         matched[sig] = 1;
       } else {
-        uint64_t h = metric.Hash() * 31 + static_cast<uint64_t>(sig);
+        uint64_t h = make().Hash() * 31 + static_cast<uint64_t>(sig);
         if (!inserted.try_emplace(h, 1).second) {
           return absl::InvalidArgumentError(
               "multiple matches for labels: grouping labels must ensure unique matches");
         }
       }
       if (!keep && !e.return_bool) continue;
-      VIGIL_RETURN_IF_ERROR(out.Add(t, {std::move(metric), v, e.return_bool}));
+      VIGIL_RETURN_IF_ERROR(out.AddKeyed(key, t, v, e.return_bool, make));
     }
   }
   VIGIL_RETURN_IF_ERROR(AddSamples(out.points()));

@@ -104,6 +104,10 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg
       while (hi < n && rs.ts[hi] <= ref) hi++;
       while (lo < hi && rs.ts[lo] <= from) lo++;
       if (lo >= hi) continue;
+      if (*samples_ + static_cast<int64_t>(hi - lo) > opts_.max_samples) {
+        return absl::ResourceExhaustedError(
+            "query processing would load too many samples into memory in query execution");
+      }
       if (absent) {
         present[step] = 1;
         continue;

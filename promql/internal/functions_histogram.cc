@@ -218,7 +218,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
       if (fraction) {
         double f = BucketFraction(q, upper_v.scalar[StepIndex(t)], &buckets[g]);
         buckets[g].clear();
-        VIGIL_RETURN_IF_ERROR(out.Add(t, {group_labels[g], f, true}));
+        VIGIL_RETURN_IF_ERROR(out.AddKeyed(g, t, f, true, [&] { return group_labels[g]; }));
         continue;
       }
       QuantileResult r = BucketQuantile(q, &buckets[g]);
@@ -227,7 +227,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
         annos_->ForcedMonotonicity(std::string(group_labels[g].MetricName()), e.args[vec_arg]->pos, t,
                                    r.min_bucket, r.max_bucket, r.max_diff);
       }
-      VIGIL_RETURN_IF_ERROR(out.Add(t, {group_labels[g], r.q, true}));
+      VIGIL_RETURN_IF_ERROR(out.AddKeyed(g, t, r.q, true, [&] { return group_labels[g]; }));
     }
   }
   VIGIL_RETURN_IF_ERROR(AddSamples(out.points()));

@@ -358,6 +358,7 @@ absl::StatusOr<FileResult> RunScript(std::string_view script, const std::string&
   EngineOptions eo = options.engine;
   eo.lookback_delta_ms = 300000;
   eo.default_subquery_step_ms = 60000;
+  eo.max_samples = options.engine.max_samples;
   State st;
   Runner runner{options, Engine(eo), &st};
   FileResult res;

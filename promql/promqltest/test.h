@@ -47,8 +47,10 @@ struct FileResult {
 };
 
 struct RunOptions {
+  RunOptions() { engine.max_samples = 10000; }
   // Engine settings; the runner forces lookback 5 m and a 1 m default
-  // subquery step as the upstream test engine does.
+  // subquery step as the upstream test engine does, whose sample limit
+  // (10000) is also the default here.
   EngineOptions engine;
   // Also run the @-pinned variants and the range-mode cross-check.
   // Default: true
