@@ -44,6 +44,7 @@ struct DBStats {
   int64_t max_time = 0;
   uint64_t disk_bytes = 0;       // SST + RocksDB WAL bytes in the directory
   uint64_t head_memory_bytes = 0;  // estimate of head heap usage
+  uint64_t rocksdb_memory_bytes = 0;  // memtables + table readers
 };
 
 // What `vigil tsdb analyze` prints. Counts cover the whole directory.

@@ -74,7 +74,9 @@ absl::Status DBImpl::OpenImpl() {
   data_cf.level_compaction_dynamic_level_bytes = true;
   rocksdb::ColumnFamilyOptions small_cf;
   small_cf.compression = rocksdb::kLZ4Compression;
-  small_cf.write_buffer_size = 16 << 20;
+  // Series and postings are written once per series; small memtables keep
+  // their share of RSS low (they are flushed, not kept, once full).
+  small_cf.write_buffer_size = 4 << 20;
 
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, small_cf},
@@ -382,6 +384,10 @@ DBStats DBImpl::Stats() {
     if (e.path().extension() == ".log") wal += e.file_size(ec);
   }
   st.disk_bytes = sst + wal;
+  uint64_t mem = 0, readers = 0;
+  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &mem);
+  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
+  st.rocksdb_memory_bytes = mem + readers;
   st.head_memory_bytes = head_->MemoryBytes() + symbols_.MemoryBytes() +
                          postings_.MemoryBytes();
   return st;
