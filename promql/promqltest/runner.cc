@@ -296,10 +296,10 @@ struct Runner {
       if (auto s = CrossCheck(ev, **parsed, ev.expr, t); !s.empty()) return fail(s);
     }
     if (!opts.extra_checks) return o;
-    for (const char* f : {"time(", "timestamp(", "start(", "end(", "range(", "step(", "hour(",
-                          "minute(", "month(", "year(", "day_of_month(", "day_of_week(",
-                          "day_of_year(", "days_in_month(", "predict_linear("}) {
-      if (ev.expr.find(f) != std::string::npos) return o;
+    if (CallsAny(**parsed, {"time", "timestamp", "start", "end", "range", "step", "hour",
+                             "minute", "month", "year", "day_of_month", "day_of_week",
+                             "day_of_year", "days_in_month", "predict_linear"})) {
+      return o;
     }
     // @-pinned variants.
     auto pinned = ParseExpr(ev.expr);
@@ -320,6 +320,36 @@ struct Runner {
       }
     }
     return o;
+  }
+
+  // True if `e` calls one of `names`.
+  static bool CallsAny(const Expr& e, std::initializer_list<std::string_view> names) {
+    switch (e.kind) {
+      case NodeKind::kMatrixSelector:
+      case NodeKind::kVectorSelector:
+      case NodeKind::kNumberLiteral:
+      case NodeKind::kStringLiteral:
+        return false;
+      case NodeKind::kSubquery: return CallsAny(*e.As<SubqueryExpr>().expr, names);
+      case NodeKind::kParen: return CallsAny(*e.As<ParenExpr>().expr, names);
+      case NodeKind::kUnary: return CallsAny(*e.As<UnaryExpr>().expr, names);
+      case NodeKind::kBinary:
+        return CallsAny(*e.As<BinaryExpr>().lhs, names) || CallsAny(*e.As<BinaryExpr>().rhs, names);
+      case NodeKind::kAggregate:
+        return (e.As<AggregateExpr>().param && CallsAny(*e.As<AggregateExpr>().param, names)) ||
+               CallsAny(*e.As<AggregateExpr>().expr, names);
+      case NodeKind::kCall: {
+        const auto& c = e.As<Call>();
+        for (std::string_view n : names) {
+          if (c.func->name == n) return true;
+        }
+        for (const auto& a : c.args) {
+          if (CallsAny(*a, names)) return true;
+        }
+        return false;
+      }
+    }
+    return false;
   }
 
   static void Pin(Expr* e, int64_t t) {
