@@ -15,9 +15,9 @@
 namespace vigil::cli {
 
 int TestPromql(const std::vector<std::string>& args) {
-  Args a(args, {}, {"verbose", "no-extra-checks"});
+  Args a(args, {}, {"quiet", "no-extra-checks"});
   if (!a.ok() || a.positional().empty()) {
-    std::fprintf(stderr, "usage: vigil test promql [--verbose] [--no-extra-checks] FILE...\n%s\n",
+    std::fprintf(stderr, "usage: vigil test promql [--quiet] [--no-extra-checks] FILE...\n%s\n",
                  a.error().c_str());
     return 2;
   }
@@ -38,7 +38,7 @@ int TestPromql(const std::vector<std::string>& args) {
       if (e.kind == promql::promqltest::EvalOutcome::kFailed) {
         std::printf("  FAIL %s:%d: %s\n    %s\n", r->name.c_str(), e.line, e.expr.c_str(),
                     e.reason.c_str());
-      } else if (e.kind == promql::promqltest::EvalOutcome::kSkipped && a.Has("verbose")) {
+      } else if (e.kind == promql::promqltest::EvalOutcome::kSkipped && !a.Has("quiet")) {
         std::printf("  skip %s:%d: %s (%s)\n", r->name.c_str(), e.line, e.expr.c_str(),
                     e.reason.c_str());
       }
@@ -220,6 +220,13 @@ int Query(const std::vector<std::string>& args) {
       } else {
         step = *d;
       }
+    }
+    // Prometheus's API refuses more than 11000 points per series.
+    if (step <= 0 || (*end - *start) / step > 11000) {
+      std::fprintf(stderr,
+                   "query error: exceeded maximum resolution of 11,000 points per timeseries. "
+                   "Try decreasing the query resolution (?step=XX)\n");
+      return 1;
     }
     r = engine.RangeQuery(db->get(), pos[1], *start, *end, step);
   }

@@ -109,6 +109,7 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(const Subquery
   int64_t pstart = start_, pend = start_ + ((end_ - start_) / interval_) * interval_;
   if (pinned) pstart = pend = AtTime(sq.mod);
   int64_t step = sq.step_ms > 0 ? sq.step_ms : opts_.default_subquery_step_ms;
+  if (step <= 0) step = 60000;
   int64_t lo = pstart - sq.mod.offset_ms - sq.range_ms;
   int64_t sub_start = step * (lo / step);
   if (sub_start <= lo) sub_start += step;

@@ -75,6 +75,20 @@ TEST_CASE("sample limit is ResourceExhausted", "[promql][engine]") {
         "query processing would load too many samples into memory in query execution");
 }
 
+TEST_CASE("query timeout is DeadlineExceeded", "[promql][engine]") {
+  promqltest::MemStorage s;
+  for (int i = 0; i < 200; i++) {
+    Labels l{{"__name__", "g"}, {"i", std::to_string(i)}};
+    for (int k = 0; k < 5760; k++) s.Append(l, int64_t{k} * 15000, k);
+  }
+  EngineOptions o;
+  o.timeout_ms = 1;
+  auto r = Engine(o).RangeQuery(&s, "avg_over_time(g[1h])", 0, 86400000, 15000);
+  REQUIRE(!r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK(std::string(r.status().message()) == "query timed out in expression evaluation");
+}
+
 TEST_CASE("rate of a non-counter name gives Prometheus's info", "[promql][engine]") {
   promqltest::MemStorage s;
   for (int i = 0; i < 5; i++) s.Append(Labels{{"__name__", "foo"}}, i * 60000, i);
