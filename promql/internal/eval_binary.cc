@@ -83,155 +83,193 @@ Labels ResultMetric(const Labels& lhs, const Labels& rhs, BinOp op, const Vector
   return b.Build();
 }
 
-}  // namespace
-
-absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
-  VIGIL_ASSIGN_OR_RETURN(EvalValue l, Eval(*e.lhs));
-  VIGIL_ASSIGN_OR_RETURN(EvalValue r, Eval(*e.rhs));
-  const BinOp op = e.op;
-  if (l.type == ValueType::kScalar && r.type == ValueType::kScalar) {
-    for (size_t i = 0; i < l.scalar.size(); i++) {
-      bool keep;
-      double v = ElemBinop(op, l.scalar[i], r.scalar[i], &keep);
-      l.scalar[i] = IsComparison(op) ? (keep ? 1 : 0) : v;
-    }
-    return l;
-  }
-  if (l.type == ValueType::kScalar || r.type == ValueType::kScalar) {
-    const bool swap = l.type == ValueType::kScalar;
-    EvalValue& vec = swap ? r : l;
-    const std::vector<double>& sc = swap ? l.scalar : r.scalar;
-    Matrix out;
-    for (Series& s : vec.mat) {
-      size_t k = 0;
-      for (size_t i = 0; i < s.ts.size(); i++) {
-        double sv = sc[StepIndex(s.ts[i])];
-        double lf = swap ? sv : s.vs[i], rf = swap ? s.vs[i] : sv;
-        bool keep;
-        double v = ElemBinop(op, lf, rf, &keep);
-        if (IsComparison(op) && swap) v = rf;
-        if (e.return_bool) {
-          v = keep ? 1 : 0;
-          keep = true;
-        }
-        if (!keep) continue;
-        s.ts[k] = s.ts[i];
-        s.vs[k] = v;
-        k++;
-      }
-      s.ts.resize(k);
-      s.vs.resize(k);
-      if (ChangesSchema(op) || e.return_bool) s.drop_name = true;
-      if (k > 0) out.push_back(std::move(s));
-    }
-    return MakeVector(std::move(out));
-  }
-  // Vector / vector.
-  const VectorMatching& m = *e.matching;
-  std::vector<int> lsig(l.mat.size()), rsig(r.mat.size());
-  {
+// Evaluates one vector/vector operator step by step (Prometheus's
+// VectorAnd/Or/Unless and VectorBinop).
+class VectorVector {
+ public:
+  VectorVector(const BinaryExpr& e, const Matrix& l, const Matrix& r, bool instant)
+      : e_(e), m_(*e.matching), l_(l), r_(r), out_(instant) {
     absl::flat_hash_map<std::string, int> ord;
-    for (size_t i = 0; i < l.mat.size(); i++) {
-      lsig[i] = ord.try_emplace(Signature(l.mat[i].metric, m), static_cast<int>(ord.size())).first->second;
-    }
-    for (size_t i = 0; i < r.mat.size(); i++) {
-      rsig[i] = ord.try_emplace(Signature(r.mat[i].metric, m), static_cast<int>(ord.size())).first->second;
-    }
-  }
-  const size_t nsig = std::max<size_t>(1, l.mat.size() + r.mat.size());
-  MatrixBuilder out(instant());
-  StepCursor lc(&l.mat), rc(&r.mat);
-  std::vector<StepPoint> lp, rp;
-  std::vector<char> present(nsig);
-  std::vector<int> right_of(nsig);
-  std::vector<char> matched(nsig);
-  absl::flat_hash_map<uint64_t, char> inserted;
-  for (int64_t t = start_; t <= end_; t += interval_) {
-    VIGIL_RETURN_IF_ERROR(CheckDeadline());
-    lc.Gather(t, &lp);
-    rc.Gather(t, &rp);
-    auto emit = [&](const Matrix& mat, const StepPoint& p) {
-      uint64_t key = (&mat == &l.mat ? 0 : 1ULL << 62) | static_cast<uint64_t>(p.series);
-      return out.AddKeyed(key, t, p.v, mat[p.series].drop_name,
-                          [&] { return mat[p.series].metric; });
+    auto sigs = [&](const Matrix& mat, std::vector<int>* out) {
+      for (const Series& s : mat) {
+        out->push_back(ord.try_emplace(Signature(s.metric, m_), static_cast<int>(ord.size()))
+                           .first->second);
+      }
     };
-    if (IsSetOperator(op)) {
-      std::fill(present.begin(), present.end(), 0);
-      if (op == BinOp::kOr) {
-        for (const auto& p : lp) {
-          present[lsig[p.series]] = 1;
-          VIGIL_RETURN_IF_ERROR(emit(l.mat, p));
-        }
-        for (const auto& p : rp) {
-          if (!present[rsig[p.series]]) VIGIL_RETURN_IF_ERROR(emit(r.mat, p));
-        }
-        continue;
-      }
-      for (const auto& p : rp) present[rsig[p.series]] = 1;
+    sigs(l, &lsig_);
+    sigs(r, &rsig_);
+    const size_t n = std::max<size_t>(1, ord.size());
+    present_.resize(n);
+    right_of_.resize(n);
+    matched_.resize(n);
+  }
+
+  absl::Status Step(int64_t t, const std::vector<StepPoint>& lp, const std::vector<StepPoint>& rp) {
+    if (IsSetOperator(e_.op)) return SetOp(t, lp, rp);
+    if (lp.empty() || rp.empty()) return absl::OkStatus();
+    return m_.card == Cardinality::kOneToMany ? Arith(t, rp, lp, r_, l_, rsig_, lsig_, true)
+                                              : Arith(t, lp, rp, l_, r_, lsig_, rsig_, false);
+  }
+
+  MatrixBuilder& out() { return out_; }
+
+ private:
+  absl::Status Emit(int64_t t, bool left, const StepPoint& p) {
+    const Matrix& mat = left ? l_ : r_;
+    uint64_t key = (left ? 0 : 1ULL << 62) | static_cast<uint64_t>(p.series);
+    return out_.AddKeyed(key, t, p.v, mat[p.series].drop_name, [&] { return mat[p.series].metric; });
+  }
+
+  absl::Status SetOp(int64_t t, const std::vector<StepPoint>& lp, const std::vector<StepPoint>& rp) {
+    std::fill(present_.begin(), present_.end(), 0);
+    if (e_.op == BinOp::kOr) {
       for (const auto& p : lp) {
-        bool in_r = present[lsig[p.series]];
-        if (op == BinOp::kAnd ? in_r : !in_r) VIGIL_RETURN_IF_ERROR(emit(l.mat, p));
+        present_[lsig_[p.series]] = 1;
+        VIGIL_RETURN_IF_ERROR(Emit(t, true, p));
       }
-      continue;
+      for (const auto& p : rp) {
+        if (!present_[rsig_[p.series]]) VIGIL_RETURN_IF_ERROR(Emit(t, false, p));
+      }
+      return absl::OkStatus();
     }
-    if (lp.empty() || rp.empty()) continue;
-    const bool one_to_many = m.card == Cardinality::kOneToMany;
-    const Matrix& lm = one_to_many ? r.mat : l.mat;
-    const Matrix& rm = one_to_many ? l.mat : r.mat;
-    const std::vector<int>& lsg = one_to_many ? rsig : lsig;
-    const std::vector<int>& rsg = one_to_many ? lsig : rsig;
-    const std::vector<StepPoint>& lv = one_to_many ? rp : lp;
-    const std::vector<StepPoint>& rv = one_to_many ? lp : rp;
-    std::fill(present.begin(), present.end(), 0);
-    std::fill(matched.begin(), matched.end(), 0);
-    inserted.clear();
+    for (const auto& p : rp) present_[rsig_[p.series]] = 1;
+    for (const auto& p : lp) {
+      bool in_r = present_[lsig_[p.series]];
+      if (e_.op == BinOp::kAnd ? in_r : !in_r) VIGIL_RETURN_IF_ERROR(Emit(t, true, p));
+    }
+    return absl::OkStatus();
+  }
+
+  // Indexes the "one" side by signature; the many-to-many error if a
+  // signature repeats.
+  absl::Status IndexRight(const std::vector<StepPoint>& rv, const Matrix& rm,
+                          const std::vector<int>& rsg, bool swapped) {
+    std::fill(present_.begin(), present_.end(), 0);
     for (size_t j = 0; j < rv.size(); j++) {
       int sig = rsg[rv[j].series];
-      if (present[sig]) {
+      if (present_[sig]) {
         std::string d1 = rm[rv[j].series].metric.ToString();
-        std::string d2 = rm[rv[right_of[sig]].series].metric.ToString();
+        std::string d2 = rm[rv[right_of_[sig]].series].metric.ToString();
         if (d1 > d2) std::swap(d1, d2);
         return absl::InvalidArgumentError(fmt::format(
             "found duplicate series for the match group {} on the {} hand-side of the "
             "operation: [{}, {}];many-to-many matching not allowed: matching labels must "
             "be unique on one side",
-            MatchLabels(rm[rv[j].series].metric, m).ToString(), one_to_many ? "left" : "right",
+            MatchLabels(rm[rv[j].series].metric, m_).ToString(), swapped ? "left" : "right",
             d1, d2));
       }
-      present[sig] = 1;
-      right_of[sig] = static_cast<int>(j);
+      present_[sig] = 1;
+      right_of_[sig] = static_cast<int>(j);
     }
+    return absl::OkStatus();
+  }
+
+  // `lv` is the "many" side (the left one unless group_right swapped them).
+  absl::Status Arith(int64_t t, const std::vector<StepPoint>& lv, const std::vector<StepPoint>& rv,
+                     const Matrix& lm, const Matrix& rm, const std::vector<int>& lsg,
+                     const std::vector<int>& rsg, bool swapped) {
+    VIGIL_RETURN_IF_ERROR(IndexRight(rv, rm, rsg, swapped));
+    std::fill(matched_.begin(), matched_.end(), 0);
+    inserted_.clear();
     for (const auto& ls : lv) {
       int sig = lsg[ls.series];
-      if (!present[sig]) continue;
-      const StepPoint& rs = rv[right_of[sig]];
-      double fl = ls.v, fr = rs.v;
-      if (one_to_many) std::swap(fl, fr);
+      if (!present_[sig]) continue;
+      const StepPoint& rs = rv[right_of_[sig]];
+      double fl = swapped ? rs.v : ls.v, fr = swapped ? ls.v : rs.v;
       bool keep;
-      double v = ElemBinop(op, fl, fr, &keep);
-      if (e.return_bool) v = keep ? 1 : 0;
+      double v = ElemBinop(e_.op, fl, fr, &keep);
+      if (e_.return_bool) v = keep ? 1 : 0;
       const uint64_t key = static_cast<uint64_t>(ls.series) * (rm.size() + 1) + rs.series;
-      auto make = [&] { return ResultMetric(lm[ls.series].metric, rm[rs.series].metric, op, m); };
-      if (m.card == Cardinality::kOneToOne) {
-        if (matched[sig]) {
+      auto make = [&] { return ResultMetric(lm[ls.series].metric, rm[rs.series].metric, e_.op, m_); };
+      if (m_.card == Cardinality::kOneToOne) {
+        if (matched_[sig]) {
           return absl::InvalidArgumentError(
               "multiple matches for labels: many-to-one matching must be explicit "
               "(group_left/group_right)");
         }
-        matched[sig] = 1;
+        matched_[sig] = 1;
       } else {
-        uint64_t h = make().Hash() * 31 + static_cast<uint64_t>(sig);
-        if (!inserted.try_emplace(h, 1).second) {
+        auto [it, fresh] = label_hash_.try_emplace(key, 0);
+        if (fresh) it->second = make().Hash();
+        if (!inserted_.try_emplace(it->second * 31 + static_cast<uint64_t>(sig), 1).second) {
           return absl::InvalidArgumentError(
               "multiple matches for labels: grouping labels must ensure unique matches");
         }
       }
-      if (!keep && !e.return_bool) continue;
-      VIGIL_RETURN_IF_ERROR(out.AddKeyed(key, t, v, e.return_bool, make));
+      if (!keep && !e_.return_bool) continue;
+      VIGIL_RETURN_IF_ERROR(out_.AddKeyed(key, t, v, e_.return_bool, make));
     }
+    return absl::OkStatus();
   }
-  VIGIL_RETURN_IF_ERROR(AddSamples(out.points()));
-  return MakeVector(out.Finish());
+
+  const BinaryExpr& e_;
+  const VectorMatching& m_;
+  const Matrix& l_;
+  const Matrix& r_;
+  MatrixBuilder out_;
+  std::vector<int> lsig_, rsig_;
+  std::vector<char> present_, matched_;
+  std::vector<int> right_of_;
+  absl::flat_hash_map<uint64_t, char> inserted_;
+  absl::flat_hash_map<uint64_t, uint64_t> label_hash_;
+};
+
+// Vector op scalar (or scalar op vector when `swap`), series at a time.
+Matrix VectorScalar(const BinaryExpr& e, Matrix vec, const std::vector<double>& sc, bool swap,
+                    const Evaluator& ev) {
+  const BinOp op = e.op;
+  Matrix out;
+  for (Series& s : vec) {
+    size_t k = 0;
+    for (size_t i = 0; i < s.ts.size(); i++) {
+      double sv = sc[ev.StepIndex(s.ts[i])];
+      double lf = swap ? sv : s.vs[i], rf = swap ? s.vs[i] : sv;
+      bool keep;
+      double v = ElemBinop(op, lf, rf, &keep);
+      if (IsComparison(op) && swap) v = rf;
+      if (e.return_bool) {
+        v = keep ? 1 : 0;
+        keep = true;
+      }
+      if (!keep) continue;
+      s.ts[k] = s.ts[i];
+      s.vs[k] = v;
+      k++;
+    }
+    s.ts.resize(k);
+    s.vs.resize(k);
+    if (ChangesSchema(op) || e.return_bool) s.drop_name = true;
+    if (k > 0) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
+  VIGIL_ASSIGN_OR_RETURN(EvalValue l, Eval(*e.lhs));
+  VIGIL_ASSIGN_OR_RETURN(EvalValue r, Eval(*e.rhs));
+  if (l.type == ValueType::kScalar && r.type == ValueType::kScalar) {
+    for (size_t i = 0; i < l.scalar.size(); i++) {
+      bool keep;
+      double v = ElemBinop(e.op, l.scalar[i], r.scalar[i], &keep);
+      l.scalar[i] = IsComparison(e.op) ? (keep ? 1 : 0) : v;
+    }
+    return l;
+  }
+  if (l.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(r.mat), l.scalar, true, *this));
+  if (r.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(l.mat), r.scalar, false, *this));
+  VectorVector vv(e, l.mat, r.mat, instant());
+  StepCursor lc(&l.mat), rc(&r.mat);
+  std::vector<StepPoint> lp, rp;
+  for (int64_t t = start_; t <= end_; t += interval_) {
+    VIGIL_RETURN_IF_ERROR(CheckDeadline());
+    lc.Gather(t, &lp);
+    rc.Gather(t, &rp);
+    VIGIL_RETURN_IF_ERROR(vv.Step(t, lp, rp));
+  }
+  VIGIL_RETURN_IF_ERROR(AddSamples(vv.out().points()));
+  return MakeVector(vv.out().Finish());
 }
 
 }  // namespace vigil::promql::internal
