@@ -143,127 +143,118 @@ bool HeapDown(std::vector<std::pair<double, int>>* h, int i0, int n, Less less) 
   return i > i0;
 }
 
-}  // namespace
+// Checks topk/bottomk/quantile parameters as Prometheus does (over all
+// steps at once). Sets *empty when topk/bottomk can return nothing.
+absl::Status CheckParam(const AggregateExpr& e, const std::vector<double>& param,
+                        Annotations* annos, bool* empty) {
+  *empty = false;
+  const bool is_k = e.op == AggOp::kTopK || e.op == AggOp::kBottomK;
+  if (!is_k && e.op != AggOp::kQuantile) return absl::OkStatus();
+  double mx = -INFINITY, mn = INFINITY;
+  bool nan = false;
+  for (double p : param) {
+    if (std::isnan(p)) nan = true;
+    mx = std::max(mx, p);
+    mn = std::min(mn, p);
+  }
+  if (nan) mx = mn = NAN;  // Go's math.Max/Min propagate NaN
+  if (is_k) {
+    if (mx < 1) return *empty = true, absl::OkStatus();
+    if (nan) return absl::InvalidArgumentError("Parameter value is NaN");
+    if (mn <= -9.223372036854775807e18) {
+      return absl::InvalidArgumentError(fmt::format("Scalar value {} underflows int64", FormatGoG(mn)));
+    }
+    if (mx >= 9.223372036854775807e18) {
+      return absl::InvalidArgumentError(fmt::format("Scalar value {} overflows int64", FormatGoG(mx)));
+    }
+    return absl::OkStatus();
+  }
+  PosRange pp = e.param->pos;
+  if (nan) annos->Warn("quantile value should be between 0 and 1, got NaN", pp);
+  if (mx > 1) annos->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mx), pp);
+  if (mn < 0) annos->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mn), pp);
+  return absl::OkStatus();
+}
 
-absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
-  const AggOp op = e.op;
-  std::vector<std::string> grouping = e.grouping;
-  std::sort(grouping.begin(), grouping.end());
-  EvalValue param;
-  if (e.param) {
-    VIGIL_ASSIGN_OR_RETURN(param, Eval(*e.param));
-  }
-  std::string value_label;
-  if (op == AggOp::kCountValues) {
-    value_label = param.str;
-    if (value_label.empty() || !ValidUtf8Name(value_label)) {
-      return absl::InvalidArgumentError("invalid label name " + GoQuote(value_label));
-    }
-    if (!e.without) grouping.push_back(value_label);
-  }
-  if (op == AggOp::kLimitK || op == AggOp::kLimitRatio) {
-    return absl::UnimplementedError("unsupported: limitk and limit_ratio are not implemented");
-  }
-  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.expr));
-  const bool is_k = op == AggOp::kTopK || op == AggOp::kBottomK;
-  if (is_k || op == AggOp::kQuantile) {
-    double mx = -INFINITY, mn = INFINITY;
-    bool nan = false;
-    for (double p : param.scalar) {
-      if (std::isnan(p)) nan = true;
-      mx = std::max(mx, p);
-      mn = std::min(mn, p);
-    }
-    if (nan) mx = mn = NAN;  // Go's math.Max/Min propagate NaN
-    if (is_k) {
-      if (mx < 1) return MakeVector({});
-      if (nan) return absl::InvalidArgumentError("Parameter value is NaN");
-      if (mn <= -9.223372036854775807e18) {
-        return absl::InvalidArgumentError(fmt::format("Scalar value {} underflows int64", FormatGoG(mn)));
-      }
-      if (mx >= 9.223372036854775807e18) {
-        return absl::InvalidArgumentError(fmt::format("Scalar value {} overflows int64", FormatGoG(mx)));
-      }
-    } else {
-      PosRange pp = e.param->pos;
-      if (nan) annos_->Warn("quantile value should be between 0 and 1, got NaN", pp);
-      if (mx > 1) annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mx), pp);
-      if (mn < 0) annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mn), pp);
-    }
-  }
-  // Groups, in order of first appearance.
-  std::vector<int> group_of(in.mat.size());
+// One aggregation over all steps of its input.
+struct Aggregation {
+  const AggregateExpr& e;
+  const Matrix& in;
+  std::vector<std::string> grouping;  // sorted
+  std::vector<int> group_of;          // input series -> group
   std::vector<Labels> group_labels;
-  if (op != AggOp::kCountValues) {
+  std::vector<Group> groups;
+
+  void MakeGroups() {
     absl::flat_hash_map<uint64_t, int> index;
-    for (size_t i = 0; i < in.mat.size(); i++) {
-      Labels g = GroupLabels(in.mat[i].metric, grouping, e.without);
+    group_of.resize(in.size());
+    for (size_t i = 0; i < in.size(); i++) {
+      Labels g = GroupLabels(in[i].metric, grouping, e.without);
       auto [it, inserted] = index.try_emplace(g.Hash(), static_cast<int>(group_labels.size()));
       if (inserted) group_labels.push_back(std::move(g));
       group_of[i] = it->second;
     }
+    groups.resize(group_labels.size());
   }
-  std::vector<Group> groups(group_labels.size());
-  Matrix out(is_k ? 0 : group_labels.size());
-  for (size_t g = 0; g < out.size(); g++) out[g].metric = group_labels[g];
-  MatrixBuilder kout(instant());
-  StepCursor cur(&in.mat);
-  std::vector<StepPoint> pts;
-  int64_t points = 0;
-  for (int64_t t = start_; t <= end_; t += interval_) {
-    VIGIL_RETURN_IF_ERROR(CheckDeadline());
-    cur.Gather(t, &pts);
-    const int step = StepIndex(t);
-    const double p = param.scalar.empty() ? 0 : param.scalar[step];
-    if (op == AggOp::kCountValues) {
-      std::vector<std::pair<Labels, int>> counts;
-      absl::flat_hash_map<uint64_t, int> idx;
-      for (const StepPoint& sp : pts) {
-        Labels l = LabelsBuilder(in.mat[sp.series].metric).Set(value_label, FormatGoF(sp.v)).Build();
-        Labels g = GroupLabels(l, grouping, e.without);
-        auto [it, inserted] = idx.try_emplace(g.Hash(), static_cast<int>(counts.size()));
-        if (inserted) counts.push_back({std::move(g), 0});
-        counts[it->second].second++;
-      }
-      for (auto& [l, c] : counts) VIGIL_RETURN_IF_ERROR(kout.Add(t, {std::move(l), double(c), false}));
-      continue;
+
+  absl::Status CountValues(int64_t t, const std::vector<StepPoint>& pts,
+                           const std::string& value_label, MatrixBuilder* out) {
+    std::vector<std::pair<Labels, int>> counts;
+    absl::flat_hash_map<uint64_t, int> idx;
+    for (const StepPoint& sp : pts) {
+      Labels l = LabelsBuilder(in[sp.series].metric).Set(value_label, FormatGoF(sp.v)).Build();
+      Labels g = GroupLabels(l, grouping, e.without);
+      auto [it, inserted] = idx.try_emplace(g.Hash(), static_cast<int>(counts.size()));
+      if (inserted) counts.push_back({std::move(g), 0});
+      counts[it->second].second++;
     }
+    for (auto& [l, c] : counts) VIGIL_RETURN_IF_ERROR(out->Add(t, {std::move(l), double(c), false}));
+    return absl::OkStatus();
+  }
+
+  // topk/bottomk with Go's heap operations, so ties come out as upstream.
+  absl::Status TopK(int64_t t, const std::vector<StepPoint>& pts, double p, MatrixBuilder* out) {
     for (Group& g : groups) g.seen = false;
-    if (is_k) {
-      int64_t k = std::min<int64_t>(static_cast<int64_t>(p), static_cast<int64_t>(in.mat.size()));
-      if (k < 1) continue;
-      const bool top = op == AggOp::kTopK;
-      // vectorByValueHeap (topk) / vectorByReverseValueHeap (bottomk).
-      auto less = [top](const std::pair<double, int>& a, const std::pair<double, int>& b) {
-        if (std::isnan(a.first)) return true;
-        return top ? a.first < b.first : a.first > b.first;
-      };
-      for (const StepPoint& sp : pts) {
-        Group& g = groups[group_of[sp.series]];
-        if (!g.seen) {
-          g.seen = true;
-          g.heap.clear();
-        }
-        auto& h = g.heap;
-        if (static_cast<int64_t>(h.size()) < k) {
-          h.push_back({sp.v, sp.series});
-          HeapUp(&h, static_cast<int>(h.size()) - 1, less);
-        } else if (top ? (h[0].first < sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))
-                       : (h[0].first > sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))) {
-          h[0] = {sp.v, sp.series};
-          if (k > 1 && !HeapDown(&h, 0, static_cast<int>(h.size()), less)) HeapUp(&h, 0, less);
-        }
+    int64_t k = std::min<int64_t>(static_cast<int64_t>(p), static_cast<int64_t>(in.size()));
+    if (k < 1) return absl::OkStatus();
+    const bool top = e.op == AggOp::kTopK;
+    // vectorByValueHeap (topk) / vectorByReverseValueHeap (bottomk).
+    auto less = [top](const std::pair<double, int>& a, const std::pair<double, int>& b) {
+      if (std::isnan(a.first)) return true;
+      return top ? a.first < b.first : a.first > b.first;
+    };
+    for (const StepPoint& sp : pts) {
+      Group& g = groups[group_of[sp.series]];
+      if (!g.seen) {
+        g.seen = true;
+        g.heap.clear();
       }
-      for (Group& g : groups) {
-        if (!g.seen) continue;
-        GoSort(&g.heap, [&](const auto& a, const auto& b) { return less(b, a); });
-        for (const auto& [v, si] : g.heap) {
-          VIGIL_RETURN_IF_ERROR(kout.AddKeyed(static_cast<uint64_t>(si), t, v, in.mat[si].drop_name,
-                                              [&] { return in.mat[si].metric; }));
-        }
+      auto& h = g.heap;
+      if (static_cast<int64_t>(h.size()) < k) {
+        h.push_back({sp.v, sp.series});
+        HeapUp(&h, static_cast<int>(h.size()) - 1, less);
+      } else if (top ? (h[0].first < sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))
+                     : (h[0].first > sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))) {
+        h[0] = {sp.v, sp.series};
+        if (k > 1 && !HeapDown(&h, 0, static_cast<int>(h.size()), less)) HeapUp(&h, 0, less);
       }
-      continue;
     }
+    for (Group& g : groups) {
+      if (!g.seen) continue;
+      GoSort(&g.heap, [&](const auto& a, const auto& b) { return less(b, a); });
+      for (const auto& [v, si] : g.heap) {
+        VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t, v, in[si].drop_name,
+                                            [&] { return in[si].metric; }));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // sum, avg, count, min, max, group, stddev, stdvar, quantile at one step;
+  // appends to out[group]. Returns the number of points added.
+  int64_t Simple(int64_t t, const std::vector<StepPoint>& pts, double p, Matrix* out) {
+    const AggOp op = e.op;
+    for (Group& g : groups) g.seen = false;
     for (const StepPoint& sp : pts) {
       Group& g = groups[group_of[sp.series]];
       double f = sp.v;
@@ -273,7 +264,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
         g.value = f;
         g.mean = f;
         g.count = 1;
-        g.drop_name = in.mat[sp.series].drop_name;
+        g.drop_name = in[sp.series].drop_name;
         if (op == AggOp::kStddev || op == AggOp::kStdvar) {
           g.value = std::isnan(f) || std::isinf(f) ? NAN : 0;
         } else if (op == AggOp::kQuantile) {
@@ -283,19 +274,66 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
         }
         continue;
       }
-      if (in.mat[sp.series].drop_name) g.drop_name = true;
+      if (in[sp.series].drop_name) g.drop_name = true;
       Accumulate(op, &g, f);
     }
+    int64_t points = 0;
     for (size_t gi = 0; gi < groups.size(); gi++) {
       Group& g = groups[gi];
       if (!g.seen) continue;
-      out[gi].ts.push_back(t);
-      out[gi].vs.push_back(Finish(op, &g, p));
-      out[gi].drop_name = g.drop_name;
+      (*out)[gi].ts.push_back(t);
+      (*out)[gi].vs.push_back(Finish(op, &g, p));
+      (*out)[gi].drop_name = g.drop_name;
       points++;
     }
+    return points;
   }
-  if (is_k || op == AggOp::kCountValues) {
+};
+
+}  // namespace
+
+absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
+  const AggOp op = e.op;
+  if (op == AggOp::kLimitK || op == AggOp::kLimitRatio) {
+    return absl::UnimplementedError("unsupported: limitk and limit_ratio are not implemented");
+  }
+  EvalValue param;
+  if (e.param) {
+    VIGIL_ASSIGN_OR_RETURN(param, Eval(*e.param));
+  }
+  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.expr));
+  Aggregation agg{e, in.mat, e.grouping, {}, {}, {}};
+  std::sort(agg.grouping.begin(), agg.grouping.end());
+  if (op == AggOp::kCountValues) {
+    if (param.str.empty() || !ValidUtf8Name(param.str)) {
+      return absl::InvalidArgumentError("invalid label name " + GoQuote(param.str));
+    }
+    if (!e.without) agg.grouping.push_back(param.str);
+  }
+  bool empty;
+  VIGIL_RETURN_IF_ERROR(CheckParam(e, param.scalar, annos_, &empty));
+  if (empty) return MakeVector({});
+  const bool stepwise_out = op == AggOp::kTopK || op == AggOp::kBottomK || op == AggOp::kCountValues;
+  if (op != AggOp::kCountValues) agg.MakeGroups();
+  Matrix out(stepwise_out ? 0 : agg.group_labels.size());
+  for (size_t g = 0; g < out.size(); g++) out[g].metric = agg.group_labels[g];
+  MatrixBuilder kout(instant());
+  StepCursor cur(&in.mat);
+  std::vector<StepPoint> pts;
+  int64_t points = 0;
+  for (int64_t t = start_; t <= end_; t += interval_) {
+    VIGIL_RETURN_IF_ERROR(CheckDeadline());
+    cur.Gather(t, &pts);
+    const double p = param.scalar.empty() ? 0 : param.scalar[StepIndex(t)];
+    if (op == AggOp::kCountValues) {
+      VIGIL_RETURN_IF_ERROR(agg.CountValues(t, pts, param.str, &kout));
+    } else if (stepwise_out) {
+      VIGIL_RETURN_IF_ERROR(agg.TopK(t, pts, p, &kout));
+    } else {
+      points += agg.Simple(t, pts, p, &out);
+    }
+  }
+  if (stepwise_out) {
     VIGIL_RETURN_IF_ERROR(AddSamples(kout.points()));
     return MakeVector(kout.Finish());
   }
