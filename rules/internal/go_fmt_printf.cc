@@ -1,0 +1,189 @@
+// fmt.Sprintf's format-string interpreter (fmt/print.go doPrintf).
+#include "rules/internal/go_fmt.h"
+#include "rules/internal/go_fmt_printer.h"
+#include "rules/internal/template_text.h"
+
+namespace vigil::rules::internal {
+
+using gofmt::Flags;
+using gofmt::ParseNum;
+using gofmt::Printer;
+using gofmt::TooLarge;
+
+namespace {
+
+struct ArgState {
+  size_t arg_num = 0;
+  bool reordered = false;
+  bool good_arg_num = true;
+};
+
+// "[n]" at format[i]: returns the new index and whether one was found.
+size_t ArgNumber(std::string_view format, size_t i, size_t num_args, ArgState* st,
+                 bool* found) {
+  *found = false;
+  if (i >= format.size() || format[i] != '[') return i;
+  st->reordered = true;
+  std::string_view rest = format.substr(i);
+  if (rest.size() < 3) {
+    st->good_arg_num = false;
+    return i + 1;
+  }
+  for (size_t k = 1; k < rest.size(); ++k) {
+    if (rest[k] != ']') continue;
+    bool ok;
+    size_t newi;
+    int width = ParseNum(rest, 1, k, &ok, &newi);
+    if (!ok || newi != k) {
+      st->good_arg_num = false;
+      return i + k + 1;
+    }
+    int index = width - 1;
+    *found = true;
+    if (index >= 0 && static_cast<size_t>(index) < num_args) {
+      st->arg_num = static_cast<size_t>(index);
+    } else {
+      st->good_arg_num = false;
+    }
+    return i + k + 1;
+  }
+  st->good_arg_num = false;
+  return i + 1;
+}
+
+bool IntFromArg(const std::vector<Value>& a, ArgState* st, int* num) {
+  bool is_int = false;
+  *num = 0;
+  if (st->arg_num < a.size()) {
+    const Value& v = a[st->arg_num];
+    if (v.kind == Kind::kInt && v.i >= INT32_MIN && v.i <= INT32_MAX) {
+      *num = static_cast<int>(v.i);
+      is_int = true;
+    } else if (v.kind == Kind::kUint) {
+      *num = static_cast<int>(v.u);
+      is_int = true;
+    }
+    ++st->arg_num;
+    if (TooLarge(*num)) {
+      *num = 0;
+      is_int = false;
+    }
+  }
+  return is_int;
+}
+
+}  // namespace
+
+std::string GoSprintf(std::string_view format, const std::vector<Value>& a) {
+  Printer p;
+  ArgState st;
+  size_t end = format.size();
+  for (size_t i = 0; i < end;) {
+    st.good_arg_num = true;
+    size_t lasti = i;
+    while (i < end && format[i] != '%') ++i;
+    if (i > lasti) p.buf.append(format.substr(lasti, i - lasti));
+    if (i >= end) break;
+    ++i;
+    p.f = Flags();
+    for (; i < end; ++i) {
+      char c = format[i];
+      if (c == '#') {
+        p.f.sharp = true;
+      } else if (c == '0') {
+        p.f.zero = !p.f.minus;
+      } else if (c == '+') {
+        p.f.plus = true;
+      } else if (c == '-') {
+        p.f.minus = true;
+        p.f.zero = false;
+      } else if (c == ' ') {
+        p.f.space = true;
+      } else {
+        break;
+      }
+    }
+    bool after_index;
+    i = ArgNumber(format, i, a.size(), &st, &after_index);
+    if (i < end && format[i] == '*') {
+      ++i;
+      p.f.wid_present = IntFromArg(a, &st, &p.f.wid);
+      if (!p.f.wid_present) p.buf += "%!(BADWIDTH)";
+      if (p.f.wid < 0) {
+        p.f.wid = -p.f.wid;
+        p.f.minus = true;
+        p.f.zero = false;
+      }
+      after_index = false;
+    } else {
+      p.f.wid = ParseNum(format, i, end, &p.f.wid_present, &i);
+      if (after_index && p.f.wid_present) st.good_arg_num = false;
+    }
+    if (i + 1 < end && format[i] == '.') {
+      ++i;
+      if (after_index) st.good_arg_num = false;
+      i = ArgNumber(format, i, a.size(), &st, &after_index);
+      if (i < end && format[i] == '*') {
+        ++i;
+        p.f.prec_present = IntFromArg(a, &st, &p.f.prec);
+        if (p.f.prec < 0) {
+          p.f.prec = 0;
+          p.f.prec_present = false;
+        }
+        if (!p.f.prec_present) p.buf += "%!(BADPREC)";
+        after_index = false;
+      } else {
+        p.f.prec = ParseNum(format, i, end, &p.f.prec_present, &i);
+        if (!p.f.prec_present) {
+          p.f.prec = 0;
+          p.f.prec_present = true;
+        }
+      }
+    }
+    if (!after_index) i = ArgNumber(format, i, a.size(), &st, &after_index);
+    if (i >= end) {
+      p.buf += "%!(NOVERB)";
+      break;
+    }
+    uint32_t verb;
+    i += DecodeRuneLenient(format, i, &verb);
+    if (verb == '%') {
+      p.buf += '%';
+    } else if (!st.good_arg_num) {
+      p.buf += "%!";
+      AppendRune(&p.buf, verb);
+      p.buf += "(BADINDEX)";
+    } else if (st.arg_num >= a.size()) {
+      p.buf += "%!";
+      AppendRune(&p.buf, verb);
+      p.buf += "(MISSING)";
+    } else {
+      if (verb == 'v') {
+        p.f.sharp_v = p.f.sharp;
+        p.f.sharp = false;
+        p.f.plus_v = p.f.plus;
+        p.f.plus = false;
+      }
+      p.PrintArg(a[st.arg_num], static_cast<int>(verb));
+      ++st.arg_num;
+    }
+  }
+  if (!st.reordered && st.arg_num < a.size()) {
+    p.f = Flags();
+    p.buf += "%!(EXTRA ";
+    for (size_t k = st.arg_num; k < a.size(); ++k) {
+      if (k > st.arg_num) p.buf += ", ";
+      if (!a[k].valid()) {
+        p.buf += "<nil>";
+      } else {
+        p.buf += TypeName(a[k]);
+        p.buf += '=';
+        p.PrintArg(a[k], 'v');
+      }
+    }
+    p.buf += ')';
+  }
+  return std::move(p.buf);
+}
+
+}  // namespace vigil::rules::internal

@@ -1,0 +1,53 @@
+// -----------------------------------------------------------------------------
+// File: humanize.h
+// -----------------------------------------------------------------------------
+//
+// Prometheus's humanize* template functions on float64 inputs, and the Go
+// time formatting they rely on (time.Time.String, time.Duration.String,
+// time.Time.Format). Outputs match Prometheus byte for byte, e.g.
+//
+//   Humanize(1234567)          == "1.235M"     Humanize(0.012) == "12m"
+//   Humanize1024(1048576)      == "1Mi"        Humanize(NaN)   == "NaN"
+//   HumanizeDuration(0.12345)  == "123.5ms"    HumanizeDuration(-90) == "-1m 30s"
+//   HumanizePercentage(0.1234) == "12.34%"
+//   HumanizeTimestamp(1435065584.128) == "2015-06-23 13:19:44.128 +0000 UTC"
+#ifndef VIGIL_RULES_INTERNAL_HUMANIZE_H_
+#define VIGIL_RULES_INTERNAL_HUMANIZE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace vigil::rules::internal {
+
+std::string Humanize(double v);
+std::string Humanize1024(double v);
+std::string HumanizeDuration(double seconds);
+std::string HumanizePercentage(double ratio);
+// InvalidArgument ("1e+300 cannot be represented as a nanoseconds timestamp
+// since it overflows int64") when out of range; NaN/Inf print as "%.4g".
+absl::StatusOr<std::string> HumanizeTimestamp(double unix_seconds);
+
+// Prometheus's floatToTime: seconds -> (UTC seconds, nanoseconds), truncated
+// to milliseconds as model.Time does. Errors: "value is NaN or Inf", overflow.
+absl::Status FloatToTime(double v, int64_t* sec, int32_t* nsec);
+
+// time.Time.String() of a UTC time: "2006-01-02 15:04:05.999999999 +0000 UTC".
+std::string GoTimeString(int64_t sec, int32_t nsec);
+// time.Time.Format(layout) of a UTC time.
+std::string GoTimeFormat(int64_t sec, int32_t nsec, std::string_view layout);
+// time.Duration.String(): "1h2m3.5s", "150ms", "0s".
+std::string GoDurationString(int64_t ns);
+
+// Go's strconv.ParseFloat(s, 64); error text as Go's
+// ("strconv.ParseFloat: parsing \"one\": invalid syntax").
+absl::StatusOr<double> GoParseFloat(std::string_view s);
+
+// Prometheus's model.ParseDurationAllowNegative, in seconds.
+absl::StatusOr<double> ParseDurationSeconds(std::string_view s);
+
+}  // namespace vigil::rules::internal
+
+#endif  // VIGIL_RULES_INTERNAL_HUMANIZE_H_

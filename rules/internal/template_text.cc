@@ -1,0 +1,277 @@
+#include "rules/internal/template_text.h"
+
+#include "core/strutil.h"
+#include "fmt/format.h"
+
+namespace vigil::rules::internal {
+
+size_t DecodeRuneLenient(std::string_view s, size_t i, uint32_t* rune) {
+  unsigned char c = s[i];
+  if (c < 0x80) {
+    *rune = c;
+    return 1;
+  }
+  size_t n;
+  uint32_t r, min;
+  if ((c & 0xe0) == 0xc0) {
+    n = 2, r = c & 0x1f, min = 0x80;
+  } else if ((c & 0xf0) == 0xe0) {
+    n = 3, r = c & 0x0f, min = 0x800;
+  } else if ((c & 0xf8) == 0xf0) {
+    n = 4, r = c & 0x07, min = 0x10000;
+  } else {
+    *rune = 0xfffd;
+    return 1;
+  }
+  if (i + n > s.size()) {
+    *rune = 0xfffd;
+    return 1;
+  }
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char cc = s[i + k];
+    if ((cc & 0xc0) != 0x80) {
+      *rune = 0xfffd;
+      return 1;
+    }
+    r = (r << 6) | (cc & 0x3f);
+  }
+  if (r < min || r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff)) {
+    *rune = 0xfffd;
+    return 1;
+  }
+  *rune = r;
+  return n;
+}
+
+void AppendRune(std::string* out, uint32_t r) {
+  if (r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff)) r = 0xfffd;
+  if (r < 0x80) {
+    out->push_back(static_cast<char>(r));
+  } else if (r < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (r >> 6)));
+    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+  } else if (r < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (r >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (r >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((r >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+  }
+}
+
+size_t RuneCount(std::string_view s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); ++n) {
+    uint32_t r;
+    i += DecodeRuneLenient(s, i, &r);
+  }
+  return n;
+}
+
+std::string_view TruncateRunes(std::string_view s, size_t n) {
+  size_t i = 0;
+  for (size_t k = 0; k < n && i < s.size(); ++k) {
+    uint32_t r;
+    i += DecodeRuneLenient(s, i, &r);
+  }
+  return s.substr(0, i);
+}
+
+std::string SharpU(int rune) {
+  std::string out = fmt::format("U+{:04X}", rune);
+  if (rune >= 0 && IsGoPrintable(static_cast<uint32_t>(rune))) {
+    out += " '";
+    AppendRune(&out, static_cast<uint32_t>(rune));
+    out += "'";
+  }
+  return out;
+}
+
+bool IsLetterRune(int r) {
+  if (r < 0x80) return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
+  if (r < 0xc0) return r == 0xaa || r == 0xb5 || r == 0xba;
+  if (r == 0xd7 || r == 0xf7) return false;
+  if (r >= 0x300 && r <= 0x36f) return false;             // combining marks
+  if (r >= 0x482 && r <= 0x489) return false;             // Cyrillic signs
+  if (r >= 0x2000 && r <= 0x2bff) return false;           // punctuation, symbols
+  if (r >= 0x3000 && r <= 0x303f) return false;           // CJK punctuation
+  if (r >= 0xe000 && r <= 0xf8ff) return false;           // private use
+  if (r >= 0xfe00 && r <= 0xfe0f) return false;           // variation selectors
+  if (r >= 0xff00 && r <= 0xff20) return false;           // fullwidth punctuation
+  if (r == 0xfeff || r == 0xfffd || r == 0xfffe || r == 0xffff) return false;
+  return r <= 0x10ffff;
+}
+
+bool IsAlphaNumericRune(int r) {
+  return r == '_' || IsLetterRune(r) || (r >= '0' && r <= '9');
+}
+
+uint32_t ToUpperRune(uint32_t r) {
+  if (r < 0x80) return (r >= 'a' && r <= 'z') ? r - 32 : r;
+  if (r == 0xb5) return 0x39c;
+  if (r == 0xff) return 0x178;
+  if (r >= 0xe0 && r <= 0xfe && r != 0xf7) return r - 32;
+  if (r == 0x131) return 'I';
+  if (r == 0x17f) return 'S';
+  if ((r >= 0x100 && r <= 0x137) || (r >= 0x14a && r <= 0x177)) return r & ~1u;
+  if ((r >= 0x139 && r <= 0x148) || (r >= 0x179 && r <= 0x17e)) {
+    return (r % 2 == 0) ? r - 1 : r;
+  }
+  if (r == 0x3c2) return 0x3a3;
+  if (r >= 0x3b1 && r <= 0x3cb) return r - 32;
+  if (r == 0x3ac) return 0x386;
+  if (r >= 0x3ad && r <= 0x3af) return r - 37;
+  if (r == 0x3cc) return 0x38c;
+  if (r == 0x3cd || r == 0x3ce) return r - 63;
+  if (r >= 0x430 && r <= 0x44f) return r - 32;
+  if (r >= 0x450 && r <= 0x45f) return r - 80;
+  if ((r >= 0x460 && r <= 0x481) || (r >= 0x48a && r <= 0x4bf) ||
+      (r >= 0x4d0 && r <= 0x52f)) {
+    return r & ~1u;
+  }
+  return r;
+}
+
+uint32_t ToLowerRune(uint32_t r) {
+  if (r < 0x80) return (r >= 'A' && r <= 'Z') ? r + 32 : r;
+  if (r == 0x178) return 0xff;
+  if (r >= 0xc0 && r <= 0xde && r != 0xd7) return r + 32;
+  if (r == 0x130) return 'i';
+  if ((r >= 0x100 && r <= 0x137) || (r >= 0x14a && r <= 0x177)) return r | 1u;
+  if ((r >= 0x139 && r <= 0x148) || (r >= 0x179 && r <= 0x17e)) {
+    return (r % 2 == 1) ? r + 1 : r;
+  }
+  if (r >= 0x391 && r <= 0x3ab && r != 0x3a2) return r + 32;
+  if (r == 0x386) return 0x3ac;
+  if (r >= 0x388 && r <= 0x38a) return r + 37;
+  if (r == 0x38c) return 0x3cc;
+  if (r == 0x38e || r == 0x38f) return r + 63;
+  if (r >= 0x410 && r <= 0x42f) return r + 32;
+  if (r >= 0x400 && r <= 0x40f) return r + 80;
+  if ((r >= 0x460 && r <= 0x481) || (r >= 0x48a && r <= 0x4bf) ||
+      (r >= 0x4d0 && r <= 0x52f)) {
+    return r | 1u;
+  }
+  return r;
+}
+
+namespace {
+
+int HexVal(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// One strconv.UnquoteChar step at s[*i] inside a literal quoted by `quote`.
+// Appends the rune (or raw byte for \x and octal escapes) to out.
+bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
+                 uint32_t* rune) {
+  unsigned char c = s[*i];
+  if (c == static_cast<unsigned char>(quote) && (quote == '\'' || quote == '"')) {
+    return false;
+  }
+  if (c != '\\') {
+    size_t n = DecodeRuneLenient(s, *i, rune);
+    out->append(s.substr(*i, n));
+    *i += n;
+    return true;
+  }
+  if (*i + 1 >= s.size()) return false;
+  char e = s[*i + 1];
+  *i += 2;
+  switch (e) {
+    case 'a': *rune = '\a'; break;
+    case 'b': *rune = '\b'; break;
+    case 'f': *rune = '\f'; break;
+    case 'n': *rune = '\n'; break;
+    case 'r': *rune = '\r'; break;
+    case 't': *rune = '\t'; break;
+    case 'v': *rune = '\v'; break;
+    case '\\': *rune = '\\'; break;
+    case '\'': case '"':
+      if (e != quote) return false;
+      *rune = static_cast<uint32_t>(e);
+      break;
+    case 'x': case 'u': case 'U': {
+      size_t n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+      if (*i + n > s.size()) return false;
+      uint32_t v = 0;
+      for (size_t k = 0; k < n; ++k) {
+        int h = HexVal(s[*i + k]);
+        if (h < 0) return false;
+        v = v * 16 + static_cast<uint32_t>(h);
+      }
+      *i += n;
+      if (e == 'x') {
+        out->push_back(static_cast<char>(v));
+        *rune = v;
+        return true;
+      }
+      if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return false;
+      *rune = v;
+      break;
+    }
+    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+      if (*i + 2 > s.size()) return false;
+      uint32_t v = static_cast<uint32_t>(e - '0');
+      for (size_t k = 0; k < 2; ++k) {
+        char d = s[*i + k];
+        if (d < '0' || d > '7') return false;
+        v = v * 8 + static_cast<uint32_t>(d - '0');
+      }
+      *i += 2;
+      if (v > 255) return false;
+      out->push_back(static_cast<char>(v));
+      *rune = v;
+      return true;
+    }
+    default: return false;
+  }
+  AppendRune(out, *rune);
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> GoUnquote(std::string_view s) {
+  if (s.size() < 2 || s.front() != s.back()) return std::nullopt;
+  char quote = s.front();
+  std::string_view body = s.substr(1, s.size() - 2);
+  std::string out;
+  if (quote == '`') {
+    if (body.find('`') != std::string_view::npos) return std::nullopt;
+    for (char c : body) {
+      if (c != '\r') out.push_back(c);
+    }
+    return out;
+  }
+  if (quote != '"' && quote != '\'') return std::nullopt;
+  if (body.find('\n') != std::string_view::npos) return std::nullopt;
+  size_t i = 0;
+  size_t runes = 0;
+  while (i < body.size()) {
+    uint32_t r;
+    if (!UnquoteChar(body, &i, quote, &out, &r)) return std::nullopt;
+    ++runes;
+  }
+  if (quote == '\'' && runes != 1) return std::nullopt;
+  return out;
+}
+
+std::optional<uint32_t> GoUnquoteRune(std::string_view s) {
+  if (s.size() < 3 || s.front() != '\'' || s.back() != '\'') return std::nullopt;
+  std::string_view body = s.substr(1, s.size() - 2);
+  size_t i = 0;
+  std::string scratch;
+  uint32_t r;
+  if (!UnquoteChar(body, &i, '\'', &scratch, &r)) return std::nullopt;
+  if (i != body.size()) return std::nullopt;
+  return r;
+}
+
+}  // namespace vigil::rules::internal

@@ -1,0 +1,47 @@
+// -----------------------------------------------------------------------------
+// File: template_text.h
+// -----------------------------------------------------------------------------
+//
+// UTF-8 and Go-literal helpers shared by the template lexer, parser and
+// functions: rune decoding as Go's utf8 package does it, strconv.Unquote,
+// %#U formatting and Go's letter/digit classes (approximated outside the
+// Latin, Greek and Cyrillic blocks).
+#ifndef VIGIL_RULES_INTERNAL_TEMPLATE_TEXT_H_
+#define VIGIL_RULES_INTERNAL_TEMPLATE_TEXT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vigil::rules::internal {
+
+// Decodes the rune at s[i]; invalid bytes decode as U+FFFD of width 1, as
+// utf8.DecodeRuneInString does. REQUIRES: i < s.size().
+size_t DecodeRuneLenient(std::string_view s, size_t i, uint32_t* rune);
+void AppendRune(std::string* out, uint32_t rune);
+size_t RuneCount(std::string_view s);
+// The first n runes of s.
+std::string_view TruncateRunes(std::string_view s, size_t n);
+
+// fmt's %#U: "U+0041 'A'" ("U+00A0" when not printable).
+std::string SharpU(int rune);
+
+// unicode.IsLetter / IsDigit / the lexer's isAlphaNumeric.
+bool IsLetterRune(int rune);
+bool IsAlphaNumericRune(int rune);
+
+// unicode.ToUpper / ToLower for one rune (Latin-1, Latin Extended-A, Greek,
+// Cyrillic; other runes unchanged).
+uint32_t ToUpperRune(uint32_t r);
+uint32_t ToLowerRune(uint32_t r);
+
+// strconv.Unquote for "..." `...` and '...' literals; nullopt on bad syntax.
+std::optional<std::string> GoUnquote(std::string_view s);
+// strconv.UnquoteChar applied to a '...' literal: the rune, or nullopt.
+std::optional<uint32_t> GoUnquoteRune(std::string_view s);
+
+}  // namespace vigil::rules::internal
+
+#endif  // VIGIL_RULES_INTERNAL_TEMPLATE_TEXT_H_
