@@ -48,6 +48,10 @@ int TsdbAnalyze(const std::vector<std::string>& args);
 int TestPromql(const std::vector<std::string>& args);
 // vigil query instant|range ... --storage.tsdb.path=DIR (like promtool query)
 int Query(const std::vector<std::string>& args);
+// vigil check rules [--lint=duplicate-rules|all|none] [--lint-fatal] FILE...
+int CheckRules(const std::vector<std::string>& args);
+// vigil check config [--syntax-only] [--lint=...] [--lint-fatal] FILE...
+int CheckConfig(const std::vector<std::string>& args);
 
 }  // namespace vigil::cli
 

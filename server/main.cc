@@ -13,6 +13,8 @@ constexpr char kUsage[] = R"(usage: vigil <command> [<args>]
 
 Commands:
   check metrics                      lint a /metrics page read from stdin
+  check rules FILE...                validate rule files (promtool check rules)
+  check config FILE...               validate prometheus.yml and its rule files
   tsdb import openmetrics FILE DIR   backfill an OpenMetrics file into DIR
   tsdb dump DIR [--match=SELECTOR] [--min-time=MS] [--max-time=MS]
                                      print every sample (promtool's format)
@@ -44,6 +46,8 @@ int main(int argc, char** argv) {
   const std::string& cmd = args[0];
   std::string sub = args.size() > 1 ? args[1] : "";
   if (cmd == "check" && sub == "metrics") return vigil::cli::CheckMetrics(rest(2));
+  if (cmd == "check" && sub == "rules") return vigil::cli::CheckRules(rest(2));
+  if (cmd == "check" && sub == "config") return vigil::cli::CheckConfig(rest(2));
   if (cmd == "test" && sub == "promql") return vigil::cli::TestPromql(rest(2));
   if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "tsdb") {

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -177,6 +178,12 @@ ParsedRuleFile ParseRuleFile(std::string_view yaml, std::string_view filename) {
 }
 
 ParsedRuleFile ReadRuleFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    ParsedRuleFile out;
+    out.errors.push_back({path, {}, fmt::format("read {}: is a directory", path)});
+    return out;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     ParsedRuleFile out;
