@@ -188,6 +188,28 @@ void Printer::FmtSx(std::string_view s, bool upper) {
   Pad(out);
 }
 
+// strconv.QuoteToASCII: like GoQuote, with every non-ASCII rune escaped.
+std::string QuoteToAscii(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    uint32_t r;
+    size_t n = DecodeRuneLenient(s, i, &r);
+    bool invalid = r == 0xfffd && n == 1;
+    if (r < 0x80 && !invalid) {
+      std::string q = GoQuote(s.substr(i, n));
+      out += q.substr(1, q.size() - 2);
+    } else if (invalid) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
+    } else if (r < 0x10000) {
+      out += fmt::format("\\u{:04x}", r);
+    } else {
+      out += fmt::format("\\U{:08x}", r);
+    }
+    i += n;
+  }
+  return "\"" + out + "\"";
+}
+
 void Printer::FmtString(std::string_view s, int verb, const Value& v) {
   if (f.prec_present) s = TruncateRunes(s, static_cast<size_t>(f.prec));
   switch (verb) {
@@ -206,7 +228,7 @@ void Printer::FmtString(std::string_view s, int verb, const Value& v) {
           s.find_first_of("\n\r") == std::string_view::npos) {
         Pad("`" + std::string(s) + "`");
       } else {
-        Pad(GoQuote(s));
+        Pad(f.plus ? QuoteToAscii(s) : GoQuote(s));
       }
       return;
     default: BadVerb(v, verb);
