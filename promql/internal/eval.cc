@@ -281,6 +281,14 @@ absl::Status Evaluator::AddSamples(int64_t n) {
   return absl::OkStatus();
 }
 
+absl::Status Evaluator::CheckRoomFor(int64_t n) const {
+  if (*samples_ + n > opts_.max_samples) {
+    return absl::ResourceExhaustedError(
+        "query processing would load too many samples into memory in query execution");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<EvalValue> Evaluator::Eval(const Expr& e) {
   const int64_t before = *samples_;
   absl::StatusOr<EvalValue> v = EvalNode(e);

@@ -200,7 +200,9 @@ class Evaluator {
   // Deadline and sample-limit checks.
   absl::Status CheckDeadline() const;
   absl::Status AddSamples(int64_t n);
-  void ReleaseSamples(int64_t n) { *samples_ -= n; }
+  // Fails like AddSamples if `n` more samples would exceed the limit,
+  // without accounting them.
+  absl::Status CheckRoomFor(int64_t n) const;
 
   absl::StatusOr<EvalValue> EvalNode(const Expr& e);
   // ---- eval_selectors.cc
@@ -218,6 +220,17 @@ class Evaluator {
   // ---- eval_call.cc
   absl::StatusOr<EvalValue> EvalCall(const Call& e);
   absl::StatusOr<EvalValue> EvalRangeCall(const Call& e, int matrix_arg);
+  // Loads the samples a matrix argument (selector or subquery) covers.
+  absl::StatusOr<std::vector<RawSeries>> LoadMatrixArg(const Expr& arg, WindowSpec* w);
+  // Applies `fn` to the windows of `rs` at every step; for absent_over_time
+  // (fn == null) marks the steps with samples in `present`.
+  absl::Status RangeSeries(const Call& e, RangeFn fn, const RawSeries& rs, const WindowSpec& w,
+                           const std::vector<std::vector<double>>& params, Series* out,
+                           std::vector<char>* present);
+  // Element-wise and small vector/scalar functions on evaluated arguments.
+  absl::StatusOr<EvalValue> EvalSimpleCall(const Call& e, std::vector<EvalValue> args);
+  // scalar, vector, absent and the sort functions.
+  absl::StatusOr<EvalValue> EvalVectorFunction(const Call& e, std::vector<EvalValue> args);
   // ---- functions_label.cc
   absl::StatusOr<EvalValue> EvalLabelReplace(const Call& e);
   absl::StatusOr<EvalValue> EvalLabelJoin(const Call& e);

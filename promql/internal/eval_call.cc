@@ -51,26 +51,61 @@ bool HasCounterSuffix(std::string_view n) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadMatrixArg(const Expr& arg, WindowSpec* w) {
+  if (arg.kind == NodeKind::kMatrixSelector) {
+    const auto& ms = arg.As<MatrixSelector>();
+    w->range_ms = ms.range_ms;
+    w->offset_ms = ms.vs->mod.offset_ms;
+    w->pinned = ms.vs->mod.at != AtKind::kNone;
+    w->at_ms = AtTime(ms.vs->mod);
+    return LoadRange(*ms.vs, ms.range_ms);
+  }
+  const auto& sq = arg.As<SubqueryExpr>();
+  w->range_ms = sq.range_ms;
+  w->offset_ms = sq.mod.offset_ms;
+  w->pinned = sq.mod.at != AtKind::kNone;
+  w->at_ms = AtTime(sq.mod);
+  return EvalSubqueryRaw(sq);
+}
+
+absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& rs,
+                                    const WindowSpec& w,
+                                    const std::vector<std::vector<double>>& params, Series* out,
+                                    std::vector<char>* present) {
+  std::vector<double> pvals(params.size());
+  size_t lo = 0, hi = 0;
+  const size_t n = rs.ts.size();
+  int step = 0;
+  // Two pointers: [lo, hi) is the window (ref - range, ref]; both only move
+  // forward as the steps advance (a pinned window stays put).
+  for (int64_t t = start_; t <= end_; t += interval_, step++) {
+    int64_t ref = (w.pinned ? w.at_ms : t) - w.offset_ms;
+    int64_t from = ref - w.range_ms;
+    while (hi < n && rs.ts[hi] <= ref) hi++;
+    while (lo < hi && rs.ts[lo] <= from) lo++;
+    if (lo >= hi) continue;
+    VIGIL_RETURN_IF_ERROR(CheckRoomFor(static_cast<int64_t>(hi - lo)));
+    if (fn == nullptr) {
+      (*present)[step] = 1;
+      continue;
+    }
+    for (size_t i = 0; i < params.size(); i++) pvals[i] = params[i][step];
+    RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
+                static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric, &e, annos_};
+    double v;
+    if (fn(c, &v)) {
+      out->ts.push_back(t);
+      out->vs.push_back(v);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg) {
   const std::string_view name = e.func->name;
   const Expr& arg = Unparen(*e.args[matrix_arg]);
-  std::vector<RawSeries> raw;
   WindowSpec w;
-  if (arg.kind == NodeKind::kMatrixSelector) {
-    const auto& ms = arg.As<MatrixSelector>();
-    w.range_ms = ms.range_ms;
-    w.offset_ms = ms.vs->mod.offset_ms;
-    w.pinned = ms.vs->mod.at != AtKind::kNone;
-    w.at_ms = AtTime(ms.vs->mod);
-    VIGIL_ASSIGN_OR_RETURN(raw, LoadRange(*ms.vs, ms.range_ms));
-  } else {
-    const auto& sq = arg.As<SubqueryExpr>();
-    w.range_ms = sq.range_ms;
-    w.offset_ms = sq.mod.offset_ms;
-    w.pinned = sq.mod.at != AtKind::kNone;
-    w.at_ms = AtTime(sq.mod);
-    VIGIL_ASSIGN_OR_RETURN(raw, EvalSubqueryRaw(sq));
-  }
+  VIGIL_ASSIGN_OR_RETURN(std::vector<RawSeries> raw, LoadMatrixArg(arg, &w));
   // Scalar parameters, one value per step.
   std::vector<std::vector<double>> params;
   for (size_t i = 0; i < e.args.size(); i++) {
@@ -81,71 +116,38 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg
   const bool absent = name == "absent_over_time";
   RangeFn fn = absent ? nullptr : LookupRangeFunction(name);
   if (!absent && fn == nullptr) {
-    return absl::UnimplementedError(
-        fmt::format("unsupported function \"{}\"", std::string(name)));
+    return absl::UnimplementedError(fmt::format("unsupported function \"{}\"", std::string(name)));
   }
   const bool keep_name = name == "last_over_time" || name == "first_over_time";
-  const int steps = num_steps();
-  std::vector<char> present(absent ? steps : 0, 0);
-  std::vector<double> pvals(params.size());
+  std::vector<char> present(absent ? num_steps() : 0, 0);
   Matrix out;
   for (const RawSeries& rs : raw) {
     VIGIL_RETURN_IF_ERROR(CheckDeadline());
     Series ser;
     ser.metric = rs.metric;
     ser.drop_name = !keep_name || rs.drop_name;
-    size_t lo = 0, hi = 0;
-    const size_t n = rs.ts.size();
-    int step = 0;
-    for (int64_t t = start_; t <= end_; t += interval_, step++) {
-      int64_t ref = (w.pinned ? w.at_ms : t) - w.offset_ms;
-      int64_t from = ref - w.range_ms;
-      if (w.pinned) lo = hi = 0;
-      while (hi < n && rs.ts[hi] <= ref) hi++;
-      while (lo < hi && rs.ts[lo] <= from) lo++;
-      if (lo >= hi) continue;
-      if (*samples_ + static_cast<int64_t>(hi - lo) > opts_.max_samples) {
-        return absl::ResourceExhaustedError(
-            "query processing would load too many samples into memory in query execution");
-      }
-      if (absent) {
-        present[step] = 1;
-        continue;
-      }
-      for (size_t i = 0; i < params.size(); i++) pvals[i] = params[i][step];
-      RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
-                  static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric,
-                  &e, annos_};
-      double v;
-      if (fn(c, &v)) {
-        ser.ts.push_back(t);
-        ser.vs.push_back(v);
-      }
-    }
+    VIGIL_RETURN_IF_ERROR(RangeSeries(e, fn, rs, w, params, &ser, &present));
     if (ser.ts.empty()) continue;
     VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
-    if (name == "rate" || name == "increase") {
-      std::string_view metric = rs.metric.MetricName();
-      if (!metric.empty() && !HasCounterSuffix(metric)) {
-        annos_->Info("metric might not be a counter, name does not end in "
-                     "_total/_sum/_count/_bucket: " + GoQuote(metric), e.args[0]->pos);
-      }
+    std::string_view metric = rs.metric.MetricName();
+    if ((name == "rate" || name == "increase") && !metric.empty() && !HasCounterSuffix(metric)) {
+      annos_->Info("metric might not be a counter, name does not end in "
+                   "_total/_sum/_count/_bucket: " + GoQuote(metric), e.args[0]->pos);
     }
     out.push_back(std::move(ser));
   }
-  if (absent) {
-    Series ser;
-    ser.metric = AbsentLabels(arg);
-    ser.drop_name = true;
-    for (int i = 0; i < steps; i++) {
-      if (present[i]) continue;
-      ser.ts.push_back(start_ + i * interval_);
-      ser.vs.push_back(1);
-    }
-    out.clear();
-    if (!ser.ts.empty()) out.push_back(std::move(ser));
+  if (!absent) return MakeVector(std::move(out));
+  Series ser;
+  ser.metric = AbsentLabels(arg);
+  ser.drop_name = true;
+  for (int i = 0; i < num_steps(); i++) {
+    if (present[i]) continue;
+    ser.ts.push_back(start_ + i * interval_);
+    ser.vs.push_back(1);
   }
-  return MakeVector(std::move(out));
+  Matrix m;
+  if (!ser.ts.empty()) m.push_back(std::move(ser));
+  return MakeVector(std::move(m));
 }
 
 namespace {
@@ -216,12 +218,17 @@ absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
     }
     return v;
   }
-  // Evaluate the arguments.
   std::vector<EvalValue> args;
   for (const auto& a : e.args) {
     VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(*a));
     args.push_back(std::move(v));
   }
+  return EvalSimpleCall(e, std::move(args));
+}
+
+absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(const Call& e, std::vector<EvalValue> args) {
+  const std::string_view name = e.func->name;
+  const int steps = num_steps();
   if (MathFn f = LookupMathFunction(name)) {
     return MapPoints(*this, std::move(args[0]), [f](double v, int, double* out) {
       *out = f(v);
@@ -267,6 +274,12 @@ absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
       return true;
     });
   }
+  return EvalVectorFunction(e, std::move(args));
+}
+
+absl::StatusOr<EvalValue> Evaluator::EvalVectorFunction(const Call& e, std::vector<EvalValue> args) {
+  const std::string_view name = e.func->name;
+  const int steps = num_steps();
   if (name == "scalar") {
     std::vector<double> v(steps, NAN);
     std::vector<int> count(steps, 0);
