@@ -70,17 +70,22 @@ void BM_HeadMemoryPerSeries(benchmark::State& state) {
     std::vector<SeriesRef> refs(n);
     std::mt19937_64 rng(42);
     const Timestamp t0 = 1767225600000;
+    // As scraping does: one commit per target of kTarget series.
+    constexpr int kTarget = 2000;
+    auto app = db->NewAppender();
     for (int s = 0; s < 120; ++s) {
-      auto app = db->NewAppender();
       for (int i = 0; i < n; ++i) {
         // Gauge random walks with 2 decimals (temperatures, power, ...).
         double v = double(5000 + i % 1000 + int64_t(rng() % 200)) / 100.0;
         auto r = refs[i] ? app->Append(refs[i], {}, t0 + s * 15000, v)
                          : app->Append(0, SeriesLabels(i), t0 + s * 15000, v);
         refs[i] = *r;
+        if ((i + 1) % kTarget == 0 || i + 1 == n) {
+          if (!app->Commit().ok()) state.SkipWithError("commit failed");
+        }
       }
-      if (!app->Commit().ok()) state.SkipWithError("commit failed");
     }
+    app.reset();
     // Return memory freed by transient batches (the first commit's
     // series records) to the OS: steady state is what the target is about.
     malloc_trim(0);

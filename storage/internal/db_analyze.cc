@@ -44,7 +44,7 @@ absl::StatusOr<AnalyzeReport> DBImpl::Analyze() {
   }
   VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read chunks"));
   head_->ForEach([&](MemSeries* s) {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     if (s->chunk.num_samples() > 0) {
       r.num_chunks++;
       r.num_samples += s->chunk.num_samples();

@@ -80,7 +80,7 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
     last_t = it->second.first;
     last_v = it->second.second;
   } else {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     last_t = s->last_t;
     last_v = s->last_v;
   }
@@ -164,7 +164,7 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
   for (size_t i = 0; i < samples.size(); ++i) {
     MemSeries* s = series[i];
     const WalSample& w = samples[i];
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     if (w.t <= s->last_t) {
       // Another appender committed a newer sample meanwhile.
       if (!(w.t == s->last_t && SameBits(w.v, s->last_v))) {

@@ -164,7 +164,7 @@ absl::Status DBImpl::LoadHead() {
       VIGIL_RETURN_IF_ERROR(Annotate(DecodeChunk(chunk, &ts, &vs),
                                      fmt::format("head chunk of series {}", ref)));
     }
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     for (size_t i = 0; i < ts.size(); ++i) s->chunk.Append(ts[i], vs[i]);
     s->last_t = last_t;
     s->last_v = last_v;
@@ -193,7 +193,7 @@ absl::Status DBImpl::ReplayWal() {
         return absl::DataLossError(fmt::format(
             "wal record {}: sample for unknown series {}", seq, w.ref));
       }
-      absl::MutexLock l(&s->mu);
+      SpinLockHolder l(&s->mu);
       if (w.t > s->last_t) {
         head_->AppendLocked(s, w.t, w.v);
         NoteTime(w.t);
@@ -228,7 +228,7 @@ absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
   rocksdb::WriteBatch batch;
   size_t n = 0;
   for (MemSeries* s : series) {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     for (const auto& p : s->pending) {
       std::string v = EncodeChunkValue(p.mint, p.maxt, p.bytes);
       batch.Put(cf_chunks_, ChunkKey(DayOf(p.mint), s->ref, p.mint), v);
@@ -241,7 +241,7 @@ absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
   VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "write chunks"));
   // Only now may the head forget them (queries read head, then RocksDB).
   for (MemSeries* s : series) {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     s->pending.clear();
   }
   return absl::OkStatus();
@@ -262,7 +262,7 @@ absl::Status DBImpl::CheckpointLocked() {
   rocksdb::WriteBatch batch;
   std::vector<MemSeries*> written;
   for (MemSeries* s : all) {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     if (!s->dirty) continue;
     batch.Put(cf_head_, SeriesKey(s->ref),
               EncodeHeadRecord(s->last_t, s->last_v,
@@ -275,7 +275,7 @@ absl::Status DBImpl::CheckpointLocked() {
   wo.sync = options_.sync_commits;
   VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "checkpoint"));
   for (MemSeries* s : written) {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     s->dirty = false;
   }
   wal_bytes_ = 0;
@@ -286,7 +286,7 @@ absl::Status DBImpl::Flush() {
   if (options_.read_only) return absl::FailedPreconditionError("flush: read-only");
   absl::MutexLock l(&commit_mu_);
   head_->ForEach([&](MemSeries* s) {
-    absl::MutexLock sl(&s->mu);
+    SpinLockHolder sl(&s->mu);
     head_->CutLocked(s);
     s->dirty = true;
   });
@@ -367,7 +367,7 @@ DBStats DBImpl::Stats() {
   DBStats st;
   st.num_series = head_->NumSeries();
   head_->ForEach([&](MemSeries* s) {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     st.head_samples += s->chunk.num_samples();
   });
   st.appended_samples = appended_.load();

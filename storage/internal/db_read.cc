@@ -146,7 +146,7 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, rocksdb::Iterator* it,
                                    std::vector<ChunkData>* out) {
   std::vector<ChunkData> head;
   {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     for (const auto& p : s->pending) {
       if (p.maxt >= mint_ && p.mint <= maxt_) head.push_back({p.mint, p.maxt, p.bytes});
     }

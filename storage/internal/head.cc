@@ -171,7 +171,7 @@ void Head::ForEach(const std::function<void(MemSeries*)>& f) const {
 size_t Head::MemoryBytes() const {
   size_t total = 0;
   ForEach([&](MemSeries* s) {
-    absl::MutexLock l(&s->mu);
+    SpinLockHolder l(&s->mu);
     total += sizeof(MemSeries) + s->chunk.MemoryBytes() - sizeof(OpenChunk) +
              s->num_labels * 8 + 16;
     for (const auto& p : s->pending) total += p.bytes.capacity() + sizeof(p);

@@ -23,6 +23,7 @@
 #include "core/labels.h"
 #include "storage/internal/chunk.h"
 #include "storage/internal/postings.h"
+#include "storage/internal/spinlock.h"
 #include "storage/internal/symbols.h"
 #include "storage/options.h"
 
@@ -44,7 +45,7 @@ struct MemSeries {
   const std::unique_ptr<uint32_t[]> label_syms;
   const uint16_t num_labels;
 
-  absl::Mutex mu;
+  SpinLock mu;
   OpenChunk chunk ABSL_GUARDED_BY(mu);
   std::vector<PendingChunk> pending ABSL_GUARDED_BY(mu);
   // Newest committed sample (also when it has been persisted already).
