@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "promql/parser.h"
 #include "rules/internal/rule_file_raw.h"
+#include "rules/template.h"
 
 namespace vigil::rules::internal {
 namespace {
@@ -25,18 +26,15 @@ struct RuleProblem {
   std::string text;
 };
 
-// TEMPLATE-HOOK: rules/template.h (Template::Parse(name, text) ->
-// absl::StatusOr) is being written concurrently. Until it lands, templates
-// are not syntax-checked here; once it does, this parses
-// "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}"
-// "{{$externalURL := .ExternalURL}}{{$value := .Value}}" + text under the
-// name "__alert_<alert name>", as promtool does, and returns the error text
-// ("template: __alert_Foo:1: unclosed action").
+// Parses a label or annotation template of alerting rule `alert` as
+// promtool does (named "__alert_<alert>", with $labels, $externalLabels,
+// $externalURL and $value defined); returns Go's error text, e.g.
+// "template: __alert_Foo:1: unclosed action".
 std::optional<std::string> CheckTemplate(std::string_view alert,
                                          std::string_view text) {
-  (void)alert;
-  (void)text;
-  return std::nullopt;
+  auto parsed = ParseAlertTemplate(alert, text);
+  if (parsed.ok()) return std::nullopt;
+  return std::string(parsed.status().message());
 }
 
 bool IsValidRuleLabelName(std::string_view name) {

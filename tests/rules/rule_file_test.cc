@@ -172,6 +172,20 @@ TEST_CASE("label names and values of rules and groups", "[rulefile]") {
                     "rules.yml: 9:11: group \"g\", rule 1, \"A\": invalid label name: __name__"});
 }
 
+TEST_CASE("alerting rule templates are parsed, recording rule labels are not",
+          "[rulefile]") {
+  const std::string f = kTestdata + "bad_templates.yml";
+  // promtool prints these without a position, in Go map order.
+  CHECK(Errors(ReadRuleFile(f)) ==
+        std::vector<std::string>{
+            f + ": 7:14: group \"t\", rule 1, \"A\": label \"a\": template: "
+                "__alert_A:1: unclosed action",
+            f + ": 10:14: group \"t\", rule 1, \"A\": annotation \"b\": template: "
+                "__alert_A:1: function \"nosuchfunc\" not defined",
+            f + ": 11:14: group \"t\", rule 1, \"A\": annotation \"c\": template: "
+                "__alert_A:2: missing value for range"});
+}
+
 TEST_CASE("unknown keys and wrong types are listed as go-yaml does", "[rulefile]") {
   const std::string f = kTestdata + "bad_unknown_keys.yml";
   CHECK(Errors(ReadRuleFile(f)) ==

@@ -91,6 +91,14 @@ TEST_CASE("check rules: validation errors", "[check_rules]") {
   CompareWithPromtool("rules bad_validation.yml", false);
 }
 
+TEST_CASE("check rules: template syntax of alerting rules", "[check_rules]") {
+  const RunResult r = Vigil("rules bad_templates.yml");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("bad_templates.yml: 7:14: group \"t\", rule 1, \"A\": label \"a\": "
+                   "template: __alert_A:1: unclosed action\n") != std::string::npos);
+  CompareWithPromtool("rules bad_templates.yml", false);
+}
+
 TEST_CASE("check rules: unknown keys and type errors", "[check_rules]") {
   const RunResult r = Vigil("rules bad_unknown_keys.yml");
   CHECK(r.code == 1);
