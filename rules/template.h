@@ -115,6 +115,14 @@ std::string_view AlertTemplateHeader();
 std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view text,
                                 const TemplateData& data);
 
+// The same with TemplateData spelled out, mirroring the arguments
+// Prometheus's alerting rule hands its template expander.
+std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view text,
+                                const Labels& labels, double value,
+                                const Labels& external_labels,
+                                std::string_view external_url, Timestamp eval_time,
+                                TemplateQueryFunc query);
+
 // Same for a template already returned by ParseAlertTemplate (the cached
 // path for rule evaluation).
 std::string ExpandAlertTemplate(const Template& parsed, const TemplateData& data);

@@ -91,6 +91,21 @@ std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view te
   return *out;
 }
 
+std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view text,
+                                const Labels& labels, double value,
+                                const Labels& external_labels,
+                                std::string_view external_url, Timestamp eval_time,
+                                TemplateQueryFunc query) {
+  TemplateData data;
+  data.labels = labels;
+  data.value = value;
+  data.external_labels = external_labels;
+  data.external_url = std::string(external_url);
+  data.eval_time = eval_time;
+  data.query = std::move(query);
+  return ExpandAlertTemplate(alert_name, text, data);
+}
+
 std::string ExpandAlertTemplate(const Template& parsed, const TemplateData& data) {
   absl::StatusOr<std::string> out = parsed.Execute(data);
   if (!out.ok()) {

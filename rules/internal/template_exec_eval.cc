@@ -28,6 +28,7 @@ bool Executor::EvalPipeline(const Value& dot, const Node* pipe, Value* out) {
     value = std::move(next);
     have = true;
   }
+  value.iface = false;  // Go unwraps interface values between commands
   for (const NodePtr& var : pipe->decl) {
     if (pipe->is_assign) {
       if (!SetVar(var->idents[0], value)) return false;
@@ -134,7 +135,7 @@ bool Executor::EvalField(const Value& dot, const std::string& name, const Node& 
                          Value* out) {
   *out = Value();
   if (!receiver.valid()) return true;  // missingkey=zero: nothing in, nothing out
-  std::string typ = TypeName(receiver);
+  std::string typ = receiver.iface ? "interface {}" : TypeName(receiver);
   if (const FuncDef* method = LookupMethod(receiver, name)) {
     return EvalCall(dot, *method, false, node, name, args, final, &receiver, out);
   }
@@ -150,14 +151,22 @@ bool Executor::EvalField(const Value& dot, const std::string& name, const Node& 
       if (name == "Labels") return field(Value::Map(a.labels));
       if (name == "ExternalLabels") return field(Value::Map(a.external_labels));
       if (name == "ExternalURL") return field(Value::String(a.external_url));
-      if (name == "Value") return field(Value::Float(a.value));
+      if (name == "Value") {
+        Value v = Value::Float(a.value);
+        v.iface = true;
+        return field(std::move(v));
+      }
       break;
     }
     case Kind::kSample:
       if (name != "Labels" && name != "Value") break;
       if (receiver.nil_ptr) return Errorf(fmt::format("nil pointer evaluating {}.{}", typ, name));
-      return field(name == "Labels" ? Value::Map(receiver.sample->labels)
-                                    : Value::Float(receiver.sample->value));
+      if (name == "Labels") return field(Value::Map(receiver.sample->labels));
+      {
+        Value v = Value::Float(receiver.sample->value);
+        v.iface = true;
+        return field(std::move(v));
+      }
     case Kind::kMap: {
       if (has_args) return Errorf(name + " is not a method but has arguments");
       const Value* v = receiver.map ? receiver.map->Find(name) : nullptr;

@@ -9,21 +9,32 @@
 
 namespace vigil::rules::internal {
 
+namespace {
+
+// Go's parse.IsEmptyTree for a list: only white space text (and comments).
+bool IsEmptyList(const Node& list) {
+  for (const NodePtr& n : list.args) {
+    if (n->type != NodeType::kText ||
+        n->text.find_first_not_of(" \t\r\n\v\f") != std::string::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Go's Tree.add: a definition replaces an empty one; two non-empty ones clash.
 void Parser::AddDefinition(const std::string& name, NodePtr list) {
   auto it = tree_->defined.find(name);
-  if (it != tree_->defined.end()) {
-    bool empty = true;
-    for (const NodePtr& n : list->args) {
-      if (n->type != NodeType::kText ||
-          n->text.find_first_not_of(" \t\r\n\v\f") != std::string::npos) {
-        empty = false;
-      }
-    }
-    if (!empty) Errorf("template: multiple definition of template " + GoQuote(name));
+  if (it == tree_->defined.end() || IsEmptyList(*it->second)) {
+    tree_->defined[name] = list.get();
+    tree_->owned.push_back(std::move(list));
     return;
   }
-  tree_->defined[name] = list.get();
-  tree_->owned.push_back(std::move(list));
+  if (!IsEmptyList(*list)) {
+    Errorf("template: multiple definition of template " + GoQuote(name));
+  }
 }
 
 void Parser::ParseDefinition() {

@@ -66,6 +66,8 @@ struct Value {
   bool html = false;      // kString: type is template.HTML
   bool nil_ptr = false;   // kSample/kSlice/kMap/kTime/kDuration typed nil
   bool not_ptr = false;   // kTime/kDuration: time.Time rather than *time.Time
+  bool iface = false;     // read from an interface {} field (.Value) and not
+                          // yet unwrapped by the end of a pipeline
   std::string s;          // kString
   std::shared_ptr<const MapData> map;
   std::shared_ptr<const SampleList> slice;

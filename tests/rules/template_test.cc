@@ -664,6 +664,20 @@ TEST_CASE("alert expansion wraps errors as alerting rules do", "[template][error
         "<error expanding template: error executing template __alert_HighLatency: template: "
         "__alert_HighLatency:1:124: executing \"__alert_HighLatency\" at <toUpper>: wrong type "
         "for value; expected string; got float64>");
+  CHECK(ExpandAlertTemplate("A", "{{ $labels.a }} {{ $externalLabels.b }} {{ now }} {{ $externalURL }}",
+                            Labels{{"a", "1"}}, 2, Labels{{"b", "3"}}, "http://x", 4000,
+                            nullptr) == "1 3 4 http://x");
+  // Go positions a field chain at its second field.
+  CHECK(ExpandAlertTemplate("A", "{{ .Value.x }}|{{ $value.x }}", d) ==
+        "<error expanding template: error executing template __alert_A: template: "
+        "__alert_A:1:121: executing \"__alert_A\" at <.Value.x>: can't evaluate field x in type "
+        "interface {}>");
+  CHECK(ExpandAlertTemplate("A", "{{ $value.x }}", d) ==
+        "<error expanding template: error executing template __alert_A: template: "
+        "__alert_A:1:121: executing \"__alert_A\" at <$value.x>: can't evaluate field x in type "
+        "float64>");
+  CHECK(ExpandAlertTemplate("A", "{{ define \"t\" }} {{ end }}{{ define \"t\" }}x{{ end }}"
+                                 "{{ template \"t\" }}", d) == "x");
   absl::StatusOr<Template> parsed = ParseAlertTemplate("HighLatency", "{{ $value }}");
   REQUIRE(parsed.ok());
   CHECK(parsed->name() == "__alert_HighLatency");
