@@ -224,7 +224,7 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
   } else {
     for (MemSeries* s : Matching(matchers)) {
       for (size_t i = 0; i < s->num_labels; ++i) {
-        out.emplace_back(db_->symbols().Get(s->label_syms[2 * i]));
+        out.emplace_back(db_->symbols().Get(s->syms()[2 * i]));
       }
     }
   }
@@ -243,8 +243,8 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
   } else {
     for (MemSeries* s : Matching(matchers)) {
       for (size_t i = 0; i < s->num_labels; ++i) {
-        if (s->label_syms[2 * i] == n) {
-          out.emplace_back(db_->symbols().Get(s->label_syms[2 * i + 1]));
+        if (s->syms()[2 * i] == n) {
+          out.emplace_back(db_->symbols().Get(s->syms()[2 * i + 1]));
         }
       }
     }

@@ -6,6 +6,18 @@
 
 namespace vigil::storage::internal {
 
+MemSeries* MemSeries::New(uint64_t ref, uint16_t n) {
+  static_assert(alignof(MemSeries) >= alignof(uint32_t));
+  void* mem = ::operator new(sizeof(MemSeries) + sizeof(uint32_t) * 2 * n);
+  return new (mem) MemSeries(ref, n);
+}
+
+void MemSeries::Delete(MemSeries* s) {
+  if (!s) return;
+  s->~MemSeries();
+  ::operator delete(s);
+}
+
 Head::Head(const Options& options, SymbolTable* symbols,
            PostingsIndex* postings)
     : options_(options),
@@ -20,7 +32,7 @@ Head::~Head() {
   for (size_t b = 0; b < kMaxBlocks; ++b) {
     MemSeries** block = blocks_[b].load();
     if (!block) continue;
-    for (size_t i = 0; i < kBlockSize; ++i) delete block[i];
+    for (size_t i = 0; i < kBlockSize; ++i) MemSeries::Delete(block[i]);
     delete[] block;
   }
 }
@@ -39,8 +51,8 @@ MemSeries* Head::GetByRef(uint64_t ref) const {
 bool Head::LabelsEqual(const MemSeries& s, const Labels& labels) const {
   if (labels.size() != s.num_labels) return false;
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (symbols_->Get(s.label_syms[2 * i]) != labels[i].name ||
-        symbols_->Get(s.label_syms[2 * i + 1]) != labels[i].value) {
+    if (symbols_->Get(s.syms()[2 * i]) != labels[i].name ||
+        symbols_->Get(s.syms()[2 * i + 1]) != labels[i].value) {
       return false;
     }
   }
@@ -91,12 +103,12 @@ MemSeries* Head::CreateWithRef(uint64_t ref, const Labels& labels) {
 MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
                               uint64_t hash) {
   VIGIL_CHECK(ref > 0 && ((ref - 1) >> kBlockBits) < kMaxBlocks);
-  auto syms = std::make_unique<uint32_t[]>(2 * labels.size());
+  MemSeries* s = MemSeries::New(ref, uint16_t(labels.size()));
+  uint32_t* syms = s->syms();
   for (size_t i = 0; i < labels.size(); ++i) {
     syms[2 * i] = symbols_->Intern(labels[i].name);
     syms[2 * i + 1] = symbols_->Intern(labels[i].value);
   }
-  auto* s = new MemSeries(ref, std::move(syms), uint16_t(labels.size()));
   uint64_t idx = ref - 1;
   size_t b = idx >> kBlockBits;
   MemSeries** block = blocks_[b].load();
@@ -112,7 +124,7 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
     auto [it, inserted] = sh.by_hash.try_emplace(hash, uint32_t(ref));
     if (!inserted) sh.extra[hash].push_back(uint32_t(ref));
   }
-  postings_->Add(uint32_t(ref), s->label_syms.get(), s->num_labels);
+  postings_->Add(uint32_t(ref), s->syms(), s->num_labels);
   if (ref >= next_ref_.load()) next_ref_.store(ref + 1);
   return s;
 }
@@ -121,8 +133,8 @@ Labels Head::LabelsOf(const MemSeries& s) const {
   std::vector<Label> out;
   out.reserve(s.num_labels);
   for (size_t i = 0; i < s.num_labels; ++i) {
-    out.push_back({std::string(symbols_->Get(s.label_syms[2 * i])),
-                   std::string(symbols_->Get(s.label_syms[2 * i + 1]))});
+    out.push_back({std::string(symbols_->Get(s.syms()[2 * i])),
+                   std::string(symbols_->Get(s.syms()[2 * i + 1]))});
   }
   return Labels::FromSorted(std::move(out));
 }
@@ -173,7 +185,7 @@ size_t Head::MemoryBytes() const {
   ForEach([&](MemSeries* s) {
     SpinLockHolder l(&s->mu);
     total += sizeof(MemSeries) + s->chunk.MemoryBytes() - sizeof(OpenChunk) +
-             s->num_labels * 8 + 16;
+             s->num_labels * 8 + 16;  // + malloc header
     for (const auto& p : s->pending) total += p.bytes.capacity() + sizeof(p);
   });
   for (int i = 0; i < kShards; ++i) {

@@ -36,25 +36,51 @@ struct PendingChunk {
   std::string bytes;
 };
 
+// Chunks cut from the head and not yet written; allocates nothing while
+// empty (the common case), so it costs one pointer per series.
+class PendingList {
+ public:
+  bool empty() const { return !v_ || v_->empty(); }
+  size_t size() const { return v_ ? v_->size() : 0; }
+  void push_back(PendingChunk c) {
+    if (!v_) v_ = std::make_unique<std::vector<PendingChunk>>();
+    v_->push_back(std::move(c));
+  }
+  void clear() { v_.reset(); }
+  const PendingChunk* begin() const { return v_ ? v_->data() : nullptr; }
+  const PendingChunk* end() const { return v_ ? v_->data() + v_->size() : nullptr; }
+
+ private:
+  std::unique_ptr<std::vector<PendingChunk>> v_;
+};
+
+// One series of the head. Allocated with its label symbols inline (New /
+// Delete), so a series is one heap block.
 struct MemSeries {
-  MemSeries(uint64_t r, std::unique_ptr<uint32_t[]> syms, uint16_t n)
-      : ref(r), label_syms(std::move(syms)), num_labels(n) {}
+  // REQUIRES: n = number of labels; fill syms() before publishing.
+  static MemSeries* New(uint64_t ref, uint16_t n);
+  static void Delete(MemSeries* s);
+
+  // 2*num_labels symbol ids: name, value, ... in label-name order.
+  uint32_t* syms() { return reinterpret_cast<uint32_t*>(this + 1); }
+  const uint32_t* syms() const { return reinterpret_cast<const uint32_t*>(this + 1); }
 
   const uint64_t ref;
-  // 2*num_labels symbol ids: name, value, ... in label-name order.
-  const std::unique_ptr<uint32_t[]> label_syms;
-  const uint16_t num_labels;
-
-  SpinLock mu;
   OpenChunk chunk ABSL_GUARDED_BY(mu);
-  std::vector<PendingChunk> pending ABSL_GUARDED_BY(mu);
+  PendingList pending ABSL_GUARDED_BY(mu);
   // Newest committed sample (also when it has been persisted already).
   Timestamp last_t ABSL_GUARDED_BY(mu) = kMinTimestamp;
   double last_v ABSL_GUARDED_BY(mu) = 0;
+  const uint16_t num_labels;
+  SpinLock mu;
   // Changed since the last checkpoint.
   bool dirty ABSL_GUARDED_BY(mu) = false;
   // The series record is durable in RocksDB.
   std::atomic<bool> persisted{false};
+
+ private:
+  MemSeries(uint64_t r, uint16_t n) : ref(r), num_labels(n) {}
+  ~MemSeries() = default;
 };
 
 class Head {
