@@ -14,6 +14,7 @@
 #ifndef VIGIL_PROMQL_INTERNAL_EVAL_H_
 #define VIGIL_PROMQL_INTERNAL_EVAL_H_
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -171,6 +172,9 @@ using RangeFn = bool (*)(const RangeCall& c, double* out);
 // `name` is not one.
 RangeFn LookupRangeFunction(std::string_view name);
 
+// Evaluates expressions of one query over one step grid. Not thread-safe;
+// a query creates its own (subqueries create children sharing the sample
+// counter, deadline and annotations).
 class Evaluator {
  public:
   Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t start,
@@ -275,22 +279,9 @@ void GoInsertionSort(std::vector<T>* v, Less less) {
     }
   }
 }
-// Go's sort.Sort: insertion sort for <= 12 elements, otherwise a
-// (stable) sort with the same ordering.
-template <typename T, typename Less>
-void GoSort(std::vector<T>* v, Less less);
-
-// Element-wise functions (abs, ceil, ...) by name; null if not one.
-using MathFn = double (*)(double);
-MathFn LookupMathFunction(std::string_view name);
-// Date functions (hour, minute, ...) by name; null if not one.
-using DateFn = double (*)(int64_t unix_seconds);
-DateFn LookupDateFunction(std::string_view name);
-
-}  // namespace vigil::promql::internal
-
-#include <algorithm>
-namespace vigil::promql::internal {
+// Go's sort.Sort: insertion sort for <= 12 elements (which is what makes
+// ties come out in a predictable order), otherwise a stable sort with the
+// same ordering.
 template <typename T, typename Less>
 void GoSort(std::vector<T>* v, Less less) {
   if (v->size() <= 12) {
@@ -299,6 +290,14 @@ void GoSort(std::vector<T>* v, Less less) {
     std::stable_sort(v->begin(), v->end(), less);
   }
 }
+
+// Element-wise functions (abs, ceil, ...) by name; null if not one.
+using MathFn = double (*)(double);
+MathFn LookupMathFunction(std::string_view name);
+// Date functions (hour, minute, ...) by name; null if not one.
+using DateFn = double (*)(int64_t unix_seconds);
+DateFn LookupDateFunction(std::string_view name);
+
 }  // namespace vigil::promql::internal
 
 #endif  // VIGIL_PROMQL_INTERNAL_EVAL_H_
