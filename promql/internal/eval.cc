@@ -212,18 +212,6 @@ double GoPow(double x, double y) {
   return std::pow(x, y);
 }
 
-void KahanInc(double inc, double* sum, double* c) {
-  double t = *sum + inc;
-  if (std::isinf(t)) {
-    *c = 0;
-  } else if (std::fabs(*sum) >= std::fabs(inc)) {
-    *c += (*sum - t) + inc;
-  } else {
-    *c += (inc - t) + *sum;
-  }
-  *sum = t;
-}
-
 double Quantile(double q, std::vector<double>* values) {
   if (values->empty() || std::isnan(q)) return NAN;
   if (q < 0) return -INFINITY;

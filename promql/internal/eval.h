@@ -266,8 +266,19 @@ Labels DropMetricName(const Labels& l);
 // Go's math.Mod and math.Pow semantics.
 double GoMod(double x, double y);
 double GoPow(double x, double y);
-// Prometheus's kahanSumInc.
-void KahanInc(double inc, double* sum, double* c);
+// Prometheus's kahansum.Inc (Neumaier's variant): adds `inc` to *sum,
+// accumulating the rounding error in *c. Inline: it runs once per sample.
+inline void KahanInc(double inc, double* sum, double* c) {
+  double t = *sum + inc;
+  if (t > 1.7976931348623157e308 || t < -1.7976931348623157e308) {
+    *c = 0;
+  } else if ((*sum < 0 ? -*sum : *sum) >= (inc < 0 ? -inc : inc)) {
+    *c += (*sum - t) + inc;
+  } else {
+    *c += (inc - t) + *sum;
+  }
+  *sum = t;
+}
 // Prometheus's quantile over `values` (sorted in place).
 double Quantile(double q, std::vector<double>* values);
 // Go's sort.Sort on small inputs (insertion sort), with `less(i, j)`.
