@@ -178,6 +178,11 @@ absl::StatusOr<PrometheusConfig> ParsePrometheusConfig(
     return absl::InvalidArgumentError(fmt::format(
         "{}{}:{}: yaml: {}", prefix, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
+  if (auto open = FindUnterminatedQuote(yaml, root)) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}{}:{}: yaml: found unexpected end of stream", prefix,
+                    open->line, open->column));
+  }
   PrometheusConfig c;
   std::vector<ScrapeJob> jobs;
   GoYamlDecoder d(yaml);

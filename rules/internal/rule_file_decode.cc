@@ -153,6 +153,12 @@ ParsedRuleFile ParseRuleFile(std::string_view yaml, std::string_view filename) {
     out.errors.push_back({file, {1, 1}, fmt::format("1:1: yaml: {}", e.what())});
     return out;
   }
+  if (auto open = FindUnterminatedQuote(yaml, root)) {
+    out.errors.push_back(
+        {file, *open, fmt::format("{}:{}: yaml: found unexpected end of stream",
+                                  open->line, open->column)});
+    return out;
+  }
   GoYamlDecoder d(yaml);
   std::vector<RawGroup> raw;
   try {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <regex>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "core/strutil.h"
@@ -352,6 +353,58 @@ SourcePos GoYamlDecoder::ValuePos(const Field& f) const {
   }
   while (i < source_.size() && source_[i] != ':' && source_[i] != '\n') ++i;
   return {km.line + 1, km.column + static_cast<int>(i - km.pos) + 2};
+}
+
+namespace {
+
+// Whether the quoted scalar opening at source[pos] is closed.
+bool QuoteClosed(std::string_view source, size_t pos) {
+  const char q = source[pos];
+  for (size_t i = pos + 1; i < source.size(); ++i) {
+    if (q == '"' && source[i] == '\\') {
+      ++i;
+    } else if (source[i] == q) {
+      if (q == '\'' && i + 1 < source.size() && source[i + 1] == '\'') {
+        ++i;  // '' is an escaped quote
+        continue;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+void FindOpenQuote(std::string_view source, const YAML::Node& n,
+                   std::set<int>* seen, std::optional<SourcePos>* found) {
+  if (found->has_value() || !n.IsDefined()) return;
+  const YAML::Mark m = n.Mark();
+  if (m.pos >= 0 && !seen->insert(m.pos).second && !n.IsScalar()) return;
+  if (n.IsScalar()) {
+    const size_t pos = static_cast<size_t>(m.pos);
+    if (n.Tag() == "!" && pos < source.size() &&
+        (source[pos] == '"' || source[pos] == '\'') && !QuoteClosed(source, pos)) {
+      *found = PosOf(n);
+    }
+    return;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (n.IsMap()) {
+      FindOpenQuote(source, it->first, seen, found);
+      FindOpenQuote(source, it->second, seen, found);
+    } else {
+      FindOpenQuote(source, *it, seen, found);
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<SourcePos> FindUnterminatedQuote(std::string_view source,
+                                               const YAML::Node& root) {
+  std::set<int> seen;  // aliases share their anchor's mark: visit once
+  std::optional<SourcePos> found;
+  FindOpenQuote(source, root, &seen, &found);
+  return found;
 }
 
 std::string UnmarshalErrorsText(std::vector<TypeError> errors) {

@@ -116,6 +116,11 @@ class GoYamlDecoder {
   std::optional<TypeError> fatal_;
 };
 
+// yaml-cpp accepts a quoted scalar left open at the end of the input;
+// go-yaml (and the YAML spec) do not. Returns where such a scalar starts.
+std::optional<SourcePos> FindUnterminatedQuote(std::string_view source,
+                                               const YAML::Node& root);
+
 // go-yaml's "yaml: unmarshal errors:\n  line 3: ...\n  line 9: ..." text.
 std::string UnmarshalErrorsText(std::vector<TypeError> errors);
 // The earliest position among `errors` (REQUIRES: not empty).

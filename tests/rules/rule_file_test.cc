@@ -279,6 +279,15 @@ TEST_CASE("YAML syntax errors name line and column", "[rulefile]") {
   CHECK(parsed.errors[0].ToString() == f + ": 6:6: yaml: end of map not found");
 }
 
+TEST_CASE("a quoted scalar left open at the end is a syntax error", "[rulefile]") {
+  // yaml-cpp alone would take the rest of the file as the string.
+  CHECK(Errors("groups:\n  - name: 'a\n    rules: []\n") ==
+        std::vector<std::string>{"rules.yml: 2:11: yaml: found unexpected end of stream"});
+  CHECK(Errors("groups:\n  - name: \"a\\\"\n") ==
+        std::vector<std::string>{"rules.yml: 2:11: yaml: found unexpected end of stream"});
+  CHECK(Errors("groups:\n  - name: 'it''s'\n    labels: {\"a\": \"b\\\"c\"}\n").empty());
+}
+
 TEST_CASE("LoadRuleFile returns groups or every error", "[rulefile]") {
   auto ok = LoadRuleFile(kTestdata + "good.yml");
   REQUIRE(ok.ok());
