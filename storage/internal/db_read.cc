@@ -162,7 +162,10 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, rocksdb::Iterator* it,
   if (lo <= hi) {
     // The iterator is a snapshot: refresh it after the head copy above, so
     // a chunk cut and written since the last series is visible.
-    VIGIL_RETURN_IF_ERROR(FromRocks(it->Refresh(), "refresh chunk iterator"));
+    // (A read-only DB has no writers, and RocksDB cannot refresh there.)
+    if (!db_->options().read_only) {
+      VIGIL_RETURN_IF_ERROR(FromRocks(it->Refresh(), "refresh chunk iterator"));
+    }
     // Chunks never cross a chunk-range boundary, so the first chunk that
     // can hold samples >= lo starts at or after lo's range start.
     Timestamp start = lo - ((lo % range) + range) % range;
