@@ -244,12 +244,14 @@ Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t s
       deadline_(deadline),
       samples_(samples),
       query_start_(start),
-      query_end_(end) {}
+      query_end_(end),
+      query_step_(start == end ? 0 : interval) {}
 
 Evaluator Evaluator::Child(int64_t start, int64_t end, int64_t interval) const {
   Evaluator c(opts_, queryable_, start, end, interval, annos_, deadline_, samples_);
   c.query_start_ = query_start_;
   c.query_end_ = query_end_;
+  c.query_step_ = query_step_;
   return c;
 }
 

@@ -253,6 +253,7 @@ class Evaluator {
   std::chrono::steady_clock::time_point deadline_;
   int64_t* samples_;
   int64_t query_start_, query_end_;
+  int64_t query_step_;  // 0 for an instant query
 };
 
 // ---- helpers shared by the eval*.cc files

@@ -197,6 +197,14 @@ absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
   if (name == "label_join") return EvalLabelJoin(e);
   if (name == "histogram_quantile") return EvalHistogramQuantile(e);
   const int steps = num_steps();
+  if (name == "start" || name == "end" || name == "range" || name == "step") {
+    // Folded to constants of the whole query, as Prometheus does.
+    double v = name == "start"   ? static_cast<double>(query_start_) / 1000
+               : name == "end"   ? static_cast<double>(query_end_) / 1000
+               : name == "range" ? static_cast<double>(query_end_ - query_start_) / 1000
+                                 : static_cast<double>(query_step_) / 1000;
+    return MakeScalar(std::vector<double>(steps, v));
+  }
   if (name == "time" || name == "pi") {
     std::vector<double> v(steps);
     for (int i = 0; i < steps; i++) {
@@ -252,6 +260,21 @@ absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(const Call& e, std::vector<E
       *out = f(secs);
       return true;
     });
+  }
+  if (name == "min_of" || name == "max_of") {
+    // Go's math.Min/Max: NaN wins; -0 < +0.
+    std::vector<double>& a = args[0].scalar;
+    for (size_t i = 0; i < a.size(); i++) {
+      double x = a[i], y = args[1].scalar[i];
+      if (std::isnan(x) || std::isnan(y)) {
+        a[i] = NAN;
+      } else if (x == y) {
+        a[i] = name == "min_of" ? (std::signbit(x) ? x : y) : (std::signbit(x) ? y : x);
+      } else {
+        a[i] = name == "min_of" ? std::min(x, y) : std::max(x, y);
+      }
+    }
+    return std::move(args[0]);
   }
   if (name == "round") {
     const std::vector<double>* to = args.size() > 1 ? &args[1].scalar : nullptr;
