@@ -25,7 +25,8 @@
 // Errors read exactly as Go's:
 //   parse:   template: __alert_X:1: function "foo" not defined
 //   execute: template: __alert_X:1:97: executing "__alert_X" at <humanize "x">:
-//            error calling humanize: strconv.ParseFloat: parsing "x": invalid syntax
+//            error calling humanize: strconv.ParseFloat: parsing "x": invalid
+//            syntax
 //
 // Thread-safety: a Template is immutable after Parse and may be executed
 // concurrently; copies share the parsed tree.
@@ -60,17 +61,18 @@ struct QueryResultSample {
 // used in the order returned (Prometheus does not sort them; templates call
 // sortByLabel). An error fails the expansion with "error calling query: ...".
 using TemplateQueryFunc =
-    std::function<absl::StatusOr<std::vector<QueryResultSample>>(std::string_view expr)>;
+    std::function<absl::StatusOr<std::vector<QueryResultSample>>(
+        std::string_view expr)>;
 
 // What an alert template sees: "." is a struct with these fields (.Labels,
 // .ExternalLabels, .ExternalURL, .Value).
 struct TemplateData {
-  Labels labels;            // the alert's sample labels (without __name__)
-  double value = 0;         // the sample value ($value)
-  Labels external_labels;   // global external_labels ($externalLabels)
-  std::string external_url; // --web.external-url ($externalURL, externalURL)
-  Timestamp eval_time = 0;  // ms; `now` returns it in seconds
-  TemplateQueryFunc query;  // for `query`; empty makes `query` fail
+  Labels labels;             // the alert's sample labels (without __name__)
+  double value = 0;          // the sample value ($value)
+  Labels external_labels;    // global external_labels ($externalLabels)
+  std::string external_url;  // --web.external-url ($externalURL, externalURL)
+  Timestamp eval_time = 0;   // ms; `now` returns it in seconds
+  TemplateQueryFunc query;   // for `query`; empty makes `query` fail
 };
 
 class Template {
@@ -84,7 +86,8 @@ class Template {
   // Executes with `data` as ".". Returns the whole output, or (discarding
   // partial output, as Prometheus does) InvalidArgument with Go's execution
   // error text.
-  [[nodiscard]] absl::StatusOr<std::string> Execute(const TemplateData& data) const;
+  [[nodiscard]] absl::StatusOr<std::string> Execute(
+      const TemplateData& data) const;
 
   const std::string& name() const;
 
@@ -100,32 +103,33 @@ std::string_view AlertTemplateHeader();
 // Parses an alert label/annotation template as Prometheus does: named
 // "__alert_" + alert_name with the header prepended. The error is exactly
 // what `promtool check rules` prints after `annotation "summary": `.
-[[nodiscard]] absl::StatusOr<Template> ParseAlertTemplate(std::string_view alert_name,
-                                                          std::string_view text);
+[[nodiscard]] absl::StatusOr<Template> ParseAlertTemplate(
+    std::string_view alert_name, std::string_view text);
 
 // Prometheus's template.Expander.Expand(): parse then execute, with errors
 // prefixed "error parsing template NAME: " / "error executing template NAME: ".
-[[nodiscard]] absl::StatusOr<std::string> ExpandTemplate(std::string_view name,
-                                                         std::string_view text,
-                                                         const TemplateData& data);
+[[nodiscard]] absl::StatusOr<std::string> ExpandTemplate(
+    std::string_view name, std::string_view text, const TemplateData& data);
 
 // What an alerting rule puts into a label or annotation: the expansion of
 // `text` (with the header), or on failure
 // "<error expanding template: error executing template __alert_X: ...>".
-std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view text,
+std::string ExpandAlertTemplate(std::string_view alert_name,
+                                std::string_view text,
                                 const TemplateData& data);
 
 // The same with TemplateData spelled out, mirroring the arguments
 // Prometheus's alerting rule hands its template expander.
-std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view text,
-                                const Labels& labels, double value,
-                                const Labels& external_labels,
-                                std::string_view external_url, Timestamp eval_time,
-                                TemplateQueryFunc query);
+std::string ExpandAlertTemplate(std::string_view alert_name,
+                                std::string_view text, const Labels& labels,
+                                double value, const Labels& external_labels,
+                                std::string_view external_url,
+                                Timestamp eval_time, TemplateQueryFunc query);
 
 // Same for a template already returned by ParseAlertTemplate (the cached
 // path for rule evaluation).
-std::string ExpandAlertTemplate(const Template& parsed, const TemplateData& data);
+std::string ExpandAlertTemplate(const Template& parsed,
+                                const TemplateData& data);
 
 }  // namespace vigil::rules
 

@@ -1,20 +1,17 @@
 #include "rules/internal/go_fmt.h"
 
-#include "rules/internal/go_fmt_printer.h"
-
 #include <cmath>
 #include <cstdio>
 
 #include "core/strutil.h"
 #include "fmt/format.h"
+#include "rules/internal/go_fmt_printer.h"
 #include "rules/internal/humanize.h"
 #include "rules/internal/template_text.h"
 
 namespace vigil::rules::internal {
 
 namespace gofmt {
-
-void AddSharpDigits(int verb, int prec, std::string* num);
 
 void Printer::Pad(std::string_view s) {
   if (!f.wid_present || f.wid == 0) {
@@ -53,7 +50,8 @@ void Printer::FmtBool(bool b, int verb, const Value& v) {
   }
 }
 
-void Printer::FmtIntegerBase(uint64_t u, int base, bool is_signed, int verb, bool upper) {
+void Printer::FmtIntegerBase(uint64_t u, int base, bool is_signed, int verb,
+                             bool upper) {
   bool negative = is_signed && static_cast<int64_t>(u) < 0;
   if (negative) u = 0 - u;
   int prec = 0;
@@ -104,11 +102,23 @@ void Printer::FmtIntegerBase(uint64_t u, int base, bool is_signed, int verb, boo
 
 void Printer::FmtInteger(uint64_t u, bool is_signed, int verb, const Value& v) {
   switch (verb) {
-    case 'v': case 'd': FmtIntegerBase(u, 10, is_signed, verb, false); return;
-    case 'b': FmtIntegerBase(u, 2, is_signed, verb, false); return;
-    case 'o': case 'O': FmtIntegerBase(u, 8, is_signed, verb, false); return;
-    case 'x': FmtIntegerBase(u, 16, is_signed, verb, false); return;
-    case 'X': FmtIntegerBase(u, 16, is_signed, verb, true); return;
+    case 'v':
+    case 'd':
+      FmtIntegerBase(u, 10, is_signed, verb, false);
+      return;
+    case 'b':
+      FmtIntegerBase(u, 2, is_signed, verb, false);
+      return;
+    case 'o':
+    case 'O':
+      FmtIntegerBase(u, 8, is_signed, verb, false);
+      return;
+    case 'x':
+      FmtIntegerBase(u, 16, is_signed, verb, false);
+      return;
+    case 'X':
+      FmtIntegerBase(u, 16, is_signed, verb, true);
+      return;
     case 'c': {
       std::string s;
       AppendRune(&s, u > 0x10ffff ? 0xfffd : static_cast<uint32_t>(u));
@@ -133,43 +143,8 @@ void Printer::FmtInteger(uint64_t u, bool is_signed, int verb, const Value& v) {
       Pad(s);
       return;
     }
-    default: BadVerb(v, verb);
-  }
-}
-
-void Printer::FmtFloatPrec(double x, int verb, int prec) {
-  if (f.prec_present) prec = f.prec;
-  std::string num = FormatFloatGo(x, static_cast<char>(verb), prec);
-  if (num[0] != '-' && num[0] != '+') num.insert(num.begin(), '+');
-  if (f.space && num[0] == '+' && !f.plus) num[0] = ' ';
-  if (num[1] == 'I' || num[1] == 'N') {
-    bool old = f.zero;
-    f.zero = false;
-    if (num[1] == 'N' && !f.space && !f.plus) num.erase(0, 1);
-    Pad(num);
-    f.zero = old;
-    return;
-  }
-  if (f.sharp && verb != 'b') AddSharpDigits(verb, prec, &num);
-  if (f.plus || num[0] != '+') {
-    if (f.zero && f.wid_present && f.wid > static_cast<int>(num.size())) {
-      buf.push_back(num[0]);
-      WritePadding(f.wid - static_cast<int>(num.size()));
-      buf.append(num, 1);
-      return;
-    }
-    Pad(num);
-    return;
-  }
-  Pad(std::string_view(num).substr(1));
-}
-
-void Printer::FmtFloat(double x, int verb, const Value& v) {
-  switch (verb) {
-    case 'v': FmtFloatPrec(x, 'g', -1); return;
-    case 'g': case 'G': case 'x': case 'X': FmtFloatPrec(x, verb, -1); return;
-    case 'e': case 'E': case 'f': case 'F': FmtFloatPrec(x, verb, 6); return;
-    default: BadVerb(v, verb);
+    default:
+      BadVerb(v, verb);
   }
 }
 
@@ -220,9 +195,15 @@ void Printer::FmtString(std::string_view s, int verb, const Value& v) {
         Pad(s);
       }
       return;
-    case 's': Pad(s); return;
-    case 'x': FmtSx(s, false); return;
-    case 'X': FmtSx(s, true); return;
+    case 's':
+      Pad(s);
+      return;
+    case 'x':
+      FmtSx(s, false);
+      return;
+    case 'X':
+      FmtSx(s, true);
+      return;
     case 'q':
       if (f.sharp && s.find('`') == std::string_view::npos &&
           s.find_first_of("\n\r") == std::string_view::npos) {
@@ -231,7 +212,8 @@ void Printer::FmtString(std::string_view s, int verb, const Value& v) {
         Pad(f.plus ? QuoteToAscii(s) : GoQuote(s));
       }
       return;
-    default: BadVerb(v, verb);
+    default:
+      BadVerb(v, verb);
   }
 }
 
@@ -265,6 +247,31 @@ void Printer::FmtSample(const SampleData& s, int verb, int depth) {
   buf += '}';
 }
 
+void Printer::FmtSlice(const Value& v, int verb, int depth) {
+  buf += '[';
+  if (v.slice) {
+    for (size_t i = 0; i < v.slice->size(); ++i) {
+      if (i > 0) buf += ' ';
+      buf += '&';  // Go prints the element pointers' addresses here
+      FmtSample(*(*v.slice)[i], verb, depth + 1);
+    }
+  }
+  buf += ']';
+}
+
+void Printer::FmtAlertData(const AlertData& a, int verb, int depth) {
+  buf += '{';
+  if (f.plus_v) buf += "Labels:";
+  PrintValue(Value::Map(a.labels), verb, depth + 1);
+  buf += f.plus_v ? " ExternalLabels:" : " ";
+  PrintValue(Value::Map(a.external_labels), verb, depth + 1);
+  buf += f.plus_v ? " ExternalURL:" : " ";
+  PrintValue(Value::String(a.external_url), verb, depth + 1);
+  buf += f.plus_v ? " Value:" : " ";
+  PrintValue(Value::Float(a.value), verb, depth + 1);
+  buf += '}';
+}
+
 void Printer::PrintValue(const Value& v, int verb, int depth) {
   if (!v.valid()) {
     if (verb == 'T' || verb == 'v') {
@@ -276,14 +283,20 @@ void Printer::PrintValue(const Value& v, int verb, int depth) {
   }
   if (verb == 'T') return FmtString(TypeName(v), 's', v);
   switch (v.kind) {
-    case Kind::kBool: return FmtBool(v.b, verb, v);
-    case Kind::kInt: return FmtInteger(static_cast<uint64_t>(v.i), true, verb, v);
-    case Kind::kUint: return FmtInteger(v.u, false, verb, v);
-    case Kind::kFloat: return FmtFloat(v.f, verb, v);
-    case Kind::kString: return FmtString(v.s, verb, v);
+    case Kind::kBool:
+      return FmtBool(v.b, verb, v);
+    case Kind::kInt:
+      return FmtInteger(static_cast<uint64_t>(v.i), true, verb, v);
+    case Kind::kUint:
+      return FmtInteger(v.u, false, verb, v);
+    case Kind::kFloat:
+      return FmtFloat(v.f, verb, v);
+    case Kind::kString:
+      return FmtString(v.s, verb, v);
     case Kind::kTime:
     case Kind::kDuration:
-      if (verb == 'v' || verb == 's' || verb == 'x' || verb == 'X' || verb == 'q') {
+      if (verb == 'v' || verb == 's' || verb == 'x' || verb == 'X' ||
+          verb == 'q') {
         if (v.nil_ptr) return FmtString("<nil>", verb, v);
         return FmtString(v.kind == Kind::kTime ? GoTimeString(v.i, v.nsec)
                                                : GoDurationString(v.i),
@@ -304,61 +317,12 @@ void Printer::PrintValue(const Value& v, int verb, int depth) {
       buf += '&';
       return FmtSample(*v.sample, verb, depth);
     case Kind::kSlice:
-      buf += '[';
-      if (v.slice) {
-        for (size_t i = 0; i < v.slice->size(); ++i) {
-          if (i > 0) buf += ' ';
-          buf += '&';
-          FmtSample(*(*v.slice)[i], verb, depth + 1);
-        }
-      }
-      buf += ']';
+      return FmtSlice(v, verb, depth);
+    case Kind::kAlertData:
+      return FmtAlertData(*v.alert, verb, depth);
+    case Kind::kInvalid:
       return;
-    case Kind::kAlertData: {
-      const AlertData& a = *v.alert;
-      buf += '{';
-      if (f.plus_v) buf += "Labels:";
-      PrintValue(Value::Map(a.labels), verb, depth + 1);
-      buf += f.plus_v ? " ExternalLabels:" : " ";
-      PrintValue(Value::Map(a.external_labels), verb, depth + 1);
-      buf += f.plus_v ? " ExternalURL:" : " ";
-      PrintValue(Value::String(a.external_url), verb, depth + 1);
-      buf += f.plus_v ? " Value:" : " ";
-      PrintValue(Value::Float(a.value), verb, depth + 1);
-      buf += '}';
-      return;
-    }
-    case Kind::kInvalid: return;
   }
-}
-
-// fmt's '#' flag on floats: keep a decimal point and, for %g/%x, pad with
-// zeros to the precision (6 when unspecified). num[0] is the sign.
-void AddSharpDigits(int verb, int prec, std::string* num) {
-  int digits = 0;
-  if (verb == 'v' || verb == 'g' || verb == 'G' || verb == 'x') digits = prec == -1 ? 6 : prec;
-  std::string tail;
-  bool has_point = false;
-  bool saw_nonzero = false;
-  for (size_t i = 1; i < num->size(); ++i) {
-    char c = (*num)[i];
-    if (c == '.') {
-      has_point = true;
-    } else if (c == 'p' || c == 'P' || ((c == 'e' || c == 'E') && verb != 'x' && verb != 'X')) {
-      tail = num->substr(i);
-      num->resize(i);
-      break;
-    } else {
-      if (c != '0') saw_nonzero = true;
-      if (saw_nonzero) --digits;
-    }
-  }
-  if (!has_point) {
-    if (num->size() == 2 && (*num)[1] == '0') --digits;
-    num->push_back('.');
-  }
-  while (digits-- > 0) num->push_back('0');
-  *num += tail;
 }
 
 bool IsStringKind(const Value& v) { return v.kind == Kind::kString; }
@@ -366,7 +330,8 @@ bool IsStringKind(const Value& v) { return v.kind == Kind::kString; }
 bool TooLarge(int x) { return x > 1000000 || x < -1000000; }
 
 // Parses decimal digits in s[start:end].
-int ParseNum(std::string_view s, size_t start, size_t end, bool* isnum, size_t* newi) {
+int ParseNum(std::string_view s, size_t start, size_t end, bool* isnum,
+             size_t* newi) {
   int num = 0;
   *isnum = false;
   size_t i = start;
@@ -387,53 +352,6 @@ int ParseNum(std::string_view s, size_t start, size_t end, bool* isnum, size_t* 
 
 using gofmt::IsStringKind;
 using gofmt::Printer;
-
-namespace {
-
-// strconv's 'x' format from C's %a: the exponent gets at least two digits.
-std::string HexFloat(double v, char conv, int prec) {
-  char buf[128];
-  if (prec < 0) {
-    std::snprintf(buf, sizeof(buf), conv == 'x' ? "%a" : "%A", v);
-  } else {
-    std::snprintf(buf, sizeof(buf), conv == 'x' ? "%.*a" : "%.*A", prec, v);
-  }
-  std::string s(buf);
-  size_t p = s.find_first_of("pP");
-  if (p != std::string::npos && p + 2 < s.size() + 1) {
-    std::string exp = s.substr(p + 2);
-    if (exp.size() < 2) s = s.substr(0, p + 2) + "0" + exp;
-  }
-  return s;
-}
-
-}  // namespace
-
-std::string FormatFloatGo(double v, char verb, int prec) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  char conv = verb == 'F' ? 'f' : verb;
-  if (conv == 'x' || conv == 'X') return HexFloat(v, conv, prec);
-  if (prec < 0) {
-    std::string s = FormatGoG(v);
-    if (verb == 'G') {
-      for (char& c : s) {
-        if (c == 'e') c = 'E';
-      }
-    }
-    return s;
-  }
-  if ((conv == 'g' || conv == 'G') && prec == 0) prec = 1;
-  char fmtbuf[8] = {'%', '.', '*', conv, 0};
-  char buf[512];
-  int n = std::snprintf(buf, sizeof(buf), fmtbuf, prec, v);
-  if (n < 0) return "";
-  if (static_cast<size_t>(n) < sizeof(buf)) return std::string(buf, static_cast<size_t>(n));
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  std::snprintf(big.data(), big.size(), fmtbuf, prec, v);
-  big.resize(static_cast<size_t>(n));
-  return big;
-}
 
 std::string GoSprint(const std::vector<Value>& args) {
   Printer p;

@@ -36,18 +36,22 @@ class Printer {
   void Pad(std::string_view s);
   void FmtBool(bool b, int verb, const Value& v);
   void FmtInteger(uint64_t u, bool is_signed, int verb, const Value& v);
-  void FmtIntegerBase(uint64_t u, int base, bool is_signed, int verb, bool upper);
+  void FmtIntegerBase(uint64_t u, int base, bool is_signed, int verb,
+                      bool upper);
   void FmtFloat(double x, int verb, const Value& v);
   void FmtFloatPrec(double x, int verb, int prec);
   void FmtString(std::string_view s, int verb, const Value& v);
   void FmtSx(std::string_view s, bool upper);
   void FmtMap(const MapData& m, int verb, int depth);
   void FmtSample(const SampleData& s, int verb, int depth);
+  void FmtSlice(const Value& v, int verb, int depth);
+  void FmtAlertData(const AlertData& a, int verb, int depth);
 };
 
 // fmt's parsenum: decimal digits in s[start:end]; *isnum false if none or
 // absurdly large. *newi is where parsing stopped.
-int ParseNum(std::string_view s, size_t start, size_t end, bool* isnum, size_t* newi);
+int ParseNum(std::string_view s, size_t start, size_t end, bool* isnum,
+             size_t* newi);
 bool TooLarge(int x);
 
 }  // namespace vigil::rules::internal::gofmt

@@ -1,4 +1,6 @@
 // fmt.Sprintf's format-string interpreter (fmt/print.go doPrintf).
+#include <utility>
+
 #include "rules/internal/go_fmt.h"
 #include "rules/internal/go_fmt_printer.h"
 #include "rules/internal/template_text.h"
@@ -19,8 +21,8 @@ struct ArgState {
 };
 
 // "[n]" at format[i]: returns the new index and whether one was found.
-size_t ArgNumber(std::string_view format, size_t i, size_t num_args, ArgState* st,
-                 bool* found) {
+size_t ArgNumber(std::string_view format, size_t i, size_t num_args,
+                 ArgState* st, bool* found) {
   *found = false;
   if (i >= format.size() || format[i] != '[') return i;
   st->reordered = true;
@@ -72,6 +74,116 @@ bool IntFromArg(const std::vector<Value>& a, ArgState* st, int* num) {
   return is_int;
 }
 
+// Flags "#0+- " at format[i]; returns the index after them.
+size_t ParseFlags(std::string_view format, size_t i, Flags* f) {
+  for (; i < format.size(); ++i) {
+    switch (format[i]) {
+      case '#':
+        f->sharp = true;
+        break;
+      case '0':
+        f->zero = !f->minus;
+        break;  // only pad with zeros on the left
+      case '+':
+        f->plus = true;
+        break;
+      case '-':
+        f->minus = true;
+        f->zero = false;
+        break;
+      case ' ':
+        f->space = true;
+        break;
+      default:
+        return i;
+    }
+  }
+  return i;
+}
+
+// Width and precision (digits, "*" or "[n]*") after the flags. Returns the
+// index of the verb; *after_index tells whether an "[n]" was just consumed.
+size_t ParseWidthPrec(std::string_view format, size_t i,
+                      const std::vector<Value>& a, ArgState* st, Printer* p,
+                      bool* after_index) {
+  size_t end = format.size();
+  Flags& f = p->f;
+  i = ArgNumber(format, i, a.size(), st, after_index);
+  if (i < end && format[i] == '*') {
+    ++i;
+    f.wid_present = IntFromArg(a, st, &f.wid);
+    if (!f.wid_present) p->buf += "%!(BADWIDTH)";
+    if (f.wid < 0) {
+      f.wid = -f.wid;
+      f.minus = true;
+      f.zero = false;
+    }
+    *after_index = false;
+  } else {
+    f.wid = ParseNum(format, i, end, &f.wid_present, &i);
+    if (*after_index && f.wid_present) st->good_arg_num = false;
+  }
+  if (i + 1 < end && format[i] == '.') {
+    ++i;
+    if (*after_index) st->good_arg_num = false;
+    i = ArgNumber(format, i, a.size(), st, after_index);
+    if (i < end && format[i] == '*') {
+      ++i;
+      f.prec_present = IntFromArg(a, st, &f.prec);
+      if (f.prec < 0) {
+        f.prec = 0;
+        f.prec_present = false;
+      }
+      if (!f.prec_present) p->buf += "%!(BADPREC)";
+      *after_index = false;
+    } else {
+      f.prec = ParseNum(format, i, end, &f.prec_present, &i);
+      if (!f.prec_present) {
+        f.prec = 0;
+        f.prec_present = true;
+      }
+    }
+  }
+  if (!*after_index) i = ArgNumber(format, i, a.size(), st, after_index);
+  return i;
+}
+
+void PrintVerb(uint32_t verb, const std::vector<Value>& a, ArgState* st,
+               Printer* p) {
+  if (verb == '%') {
+    p->buf += '%';  // absorbs no operand, ignores width and precision
+  } else if (!st->good_arg_num || st->arg_num >= a.size()) {
+    p->buf += "%!";
+    AppendRune(&p->buf, verb);
+    p->buf += st->good_arg_num ? "(MISSING)" : "(BADINDEX)";
+  } else {
+    if (verb == 'v') {
+      p->f.sharp_v = std::exchange(p->f.sharp, false);
+      p->f.plus_v = std::exchange(p->f.plus, false);
+    }
+    p->PrintArg(a[st->arg_num], static_cast<int>(verb));
+    ++st->arg_num;
+  }
+}
+
+// "%!(EXTRA type=value, ...)" for operands no verb used.
+void PrintExtra(const std::vector<Value>& a, const ArgState& st, Printer* p) {
+  if (st.reordered || st.arg_num >= a.size()) return;
+  p->f = Flags();
+  p->buf += "%!(EXTRA ";
+  for (size_t k = st.arg_num; k < a.size(); ++k) {
+    if (k > st.arg_num) p->buf += ", ";
+    if (!a[k].valid()) {
+      p->buf += "<nil>";
+    } else {
+      p->buf += TypeName(a[k]);
+      p->buf += '=';
+      p->PrintArg(a[k], 'v');
+    }
+  }
+  p->buf += ')';
+}
+
 }  // namespace
 
 std::string GoSprintf(std::string_view format, const std::vector<Value>& a) {
@@ -84,105 +196,19 @@ std::string GoSprintf(std::string_view format, const std::vector<Value>& a) {
     while (i < end && format[i] != '%') ++i;
     if (i > lasti) p.buf.append(format.substr(lasti, i - lasti));
     if (i >= end) break;
-    ++i;
     p.f = Flags();
-    for (; i < end; ++i) {
-      char c = format[i];
-      if (c == '#') {
-        p.f.sharp = true;
-      } else if (c == '0') {
-        p.f.zero = !p.f.minus;
-      } else if (c == '+') {
-        p.f.plus = true;
-      } else if (c == '-') {
-        p.f.minus = true;
-        p.f.zero = false;
-      } else if (c == ' ') {
-        p.f.space = true;
-      } else {
-        break;
-      }
-    }
+    i = ParseFlags(format, i + 1, &p.f);
     bool after_index;
-    i = ArgNumber(format, i, a.size(), &st, &after_index);
-    if (i < end && format[i] == '*') {
-      ++i;
-      p.f.wid_present = IntFromArg(a, &st, &p.f.wid);
-      if (!p.f.wid_present) p.buf += "%!(BADWIDTH)";
-      if (p.f.wid < 0) {
-        p.f.wid = -p.f.wid;
-        p.f.minus = true;
-        p.f.zero = false;
-      }
-      after_index = false;
-    } else {
-      p.f.wid = ParseNum(format, i, end, &p.f.wid_present, &i);
-      if (after_index && p.f.wid_present) st.good_arg_num = false;
-    }
-    if (i + 1 < end && format[i] == '.') {
-      ++i;
-      if (after_index) st.good_arg_num = false;
-      i = ArgNumber(format, i, a.size(), &st, &after_index);
-      if (i < end && format[i] == '*') {
-        ++i;
-        p.f.prec_present = IntFromArg(a, &st, &p.f.prec);
-        if (p.f.prec < 0) {
-          p.f.prec = 0;
-          p.f.prec_present = false;
-        }
-        if (!p.f.prec_present) p.buf += "%!(BADPREC)";
-        after_index = false;
-      } else {
-        p.f.prec = ParseNum(format, i, end, &p.f.prec_present, &i);
-        if (!p.f.prec_present) {
-          p.f.prec = 0;
-          p.f.prec_present = true;
-        }
-      }
-    }
-    if (!after_index) i = ArgNumber(format, i, a.size(), &st, &after_index);
+    i = ParseWidthPrec(format, i, a, &st, &p, &after_index);
     if (i >= end) {
       p.buf += "%!(NOVERB)";
       break;
     }
     uint32_t verb;
     i += DecodeRuneLenient(format, i, &verb);
-    if (verb == '%') {
-      p.buf += '%';
-    } else if (!st.good_arg_num) {
-      p.buf += "%!";
-      AppendRune(&p.buf, verb);
-      p.buf += "(BADINDEX)";
-    } else if (st.arg_num >= a.size()) {
-      p.buf += "%!";
-      AppendRune(&p.buf, verb);
-      p.buf += "(MISSING)";
-    } else {
-      if (verb == 'v') {
-        p.f.sharp_v = p.f.sharp;
-        p.f.sharp = false;
-        p.f.plus_v = p.f.plus;
-        p.f.plus = false;
-      }
-      p.PrintArg(a[st.arg_num], static_cast<int>(verb));
-      ++st.arg_num;
-    }
+    PrintVerb(verb, a, &st, &p);
   }
-  if (!st.reordered && st.arg_num < a.size()) {
-    p.f = Flags();
-    p.buf += "%!(EXTRA ";
-    for (size_t k = st.arg_num; k < a.size(); ++k) {
-      if (k > st.arg_num) p.buf += ", ";
-      if (!a[k].valid()) {
-        p.buf += "<nil>";
-      } else {
-        p.buf += TypeName(a[k]);
-        p.buf += '=';
-        p.PrintArg(a[k], 'v');
-      }
-    }
-    p.buf += ')';
-  }
+  PrintExtra(a, st, &p);
   return std::move(p.buf);
 }
 

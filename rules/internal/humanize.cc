@@ -1,5 +1,6 @@
 #include "rules/internal/humanize.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -15,7 +16,9 @@ namespace {
 
 std::string G4(double v) { return FormatFloatGo(v, 'g', 4); }
 
-char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+char LowerAscii(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+}
 
 bool EqualFold(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -112,7 +115,8 @@ std::string Humanize(double v) {
 
 std::string Humanize1024(double v) {
   if (std::fabs(v) <= 1 || std::isnan(v) || std::isinf(v)) return G4(v);
-  static const char* kUnits[] = {"ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"};
+  static const char* kUnits[] = {"ki", "Mi", "Gi", "Ti",
+                                 "Pi", "Ei", "Zi", "Yi"};
   std::string prefix;
   for (const char* p : kUnits) {
     if (std::fabs(v) < 1024) break;
@@ -132,13 +136,17 @@ std::string HumanizeDuration(double v) {
       v = -v;
     }
     // Go's int64(v): values beyond int64 saturate on amd64 to MinInt64.
-    int64_t duration = v < 9223372036854775808.0 ? static_cast<int64_t>(v) : INT64_MIN;
+    int64_t duration =
+        v < 9223372036854775808.0 ? static_cast<int64_t>(v) : INT64_MIN;
     int64_t seconds = duration % 60;
     int64_t minutes = (duration / 60) % 60;
     int64_t hours = (duration / 60 / 60) % 24;
     int64_t days = duration / 60 / 60 / 24;
-    if (days != 0) return fmt::format("{}{}d {}h {}m {}s", sign, days, hours, minutes, seconds);
-    if (hours != 0) return fmt::format("{}{}h {}m {}s", sign, hours, minutes, seconds);
+    if (days != 0)
+      return fmt::format("{}{}d {}h {}m {}s", sign, days, hours, minutes,
+                         seconds);
+    if (hours != 0)
+      return fmt::format("{}{}h {}m {}s", sign, hours, minutes, seconds);
     if (minutes != 0) return fmt::format("{}{}m {}s", sign, minutes, seconds);
     return sign + G4(v) + "s";
   }
@@ -155,15 +163,18 @@ std::string HumanizeDuration(double v) {
 std::string HumanizePercentage(double v) { return G4(v * 100) + "%"; }
 
 absl::Status FloatToTime(double v, int64_t* sec, int32_t* nsec) {
-  if (std::isnan(v) || std::isinf(v)) return absl::InvalidArgumentError("value is NaN or Inf");
+  if (std::isnan(v) || std::isinf(v))
+    return absl::InvalidArgumentError("value is NaN or Inf");
   double ts = v * 1e9;
   if (ts > 9223372036854775807.0 || ts < -9223372036854775808.0) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{} cannot be represented as a nanoseconds timestamp since it overflows int64",
-        GoSprint({Value::Float(v)})));
+    return absl::InvalidArgumentError(
+        fmt::format("{} cannot be represented as a nanoseconds timestamp since "
+                    "it overflows int64",
+                    GoSprint({Value::Float(v)})));
   }
   // int64(ts) saturates at MaxInt64 on amd64 for ts == 2^63.
-  int64_t ns = ts >= 9223372036854775807.0 ? INT64_MIN : static_cast<int64_t>(ts);
+  int64_t ns =
+      ts >= 9223372036854775807.0 ? INT64_MIN : static_cast<int64_t>(ts);
   int64_t ms = ns / 1000000;  // model.TimeFromUnixNano truncates toward zero
   int64_t s = ms / 1000;
   int64_t rem_ns = (ms % 1000) * 1000000;
@@ -186,7 +197,8 @@ absl::StatusOr<std::string> HumanizeTimestamp(double v) {
 }
 
 std::string GoTimeString(int64_t sec, int32_t nsec) {
-  std::string out = GoTimeFormat(sec, nsec, "2006-01-02 15:04:05.999999999 -0700 MST");
+  std::string out =
+      GoTimeFormat(sec, nsec, "2006-01-02 15:04:05.999999999 -0700 MST");
   return out;
 }
 
@@ -237,8 +249,8 @@ std::string GoDurationString(int64_t d) {
 
 absl::StatusOr<double> GoParseFloat(std::string_view s) {
   auto syntax = [&] {
-    return absl::InvalidArgumentError(
-        fmt::format("strconv.ParseFloat: parsing {}: invalid syntax", GoQuote(s)));
+    return absl::InvalidArgumentError(fmt::format(
+        "strconv.ParseFloat: parsing {}: invalid syntax", GoQuote(s)));
   };
   std::string_view body = s;
   bool neg = false;
@@ -255,8 +267,8 @@ absl::StatusOr<double> GoParseFloat(std::string_view s) {
   errno = 0;
   double v = std::strtod(str.c_str(), nullptr);
   if (errno == ERANGE && std::isinf(v)) {
-    return absl::InvalidArgumentError(
-        fmt::format("strconv.ParseFloat: parsing {}: value out of range", GoQuote(s)));
+    return absl::InvalidArgumentError(fmt::format(
+        "strconv.ParseFloat: parsing {}: value out of range", GoQuote(s)));
   }
   return v;
 }
@@ -272,11 +284,16 @@ absl::StatusOr<double> ParseDurationSeconds(std::string_view s) {
     return absl::InvalidArgumentError(
         fmt::format("not a valid duration string: {}", GoQuote(orig)));
   };
-  struct Unit { std::string_view name; int pos; uint64_t mult; };
+  struct Unit {
+    std::string_view name;
+    int pos;
+    uint64_t mult;
+  };
   static const Unit kUnits[] = {
-      {"ms", 7, 1000000ULL}, {"s", 6, 1000000000ULL}, {"m", 5, 60000000000ULL},
-      {"h", 4, 3600000000000ULL}, {"d", 3, 86400000000000ULL},
-      {"w", 2, 604800000000000ULL}, {"y", 1, 31536000000000000ULL}};
+      {"ms", 7, 1000000ULL},         {"s", 6, 1000000000ULL},
+      {"m", 5, 60000000000ULL},      {"h", 4, 3600000000000ULL},
+      {"d", 3, 86400000000000ULL},   {"w", 2, 604800000000000ULL},
+      {"y", 1, 31536000000000000ULL}};
   uint64_t dur = 0;
   int last_pos = 0;
   while (!s.empty()) {
@@ -298,8 +315,8 @@ absl::StatusOr<double> ParseDurationSeconds(std::string_view s) {
       if (k.name == u) unit = &k;
     }
     if (unit == nullptr) {
-      return absl::InvalidArgumentError(
-          fmt::format("unknown unit {} in duration {}", GoQuote(u), GoQuote(orig)));
+      return absl::InvalidArgumentError(fmt::format(
+          "unknown unit {} in duration {}", GoQuote(u), GoQuote(orig)));
     }
     if (unit->pos <= last_pos) return invalid();
     last_pos = unit->pos;
@@ -318,10 +335,11 @@ absl::StatusOr<double> ParseDurationSeconds(std::string_view s) {
 
 namespace {
 
-const char* kMonths[] = {"January", "February", "March", "April", "May", "June", "July",
-                         "August", "September", "October", "November", "December"};
-const char* kDays[] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-                       "Saturday"};
+const char* kMonths[] = {"January",   "February", "March",    "April",
+                         "May",       "June",     "July",     "August",
+                         "September", "October",  "November", "December"};
+const char* kDays[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                       "Thursday", "Friday", "Saturday"};
 
 struct Civil {
   int64_t year;
@@ -338,7 +356,8 @@ Civil ToCivil(int64_t sec, int32_t nsec) {
   c.minute = static_cast<int>(rem / 60 % 60);
   c.second = static_cast<int>(rem % 60);
   c.nsec = nsec;
-  c.wday = static_cast<int>(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
+  c.wday =
+      static_cast<int>(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
   int64_t jan1 = DaysFromCivil(c.year, 1, 1);
   c.yday = static_cast<int>(days - jan1 + 1);
   return c;
@@ -346,78 +365,111 @@ Civil ToCivil(int64_t sec, int32_t nsec) {
 
 }  // namespace
 
+namespace {
+
+int Hour12(const Civil& c) { return c.hour % 12 == 0 ? 12 : c.hour % 12; }
+
+struct StdChunk {
+  std::string_view layout;
+  std::string (*format)(const Civil& c);
+};
+
+// Go's layout elements, longest first where one is a prefix of another.
+const StdChunk kStdChunks[] = {
+    {"January",
+     [](const Civil& c) { return std::string(kMonths[c.month - 1]); }},
+    {"Jan",
+     [](const Civil& c) { return std::string(kMonths[c.month - 1], 3); }},
+    {"Monday", [](const Civil& c) { return std::string(kDays[c.wday]); }},
+    {"Mon", [](const Civil& c) { return std::string(kDays[c.wday], 3); }},
+    {"MST", [](const Civil&) { return std::string("UTC"); }},
+    {"2006", [](const Civil& c) { return fmt::format("{:04d}", c.year); }},
+    {"002", [](const Civil& c) { return fmt::format("{:03d}", c.yday); }},
+    {"__2", [](const Civil& c) { return fmt::format("{:>3d}", c.yday); }},
+    {"_2", [](const Civil& c) { return fmt::format("{:>2d}", c.day); }},
+    {"01", [](const Civil& c) { return fmt::format("{:02d}", c.month); }},
+    {"02", [](const Civil& c) { return fmt::format("{:02d}", c.day); }},
+    {"03", [](const Civil& c) { return fmt::format("{:02d}", Hour12(c)); }},
+    {"04", [](const Civil& c) { return fmt::format("{:02d}", c.minute); }},
+    {"05", [](const Civil& c) { return fmt::format("{:02d}", c.second); }},
+    {"06",
+     [](const Civil& c) {
+       return fmt::format("{:02d}", ((c.year % 100) + 100) % 100);
+     }},
+    {"15", [](const Civil& c) { return fmt::format("{:02d}", c.hour); }},
+    {"1", [](const Civil& c) { return fmt::format("{}", c.month); }},
+    {"2", [](const Civil& c) { return fmt::format("{}", c.day); }},
+    {"3", [](const Civil& c) { return fmt::format("{}", Hour12(c)); }},
+    {"4", [](const Civil& c) { return fmt::format("{}", c.minute); }},
+    {"5", [](const Civil& c) { return fmt::format("{}", c.second); }},
+    {"PM",
+     [](const Civil& c) { return std::string(c.hour >= 12 ? "PM" : "AM"); }},
+    {"pm",
+     [](const Civil& c) { return std::string(c.hour >= 12 ? "pm" : "am"); }},
+};
+
+// Zone offsets (always UTC here) and fractional seconds at rest[0]. Returns
+// the number of layout bytes consumed, 0 if none of them starts here.
+size_t FormatZoneOrFraction(const Civil& c, std::string_view rest,
+                            std::string* out) {
+  for (std::string_view z :
+       {"-07:00:00", "-070000", "-07:00", "-0700", "-07"}) {
+    if (!rest.starts_with(z)) continue;
+    for (char zc : z) *out += zc == '-' ? '+' : (zc == ':' ? ':' : '0');
+    return z.size();
+  }
+  for (std::string_view z :
+       {"Z07:00:00", "Z070000", "Z07:00", "Z0700", "Z07"}) {
+    if (!rest.starts_with(z)) continue;
+    *out += 'Z';
+    return z.size();
+  }
+  if ((rest[0] != '.' && rest[0] != ',') || rest.size() < 2 ||
+      (rest[1] != '0' && rest[1] != '9')) {
+    return 0;
+  }
+  char d = rest[1];
+  size_t j = 1;
+  while (j < rest.size() && rest[j] == d) ++j;
+  if (j < rest.size() && IsDigit(rest[j]))
+    return 0;  // ".0001" is not a fraction
+  size_t n = std::min<size_t>(j - 1, 9);
+  std::string digits = fmt::format("{:09d}", c.nsec).substr(0, n);
+  if (d == '9') {
+    while (!digits.empty() && digits.back() == '0') digits.pop_back();
+    if (digits.empty()) return j;
+  }
+  *out += rest[0] + digits;
+  return j;
+}
+
+}  // namespace
+
 std::string GoTimeFormat(int64_t sec, int32_t nsec, std::string_view layout) {
   Civil c = ToCivil(sec, nsec);
   std::string out;
-  auto has = [&](size_t i, std::string_view p) { return layout.substr(i).starts_with(p); };
   size_t i = 0;
   while (i < layout.size()) {
-    char ch = layout[i];
-    if (has(i, "January")) { out += kMonths[c.month - 1]; i += 7; continue; }
-    if (has(i, "Jan")) { out += std::string_view(kMonths[c.month - 1]).substr(0, 3); i += 3; continue; }
-    if (has(i, "Monday")) { out += kDays[c.wday]; i += 6; continue; }
-    if (has(i, "Mon")) { out += std::string_view(kDays[c.wday]).substr(0, 3); i += 3; continue; }
-    if (has(i, "MST")) { out += "UTC"; i += 3; continue; }
-    if (has(i, "2006")) { out += fmt::format("{:04d}", c.year); i += 4; continue; }
-    if (has(i, "002")) { out += fmt::format("{:03d}", c.yday); i += 3; continue; }
-    if (has(i, "__2")) { out += fmt::format("{:>3d}", c.yday); i += 3; continue; }
-    if (has(i, "_2") && !has(i, "_2006")) { out += fmt::format("{:>2d}", c.day); i += 2; continue; }
-    if (has(i, "01")) { out += fmt::format("{:02d}", c.month); i += 2; continue; }
-    if (has(i, "02")) { out += fmt::format("{:02d}", c.day); i += 2; continue; }
-    if (has(i, "03")) { out += fmt::format("{:02d}", c.hour % 12 == 0 ? 12 : c.hour % 12); i += 2; continue; }
-    if (has(i, "04")) { out += fmt::format("{:02d}", c.minute); i += 2; continue; }
-    if (has(i, "05")) { out += fmt::format("{:02d}", c.second); i += 2; continue; }
-    if (has(i, "06")) { out += fmt::format("{:02d}", ((c.year % 100) + 100) % 100); i += 2; continue; }
-    if (has(i, "15")) { out += fmt::format("{:02d}", c.hour); i += 2; continue; }
-    if (ch == '1') { out += fmt::format("{}", c.month); ++i; continue; }
-    if (ch == '2') { out += fmt::format("{}", c.day); ++i; continue; }
-    if (ch == '3') { out += fmt::format("{}", c.hour % 12 == 0 ? 12 : c.hour % 12); ++i; continue; }
-    if (ch == '4') { out += fmt::format("{}", c.minute); ++i; continue; }
-    if (ch == '5') { out += fmt::format("{}", c.second); ++i; continue; }
-    if (has(i, "PM")) { out += c.hour >= 12 ? "PM" : "AM"; i += 2; continue; }
-    if (has(i, "pm")) { out += c.hour >= 12 ? "pm" : "am"; i += 2; continue; }
-    bool matched = false;
-    for (std::string_view z : {"-07:00:00", "-070000", "-07:00", "-0700", "-07"}) {
-      if (has(i, z)) {
-        std::string zs(z);
-        for (char& zc : zs) zc = zc == '-' ? '+' : (zc == ':' ? ':' : '0');
-        out += zs;
-        i += z.size();
-        matched = true;
-        break;
-      }
+    std::string_view rest = layout.substr(i);
+    const StdChunk* chunk = nullptr;
+    for (const StdChunk& k : kStdChunks) {
+      if (!rest.starts_with(k.layout)) continue;
+      if (k.layout == "_2" && rest.starts_with("_2006"))
+        continue;  // "_" then year
+      chunk = &k;
+      break;
     }
-    if (!matched) {
-      for (std::string_view z : {"Z07:00:00", "Z070000", "Z07:00", "Z0700", "Z07"}) {
-        if (has(i, z)) {
-          out += 'Z';
-          i += z.size();
-          matched = true;
-          break;
-        }
-      }
+    if (chunk != nullptr) {
+      out += chunk->format(c);
+      i += chunk->layout.size();
+      continue;
     }
-    if (matched) continue;
-    if ((ch == '.' || ch == ',') && i + 1 < layout.size() &&
-        (layout[i + 1] == '0' || layout[i + 1] == '9')) {
-      char d = layout[i + 1];
-      size_t j = i + 1;
-      while (j < layout.size() && layout[j] == d) ++j;
-      if (j >= layout.size() || !IsDigit(layout[j])) {
-        size_t n = j - i - 1;
-        std::string digits = fmt::format("{:09d}", c.nsec).substr(0, n > 9 ? 9 : n);
-        if (d == '9') {
-          while (!digits.empty() && digits.back() == '0') digits.pop_back();
-          if (!digits.empty()) out += ch + digits;
-        } else {
-          out += ch + digits;
-        }
-        i = j;
-        continue;
-      }
+    size_t n = FormatZoneOrFraction(c, rest, &out);
+    if (n == 0) {
+      out += layout[i];
+      n = 1;
     }
-    out += ch;
-    ++i;
+    i += n;
   }
   return out;
 }

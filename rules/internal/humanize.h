@@ -8,8 +8,8 @@
 //
 //   Humanize(1234567)          == "1.235M"     Humanize(0.012) == "12m"
 //   Humanize1024(1048576)      == "1Mi"        Humanize(NaN)   == "NaN"
-//   HumanizeDuration(0.12345)  == "123.5ms"    HumanizeDuration(-90) == "-1m 30s"
-//   HumanizePercentage(0.1234) == "12.34%"
+//   HumanizeDuration(0.12345)  == "123.5ms"    HumanizeDuration(-90) == "-1m
+//   30s" HumanizePercentage(0.1234) == "12.34%"
 //   HumanizeTimestamp(1435065584.128) == "2015-06-23 13:19:44.128 +0000 UTC"
 #ifndef VIGIL_RULES_INTERNAL_HUMANIZE_H_
 #define VIGIL_RULES_INTERNAL_HUMANIZE_H_

@@ -30,8 +30,10 @@ std::string AlertTemplateName(std::string_view alert_name) {
 
 }  // namespace
 
-absl::StatusOr<Template> Template::Parse(std::string_view name, std::string_view text) {
-  auto tree = internal::ParseTemplate(name, text, internal::HasTemplateFunction);
+absl::StatusOr<Template> Template::Parse(std::string_view name,
+                                         std::string_view text) {
+  auto tree =
+      internal::ParseTemplate(name, text, internal::HasTemplateFunction);
   if (!tree.ok()) return tree.status();
   Template t;
   t.tree_ = std::move(*tree);
@@ -65,37 +67,43 @@ absl::StatusOr<Template> ParseAlertTemplate(std::string_view alert_name,
   return Template::Parse(AlertTemplateName(alert_name), full);
 }
 
-absl::StatusOr<std::string> ExpandTemplate(std::string_view name, std::string_view text,
+absl::StatusOr<std::string> ExpandTemplate(std::string_view name,
+                                           std::string_view text,
                                            const TemplateData& data) {
   absl::StatusOr<Template> t = Template::Parse(name, text);
   if (!t.ok()) {
-    return absl::InvalidArgumentError(fmt::format("error parsing template {}: {}", name,
-                                                  std::string(t.status().message())));
+    return absl::InvalidArgumentError(
+        fmt::format("error parsing template {}: {}", name,
+                    std::string(t.status().message())));
   }
   absl::StatusOr<std::string> out = t->Execute(data);
   if (!out.ok()) {
-    return absl::InvalidArgumentError(fmt::format("error executing template {}: {}", name,
-                                                  std::string(out.status().message())));
+    return absl::InvalidArgumentError(
+        fmt::format("error executing template {}: {}", name,
+                    std::string(out.status().message())));
   }
   return out;
 }
 
-std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view text,
+std::string ExpandAlertTemplate(std::string_view alert_name,
+                                std::string_view text,
                                 const TemplateData& data) {
   std::string full(kAlertHeader);
   full += text;
-  absl::StatusOr<std::string> out = ExpandTemplate(AlertTemplateName(alert_name), full, data);
+  absl::StatusOr<std::string> out =
+      ExpandTemplate(AlertTemplateName(alert_name), full, data);
   if (!out.ok()) {
-    return fmt::format("<error expanding template: {}>", std::string(out.status().message()));
+    return fmt::format("<error expanding template: {}>",
+                       std::string(out.status().message()));
   }
   return *out;
 }
 
-std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view text,
-                                const Labels& labels, double value,
-                                const Labels& external_labels,
-                                std::string_view external_url, Timestamp eval_time,
-                                TemplateQueryFunc query) {
+std::string ExpandAlertTemplate(std::string_view alert_name,
+                                std::string_view text, const Labels& labels,
+                                double value, const Labels& external_labels,
+                                std::string_view external_url,
+                                Timestamp eval_time, TemplateQueryFunc query) {
   TemplateData data;
   data.labels = labels;
   data.value = value;
@@ -106,11 +114,13 @@ std::string ExpandAlertTemplate(std::string_view alert_name, std::string_view te
   return ExpandAlertTemplate(alert_name, text, data);
 }
 
-std::string ExpandAlertTemplate(const Template& parsed, const TemplateData& data) {
+std::string ExpandAlertTemplate(const Template& parsed,
+                                const TemplateData& data) {
   absl::StatusOr<std::string> out = parsed.Execute(data);
   if (!out.ok()) {
-    return fmt::format("<error expanding template: error executing template {}: {}>",
-                       parsed.name(), std::string(out.status().message()));
+    return fmt::format(
+        "<error expanding template: error executing template {}: {}>",
+        parsed.name(), std::string(out.status().message()));
   }
   return *out;
 }

@@ -46,13 +46,17 @@ void WriteMaybeParens(const Node& n, std::string* sb) {
 
 void WriteTo(const Node& n, std::string* sb) {
   switch (n.type) {
-    case NodeType::kText: *sb += n.text; break;
+    case NodeType::kText:
+      *sb += n.text;
+      break;
     case NodeType::kAction:
       *sb += "{{";
       WriteTo(*n.node, sb);
       *sb += "}}";
       break;
-    case NodeType::kBool: *sb += n.bool_val ? "true" : "false"; break;
+    case NodeType::kBool:
+      *sb += n.bool_val ? "true" : "false";
+      break;
     case NodeType::kChain:
       WriteMaybeParens(*n.node, sb);
       for (const std::string& f : n.idents) *sb += "." + f;
@@ -63,21 +67,35 @@ void WriteTo(const Node& n, std::string* sb) {
         WriteMaybeParens(*n.args[i], sb);
       }
       break;
-    case NodeType::kDot: *sb += '.'; break;
+    case NodeType::kDot:
+      *sb += '.';
+      break;
     case NodeType::kField:
       for (const std::string& f : n.idents) *sb += "." + f;
       break;
     case NodeType::kIdentifier:
     case NodeType::kNumber:
-    case NodeType::kString: *sb += n.text; break;
-    case NodeType::kIf: WriteBranch(n, "if", sb); break;
-    case NodeType::kRange: WriteBranch(n, "range", sb); break;
-    case NodeType::kWith: WriteBranch(n, "with", sb); break;
+    case NodeType::kString:
+      *sb += n.text;
+      break;
+    case NodeType::kIf:
+      WriteBranch(n, "if", sb);
+      break;
+    case NodeType::kRange:
+      WriteBranch(n, "range", sb);
+      break;
+    case NodeType::kWith:
+      WriteBranch(n, "with", sb);
+      break;
     case NodeType::kList:
       for (const NodePtr& c : n.args) WriteTo(*c, sb);
       break;
-    case NodeType::kNil: *sb += "nil"; break;
-    case NodeType::kPipe: WritePipe(n, sb); break;
+    case NodeType::kNil:
+      *sb += "nil";
+      break;
+    case NodeType::kPipe:
+      WritePipe(n, sb);
+      break;
     case NodeType::kTemplate:
       *sb += "{{template " + GoQuote(n.text);
       if (n.node != nullptr) {
@@ -92,10 +110,18 @@ void WriteTo(const Node& n, std::string* sb) {
         *sb += n.idents[i];
       }
       break;
-    case NodeType::kBreak: *sb += "{{break}}"; break;
-    case NodeType::kContinue: *sb += "{{continue}}"; break;
-    case NodeType::kElse: *sb += "{{else}}"; break;
-    case NodeType::kEnd: *sb += "{{end}}"; break;
+    case NodeType::kBreak:
+      *sb += "{{break}}";
+      break;
+    case NodeType::kContinue:
+      *sb += "{{continue}}";
+      break;
+    case NodeType::kElse:
+      *sb += "{{else}}";
+      break;
+    case NodeType::kEnd:
+      *sb += "{{end}}";
+      break;
   }
 }
 

@@ -17,10 +17,28 @@
 namespace vigil::rules::internal {
 
 enum class NodeType {
-  kText, kAction, kBool, kChain, kCommand, kDot, kField, kIdentifier, kIf,
-  kList, kNil, kNumber, kPipe, kRange, kString, kTemplate, kVariable, kWith,
-  kBreak, kContinue,
-  kElse, kEnd,  // parser-internal markers, never in a finished tree
+  kText,
+  kAction,
+  kBool,
+  kChain,
+  kCommand,
+  kDot,
+  kField,
+  kIdentifier,
+  kIf,
+  kList,
+  kNil,
+  kNumber,
+  kPipe,
+  kRange,
+  kString,
+  kTemplate,
+  kVariable,
+  kWith,
+  kBreak,
+  kContinue,
+  kElse,
+  kEnd,  // parser-internal markers, never in a finished tree
 };
 
 struct Node;

@@ -18,7 +18,8 @@ std::string Sprintv(const Value& v) { return GoSprintf("%v", {v}); }
 
 }  // namespace
 
-absl::StatusOr<std::string> ExecuteTemplate(const TemplateTree& tree, const Value& dot,
+absl::StatusOr<std::string> ExecuteTemplate(const TemplateTree& tree,
+                                            const Value& dot,
                                             const FuncEnv& env) {
   Executor ex(tree, env);
   return ex.Run(dot);
@@ -40,9 +41,11 @@ bool Executor::Errorf(const std::string& msg) {
   std::string_view text = std::string_view(tree_.text).substr(0, pos);
   size_t nl = text.rfind('\n');
   size_t col = nl == std::string_view::npos ? pos : pos - (nl + 1);
-  size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-  error_ = fmt::format("template: {}:{}:{}: executing {} at <{}>: {}", tree_.name, line, col,
-                       GoQuote(name_), node_->String(), msg);
+  size_t line =
+      1 + static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  error_ =
+      fmt::format("template: {}:{}:{}: executing {} at <{}>: {}", tree_.name,
+                  line, col, GoQuote(name_), node_->String(), msg);
   return false;
 }
 
@@ -58,20 +61,31 @@ bool Executor::Walk(const Value& dot, const Node& node) {
       }
       return true;
     }
-    case NodeType::kBreak: flow_ = Flow::kBreak; return true;
-    case NodeType::kContinue: flow_ = Flow::kContinue; return true;
-    case NodeType::kIf: return WalkIfOrWith(false, dot, node);
-    case NodeType::kWith: return WalkIfOrWith(true, dot, node);
+    case NodeType::kBreak:
+      flow_ = Flow::kBreak;
+      return true;
+    case NodeType::kContinue:
+      flow_ = Flow::kContinue;
+      return true;
+    case NodeType::kIf:
+      return WalkIfOrWith(false, dot, node);
+    case NodeType::kWith:
+      return WalkIfOrWith(true, dot, node);
     case NodeType::kList:
       for (const NodePtr& n : node.args) {
         if (!Walk(dot, *n)) return false;
         if (flow_ != Flow::kNormal) return true;
       }
       return true;
-    case NodeType::kRange: return WalkRange(dot, node);
-    case NodeType::kTemplate: return WalkTemplate(dot, node);
-    case NodeType::kText: out_ += node.text; return true;
-    default: return Errorf("unknown node: " + node.String());
+    case NodeType::kRange:
+      return WalkRange(dot, node);
+    case NodeType::kTemplate:
+      return WalkTemplate(dot, node);
+    case NodeType::kText:
+      out_ += node.text;
+      return true;
+    default:
+      return Errorf("unknown node: " + node.String());
   }
 }
 
@@ -133,12 +147,15 @@ bool Executor::WalkRange(const Value& dot, const Node& r) {
     case Kind::kInt:
     case Kind::kUint: {
       if (r.node->decl.size() > 1) {
-        return Errorf(fmt::format("can't use {} to iterate over more than one variable",
-                                  Sprintv(val)));
+        return Errorf(
+            fmt::format("can't use {} to iterate over more than one variable",
+                        Sprintv(val)));
       }
       int64_t n = val.kind == Kind::kInt ? val.i : static_cast<int64_t>(val.u);
       for (int64_t i = 0; i < n && !stop; ++i) {
-        Value e = val.kind == Kind::kInt ? Value::Int(i) : Value::Uint8(static_cast<uint8_t>(i));
+        Value e = val.kind == Kind::kInt
+                      ? Value::Int(i)
+                      : Value::Uint8(static_cast<uint8_t>(i));
         if (!iterate(Value(), e)) return false;
       }
       break;
@@ -146,7 +163,8 @@ bool Executor::WalkRange(const Value& dot, const Node& r) {
     case Kind::kSlice:
       if (val.slice) {
         for (size_t i = 0; i < val.slice->size() && !stop; ++i) {
-          if (!iterate(Value::Int(static_cast<int64_t>(i)), Value::Sample((*val.slice)[i]))) {
+          if (!iterate(Value::Int(static_cast<int64_t>(i)),
+                       Value::Sample((*val.slice)[i]))) {
             return false;
           }
         }
@@ -160,9 +178,11 @@ bool Executor::WalkRange(const Value& dot, const Node& r) {
         }
       }
       break;
-    case Kind::kInvalid: break;
+    case Kind::kInvalid:
+      break;
     default: {
-      std::string shown = val.kind == Kind::kSample ? TemplatePrint(val) : Sprintv(val);
+      std::string shown =
+          val.kind == Kind::kSample ? TemplatePrint(val) : Sprintv(val);
       return Errorf("range can't iterate over " + shown);
     }
   }
@@ -182,9 +202,11 @@ bool Executor::WalkTemplate(const Value& dot, const Node& t) {
   } else if (t.text == tree_.name) {
     root = tree_.root.get();
   }
-  if (root == nullptr) return Errorf(fmt::format("template {} not defined", GoQuote(t.text)));
+  if (root == nullptr)
+    return Errorf(fmt::format("template {} not defined", GoQuote(t.text)));
   if (depth_ == kMaxExecDepth) {
-    return Errorf(fmt::format("exceeded maximum template depth ({})", kMaxExecDepth));
+    return Errorf(
+        fmt::format("exceeded maximum template depth ({})", kMaxExecDepth));
   }
   Value new_dot;
   if (!EvalPipeline(dot, t.node.get(), &new_dot)) return false;

@@ -21,12 +21,14 @@ namespace vigil::rules::internal {
 
 // Runs `tree` with `dot` as "." and "$". InvalidArgument with Go's message
 // ("template: NAME:LINE:COL: executing \"NAME\" at <NODE>: ...") on error.
-absl::StatusOr<std::string> ExecuteTemplate(const TemplateTree& tree, const Value& dot,
+absl::StatusOr<std::string> ExecuteTemplate(const TemplateTree& tree,
+                                            const Value& dot,
                                             const FuncEnv& env);
 
 class Executor {
  public:
-  Executor(const TemplateTree& tree, const FuncEnv& env) : tree_(tree), env_(env) {}
+  Executor(const TemplateTree& tree, const FuncEnv& env)
+      : tree_(tree), env_(env) {}
   absl::StatusOr<std::string> Run(const Value& dot);
 
  private:
@@ -39,12 +41,13 @@ class Executor {
   bool Walk(const Value& dot, const Node& node);
   bool WalkIfOrWith(bool is_with, const Value& dot, const Node& n);
   bool WalkRange(const Value& dot, const Node& r);
-  bool RangeIteration(const Node& r, size_t mark, const Value& index, const Value& elem,
-                      bool* stop);
+  bool RangeIteration(const Node& r, size_t mark, const Value& index,
+                      const Value& elem, bool* stop);
   bool WalkTemplate(const Value& dot, const Node& t);
 
   bool EvalPipeline(const Value& dot, const Node* pipe, Value* out);
-  bool EvalCommand(const Value& dot, const Node& cmd, const Value* final, Value* out);
+  bool EvalCommand(const Value& dot, const Node& cmd, const Value* final,
+                   Value* out);
   bool NotAFunction(const Args* args, const Value* final);
   bool IdealConstant(const Node& n, Value* out);
   bool EvalFieldNode(const Value& dot, const Node& field, const Args* args,
@@ -57,12 +60,16 @@ class Executor {
                       const std::vector<std::string>& ident, size_t first,
                       const Args* args, const Value* final, Value* out);
   bool EvalField(const Value& dot, const std::string& name, const Node& node,
-                 const Args* args, const Value* final, const Value& receiver, Value* out);
-  bool EvalFunction(const Value& dot, const Node& ident, const Node& cmd, const Args* args,
-                    const Value* final, Value* out);
-  bool EvalCall(const Value& dot, const FuncDef& fn, bool builtin, const Node& node,
-                const std::string& name, const Args* args, const Value* final,
-                const Value* receiver, Value* out);
+                 const Args* args, const Value* final, const Value& receiver,
+                 Value* out);
+  bool EvalFunction(const Value& dot, const Node& ident, const Node& cmd,
+                    const Args* args, const Value* final, Value* out);
+  bool EvalCall(const Value& dot, const FuncDef& fn, bool builtin,
+                const Node& node, const std::string& name, const Args* args,
+                const Value* final, const Value* receiver, Value* out);
+  bool EvalCallArgs(const Value& dot, const FuncDef& fn, const Args* args,
+                    const Value* final, size_t num_fixed,
+                    std::vector<Value>* argv);
   bool EvalAndOr(const Value& dot, const std::string& name, const Args* args,
                  const Value* final, Value* out);
   bool ValidateType(const Value& v, ParamType t, Value* out);

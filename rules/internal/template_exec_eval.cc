@@ -42,33 +42,48 @@ bool Executor::EvalPipeline(const Value& dot, const Node* pipe, Value* out) {
 
 bool Executor::NotAFunction(const Args* args, const Value* final) {
   if ((args != nullptr && args->size() > 1) || final != nullptr) {
-    return Errorf("can't give argument to non-function " + (*args)[0]->String());
+    return Errorf("can't give argument to non-function " +
+                  (*args)[0]->String());
   }
   return true;
 }
 
-bool Executor::EvalCommand(const Value& dot, const Node& cmd, const Value* final,
-                           Value* out) {
+bool Executor::EvalCommand(const Value& dot, const Node& cmd,
+                           const Value* final, Value* out) {
   const Node& first = *cmd.args[0];
   switch (first.type) {
-    case NodeType::kField: return EvalFieldNode(dot, first, &cmd.args, final, out);
-    case NodeType::kChain: return EvalChainNode(dot, first, &cmd.args, final, out);
-    case NodeType::kIdentifier: return EvalFunction(dot, first, cmd, &cmd.args, final, out);
+    case NodeType::kField:
+      return EvalFieldNode(dot, first, &cmd.args, final, out);
+    case NodeType::kChain:
+      return EvalChainNode(dot, first, &cmd.args, final, out);
+    case NodeType::kIdentifier:
+      return EvalFunction(dot, first, cmd, &cmd.args, final, out);
     case NodeType::kPipe:
       if (!NotAFunction(&cmd.args, final)) return false;
       return EvalPipeline(dot, &first, out);
-    case NodeType::kVariable: return EvalVariableNode(dot, first, &cmd.args, final, out);
-    default: break;
+    case NodeType::kVariable:
+      return EvalVariableNode(dot, first, &cmd.args, final, out);
+    default:
+      break;
   }
   At(&first);
   if (!NotAFunction(&cmd.args, final)) return false;
   switch (first.type) {
-    case NodeType::kBool: *out = Value::Bool(first.bool_val); return true;
-    case NodeType::kDot: *out = dot; return true;
-    case NodeType::kNil: return Errorf("nil is not a command");
-    case NodeType::kNumber: return IdealConstant(first, out);
-    case NodeType::kString: *out = Value::String(first.str); return true;
-    default: return Errorf("can't evaluate command " + GoQuote(first.String()));
+    case NodeType::kBool:
+      *out = Value::Bool(first.bool_val);
+      return true;
+    case NodeType::kDot:
+      *out = dot;
+      return true;
+    case NodeType::kNil:
+      return Errorf("nil is not a command");
+    case NodeType::kNumber:
+      return IdealConstant(first, out);
+    case NodeType::kString:
+      *out = Value::String(first.str);
+      return true;
+    default:
+      return Errorf("can't evaluate command " + GoQuote(first.String()));
   }
 }
 
@@ -88,14 +103,14 @@ bool Executor::IdealConstant(const Node& n, Value* out) {
   return true;
 }
 
-bool Executor::EvalFieldNode(const Value& dot, const Node& field, const Args* args,
-                             const Value* final, Value* out) {
+bool Executor::EvalFieldNode(const Value& dot, const Node& field,
+                             const Args* args, const Value* final, Value* out) {
   At(&field);
   return EvalFieldChain(dot, dot, field, field.idents, 0, args, final, out);
 }
 
-bool Executor::EvalChainNode(const Value& dot, const Node& chain, const Args* args,
-                             const Value* final, Value* out) {
+bool Executor::EvalChainNode(const Value& dot, const Node& chain,
+                             const Args* args, const Value* final, Value* out) {
   At(&chain);
   if (chain.node->type == NodeType::kNil) {
     return Errorf("indirection through explicit nil in " + chain.String());
@@ -105,8 +120,9 @@ bool Executor::EvalChainNode(const Value& dot, const Node& chain, const Args* ar
   return EvalFieldChain(dot, pipe, chain, chain.idents, 0, args, final, out);
 }
 
-bool Executor::EvalVariableNode(const Value& dot, const Node& var, const Args* args,
-                                const Value* final, Value* out) {
+bool Executor::EvalVariableNode(const Value& dot, const Node& var,
+                                const Args* args, const Value* final,
+                                Value* out) {
   At(&var);
   Value value;
   if (!VarValue(var.idents[0], &value)) return false;
@@ -118,30 +134,36 @@ bool Executor::EvalVariableNode(const Value& dot, const Node& var, const Args* a
   return EvalFieldChain(dot, value, var, var.idents, 1, args, final, out);
 }
 
-bool Executor::EvalFieldChain(const Value& dot, Value receiver, const Node& node,
-                              const std::vector<std::string>& ident, size_t first,
-                              const Args* args, const Value* final, Value* out) {
+bool Executor::EvalFieldChain(const Value& dot, Value receiver,
+                              const Node& node,
+                              const std::vector<std::string>& ident,
+                              size_t first, const Args* args,
+                              const Value* final, Value* out) {
   size_t n = ident.size();
   for (size_t i = first; i + 1 < n; ++i) {
     Value next;
-    if (!EvalField(dot, ident[i], node, nullptr, nullptr, receiver, &next)) return false;
+    if (!EvalField(dot, ident[i], node, nullptr, nullptr, receiver, &next))
+      return false;
     receiver = std::move(next);
   }
   return EvalField(dot, ident[n - 1], node, args, final, receiver, out);
 }
 
-bool Executor::EvalField(const Value& dot, const std::string& name, const Node& node,
-                         const Args* args, const Value* final, const Value& receiver,
-                         Value* out) {
+bool Executor::EvalField(const Value& dot, const std::string& name,
+                         const Node& node, const Args* args, const Value* final,
+                         const Value& receiver, Value* out) {
   *out = Value();
-  if (!receiver.valid()) return true;  // missingkey=zero: nothing in, nothing out
+  if (!receiver.valid())
+    return true;  // missingkey=zero: nothing in, nothing out
   std::string typ = receiver.iface ? "interface {}" : TypeName(receiver);
   if (const FuncDef* method = LookupMethod(receiver, name)) {
-    return EvalCall(dot, *method, false, node, name, args, final, &receiver, out);
+    return EvalCall(dot, *method, false, node, name, args, final, &receiver,
+                    out);
   }
   bool has_args = (args != nullptr && args->size() > 1) || final != nullptr;
   auto field = [&](Value v) {
-    if (has_args) return Errorf(name + " has arguments but cannot be invoked as function");
+    if (has_args)
+      return Errorf(name + " has arguments but cannot be invoked as function");
     *out = std::move(v);
     return true;
   };
@@ -160,7 +182,8 @@ bool Executor::EvalField(const Value& dot, const std::string& name, const Node& 
     }
     case Kind::kSample:
       if (name != "Labels" && name != "Value") break;
-      if (receiver.nil_ptr) return Errorf(fmt::format("nil pointer evaluating {}.{}", typ, name));
+      if (receiver.nil_ptr)
+        return Errorf(fmt::format("nil pointer evaluating {}.{}", typ, name));
       if (name == "Labels") return field(Value::Map(receiver.sample->labels));
       {
         Value v = Value::Float(receiver.sample->value);
@@ -177,22 +200,26 @@ bool Executor::EvalField(const Value& dot, const std::string& name, const Node& 
       }
       return true;
     }
-    default: break;
+    default:
+      break;
   }
   return Errorf(fmt::format("can't evaluate field {} in type {}", name, typ));
 }
 
-bool Executor::EvalFunction(const Value& dot, const Node& ident, const Node& cmd,
-                            const Args* args, const Value* final, Value* out) {
+bool Executor::EvalFunction(const Value& dot, const Node& ident,
+                            const Node& cmd, const Args* args,
+                            const Value* final, Value* out) {
   At(&ident);
   bool builtin = false;
   const FuncDef* fn = LookupFunction(ident.text, &builtin);
-  if (fn == nullptr) return Errorf(GoQuote(ident.text) + " is not a defined function");
-  return EvalCall(dot, *fn, builtin, cmd, ident.text, args, final, nullptr, out);
+  if (fn == nullptr)
+    return Errorf(GoQuote(ident.text) + " is not a defined function");
+  return EvalCall(dot, *fn, builtin, cmd, ident.text, args, final, nullptr,
+                  out);
 }
 
-bool Executor::EvalAndOr(const Value& dot, const std::string& name, const Args* args,
-                         const Value* final, Value* out) {
+bool Executor::EvalAndOr(const Value& dot, const std::string& name,
+                         const Args* args, const Value* final, Value* out) {
   size_t nargs = args != nullptr ? args->size() : 0;
   Value v;
   for (size_t i = 1; i < nargs; ++i) {
@@ -202,13 +229,43 @@ bool Executor::EvalAndOr(const Value& dot, const std::string& name, const Args* 
       return true;
     }
   }
-  if (final != nullptr && !ValidateType(*final, ParamType::kReflect, &v)) return false;
+  if (final != nullptr && !ValidateType(*final, ParamType::kReflect, &v))
+    return false;
   *out = std::move(v);
   return true;
 }
 
-bool Executor::EvalCall(const Value& dot, const FuncDef& fn, bool builtin, const Node& node,
-                        const std::string& name, const Args* args, const Value* final,
+// Evaluates a call's operands against the parameter types (Go's evalCall
+// argument loop); the pipeline's value, if any, becomes the last argument.
+bool Executor::EvalCallArgs(const Value& dot, const FuncDef& fn,
+                            const Args* args, const Value* final,
+                            size_t num_fixed, std::vector<Value>* argv) {
+  size_t nargs = args != nullptr && !args->empty() ? args->size() - 1 : 0;
+  size_t num_in = nargs + (final != nullptr ? 1 : 0);
+  size_t i = 0;
+  for (; i < num_fixed && i < nargs; ++i) {
+    Value v;
+    if (!EvalArg(dot, fn.params[i], *(*args)[i + 1], &v)) return false;
+    argv->push_back(std::move(v));
+  }
+  for (; fn.variadic && i < nargs; ++i) {
+    Value v;
+    if (!EvalArg(dot, fn.params.back(), *(*args)[i + 1], &v)) return false;
+    argv->push_back(std::move(v));
+  }
+  if (final != nullptr) {
+    ParamType t = fn.params.back();
+    if (fn.variadic && num_in - 1 < num_fixed) t = fn.params[num_in - 1];
+    Value v;
+    if (!ValidateType(*final, t, &v)) return false;
+    argv->push_back(std::move(v));
+  }
+  return true;
+}
+
+bool Executor::EvalCall(const Value& dot, const FuncDef& fn, bool builtin,
+                        const Node& node, const std::string& name,
+                        const Args* args, const Value* final,
                         const Value* receiver, Value* out) {
   size_t nargs = args != nullptr && !args->empty() ? args->size() - 1 : 0;
   size_t num_in = nargs + (final != nullptr ? 1 : 0);
@@ -217,47 +274,34 @@ bool Executor::EvalCall(const Value& dot, const FuncDef& fn, bool builtin, const
   if (fn.variadic) {
     num_fixed = nparams - 1;
     if (num_in < num_fixed) {
-      return Errorf(fmt::format("wrong number of args for {}: want at least {} got {}", name,
-                                nparams - 1, nargs));
+      return Errorf(
+          fmt::format("wrong number of args for {}: want at least {} got {}",
+                      name, nparams - 1, nargs));
     }
   } else if (num_in != nparams) {
-    return Errorf(fmt::format("wrong number of args for {}: want {} got {}", name, nparams,
-                              num_in));
+    return Errorf(fmt::format("wrong number of args for {}: want {} got {}",
+                              name, nparams, num_in));
   }
-  if (builtin && (name == "and" || name == "or")) return EvalAndOr(dot, name, args, final, out);
+  if (builtin && (name == "and" || name == "or"))
+    return EvalAndOr(dot, name, args, final, out);
   std::vector<Value> argv;
   if (receiver != nullptr) argv.push_back(*receiver);
-  size_t i = 0;
-  for (; i < num_fixed && i < nargs; ++i) {
-    Value v;
-    if (!EvalArg(dot, fn.params[i], *(*args)[i + 1], &v)) return false;
-    argv.push_back(std::move(v));
-  }
-  for (; fn.variadic && i < nargs; ++i) {
-    Value v;
-    if (!EvalArg(dot, fn.params.back(), *(*args)[i + 1], &v)) return false;
-    argv.push_back(std::move(v));
-  }
-  if (final != nullptr) {
-    ParamType t = fn.params.back();
-    if (fn.variadic && num_in - 1 < num_fixed) t = fn.params[num_in - 1];
-    Value v;
-    if (!ValidateType(*final, t, &v)) return false;
-    argv.push_back(std::move(v));
-  }
+  if (!EvalCallArgs(dot, fn, args, final, num_fixed, &argv)) return false;
   if (builtin && name == "call") {  // no template value is a function
     std::string callee = nargs > 0 ? (*args)[1]->String()
-                         : final->kind == Kind::kString ? final->s
-                                                        : "<" + TypeName(*final) + " Value>";
+                         : final->kind == Kind::kString
+                             ? final->s
+                             : "<" + TypeName(*final) + " Value>";
     At(&node);
     if (!argv[0].valid()) return Errorf("error calling call: call of nil");
-    return Errorf(fmt::format("error calling call: non-function {} of type {}", callee,
-                              TypeName(argv[0])));
+    return Errorf(fmt::format("error calling call: non-function {} of type {}",
+                              callee, TypeName(argv[0])));
   }
   absl::StatusOr<Value> result = fn.impl(env_, argv);
   if (!result.ok()) {
     At(&node);
-    return Errorf(fmt::format("error calling {}: {}", name, std::string(result.status().message())));
+    return Errorf(fmt::format("error calling {}: {}", name,
+                              std::string(result.status().message())));
   }
   *out = std::move(*result);
   return true;
@@ -266,23 +310,41 @@ bool Executor::EvalCall(const Value& dot, const FuncDef& fn, bool builtin, const
 bool Executor::ValidateType(const Value& v, ParamType t, Value* out) {
   if (!v.valid()) {
     switch (t) {
-      case ParamType::kNone: case ParamType::kReflect: case ParamType::kAny:
+      case ParamType::kNone:
+      case ParamType::kReflect:
+      case ParamType::kAny:
         *out = Value();
         return true;
-      case ParamType::kQueryResult: *out = Value::Slice(nullptr); return true;
-      case ParamType::kSamplePtr: *out = Value::Sample(nullptr); return true;
-      default: return Errorf("invalid value; expected " + ParamTypeName(t));
+      case ParamType::kQueryResult:
+        *out = Value::Slice(nullptr);
+        return true;
+      case ParamType::kSamplePtr:
+        *out = Value::Sample(nullptr);
+        return true;
+      default:
+        return Errorf("invalid value; expected " + ParamTypeName(t));
     }
   }
   bool ok = false;
   switch (t) {
-    case ParamType::kNone: case ParamType::kReflect: case ParamType::kAny: ok = true; break;
-    case ParamType::kString: ok = v.kind == Kind::kString && !v.html; break;
-    case ParamType::kQueryResult: ok = v.kind == Kind::kSlice; break;
-    case ParamType::kSamplePtr: ok = v.kind == Kind::kSample; break;
+    case ParamType::kNone:
+    case ParamType::kReflect:
+    case ParamType::kAny:
+      ok = true;
+      break;
+    case ParamType::kString:
+      ok = v.kind == Kind::kString && !v.html;
+      break;
+    case ParamType::kQueryResult:
+      ok = v.kind == Kind::kSlice;
+      break;
+    case ParamType::kSamplePtr:
+      ok = v.kind == Kind::kSample;
+      break;
     case ParamType::kDuration:
       if (v.kind == Kind::kDuration && !v.not_ptr) {
-        if (v.nil_ptr) return Errorf("dereference of nil pointer of type time.Duration");
+        if (v.nil_ptr)
+          return Errorf("dereference of nil pointer of type time.Duration");
         *out = v;
         out->not_ptr = true;
         return true;
@@ -291,38 +353,46 @@ bool Executor::ValidateType(const Value& v, ParamType t, Value* out) {
       break;
   }
   if (!ok) {
-    return Errorf(fmt::format("wrong type for value; expected {}; got {}", ParamTypeName(t),
-                              TypeName(v)));
+    return Errorf(fmt::format("wrong type for value; expected {}; got {}",
+                              ParamTypeName(t), TypeName(v)));
   }
   *out = v;
   return true;
 }
 
-bool Executor::EvalArg(const Value& dot, ParamType t, const Node& n, Value* out) {
+bool Executor::EvalArg(const Value& dot, ParamType t, const Node& n,
+                       Value* out) {
   At(&n);
   Value v;
   switch (n.type) {
-    case NodeType::kDot: return ValidateType(dot, t, out);
+    case NodeType::kDot:
+      return ValidateType(dot, t, out);
     case NodeType::kNil:
       if (t == ParamType::kString || t == ParamType::kDuration) {
         return Errorf("cannot assign nil to " + ParamTypeName(t));
       }
       return ValidateType(Value(), t, out);
     case NodeType::kField:
-      return EvalFieldNode(dot, n, nullptr, nullptr, &v) && ValidateType(v, t, out);
+      return EvalFieldNode(dot, n, nullptr, nullptr, &v) &&
+             ValidateType(v, t, out);
     case NodeType::kVariable:
-      return EvalVariableNode(dot, n, nullptr, nullptr, &v) && ValidateType(v, t, out);
+      return EvalVariableNode(dot, n, nullptr, nullptr, &v) &&
+             ValidateType(v, t, out);
     case NodeType::kPipe:
       return EvalPipeline(dot, &n, &v) && ValidateType(v, t, out);
     case NodeType::kIdentifier:
-      return EvalFunction(dot, n, n, nullptr, nullptr, &v) && ValidateType(v, t, out);
+      return EvalFunction(dot, n, n, nullptr, nullptr, &v) &&
+             ValidateType(v, t, out);
     case NodeType::kChain:
-      return EvalChainNode(dot, n, nullptr, nullptr, &v) && ValidateType(v, t, out);
-    default: break;
+      return EvalChainNode(dot, n, nullptr, nullptr, &v) &&
+             ValidateType(v, t, out);
+    default:
+      break;
   }
   switch (t) {
     case ParamType::kString:
-      if (n.type != NodeType::kString) return Errorf("expected string; found " + n.String());
+      if (n.type != NodeType::kString)
+        return Errorf("expected string; found " + n.String());
       *out = Value::String(n.str);
       return true;
     case ParamType::kDuration:
@@ -334,22 +404,31 @@ bool Executor::EvalArg(const Value& dot, ParamType t, const Node& n, Value* out)
       return true;
     case ParamType::kQueryResult:
     case ParamType::kSamplePtr:
-      return Errorf(fmt::format("can't handle {} for arg of type {}", n.String(),
-                                ParamTypeName(t)));
-    default: return EvalEmptyInterface(dot, n, out);
+      return Errorf(fmt::format("can't handle {} for arg of type {}",
+                                n.String(), ParamTypeName(t)));
+    default:
+      return EvalEmptyInterface(dot, n, out);
   }
 }
 
 bool Executor::EvalEmptyInterface(const Value& dot, const Node& n, Value* out) {
   At(&n);
   switch (n.type) {
-    case NodeType::kBool: *out = Value::Bool(n.bool_val); return true;
-    case NodeType::kDot: *out = dot; return true;
-    case NodeType::kNumber: return IdealConstant(n, out);
-    case NodeType::kString: *out = Value::String(n.str); return true;
+    case NodeType::kBool:
+      *out = Value::Bool(n.bool_val);
+      return true;
+    case NodeType::kDot:
+      *out = dot;
+      return true;
+    case NodeType::kNumber:
+      return IdealConstant(n, out);
+    case NodeType::kString:
+      *out = Value::String(n.str);
+      return true;
     default:
-      return Errorf(fmt::format("can't handle assignment of {} to empty interface argument",
-                                n.String()));
+      return Errorf(fmt::format(
+          "can't handle assignment of {} to empty interface argument",
+          n.String()));
   }
 }
 

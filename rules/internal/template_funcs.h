@@ -51,8 +51,8 @@ struct FuncEnv {
 
 // Returns the result, or an error whose message is what Go reports after
 // "error calling NAME: ".
-using FuncImpl =
-    std::function<absl::StatusOr<Value>(const FuncEnv& env, std::vector<Value>& args)>;
+using FuncImpl = std::function<absl::StatusOr<Value>(const FuncEnv& env,
+                                                     std::vector<Value>& args)>;
 
 struct FuncDef {
   std::vector<ParamType> params;  // when variadic, the last is the element type
@@ -77,6 +77,16 @@ void AddPrometheusFuncs(std::vector<std::pair<std::string, FuncDef>>* out);
 // Go's fmt-level helpers used by several functions.
 std::string UrlQueryEscape(std::string_view s);
 absl::StatusOr<double> ConvertToFloat(const Value& v);
+
+// regexp.MustCompile(pattern).ReplaceAllString(text, repl), the panic of a
+// bad pattern becoming the error ("regexp: Compile(`(`): error parsing
+// regexp: missing closing ): `(`").
+absl::StatusOr<std::string> GoRegexpReplaceAll(std::string_view pattern,
+                                               std::string_view repl,
+                                               std::string_view text);
+// regexp.MatchString(pattern, text): unanchored search.
+absl::StatusOr<bool> GoRegexpMatch(std::string_view pattern,
+                                   std::string_view text);
 
 }  // namespace vigil::rules::internal
 

@@ -19,9 +19,10 @@ FuncDef Method(std::vector<P> params, FuncImpl impl) {
 // A zero-argument method computing a value from the receiver.
 template <typename F>
 FuncDef Getter(F f) {
-  return Method({}, [f](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
-    return f(a[0]);
-  });
+  return Method(
+      {}, [f](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
+        return f(a[0]);
+      });
 }
 
 Value TimeValue(int64_t sec, int64_t nsec) {
@@ -43,24 +44,41 @@ int64_t CivilField(const Value& t, const char* layout) {
 const Table& TimeMethods() {
   static const Table* t = [] {
     auto* m = new Table;
-    (*m)["Format"] = Method({P::kString}, [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
-      return Value::String(GoTimeFormat(a[0].i, a[0].nsec, a[1].s));
+    (*m)["Format"] = Method(
+        {P::kString},
+        [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
+          return Value::String(GoTimeFormat(a[0].i, a[0].nsec, a[1].s));
+        });
+    (*m)["String"] = Getter([](const Value& t) {
+      return Value::String(GoTimeString(t.i, t.nsec));
     });
-    (*m)["String"] = Getter([](const Value& t) { return Value::String(GoTimeString(t.i, t.nsec)); });
     (*m)["Unix"] = Getter([](const Value& t) { return Value::Int(t.i); });
-    (*m)["UnixMilli"] = Getter([](const Value& t) { return Value::Int(t.i * 1000 + t.nsec / 1000000); });
-    (*m)["UnixNano"] = Getter([](const Value& t) { return Value::Int(t.i * 1000000000 + t.nsec); });
-    (*m)["UTC"] = Getter([](const Value& t) { return TimeValue(t.i, t.nsec); });
-    (*m)["Year"] = Getter([](const Value& t) { return Value::Int(CivilField(t, "2006")); });
-    (*m)["YearDay"] = Getter([](const Value& t) { return Value::Int(CivilField(t, "002")); });
-    (*m)["Day"] = Getter([](const Value& t) { return Value::Int(CivilField(t, "2")); });
-    (*m)["Hour"] = Getter([](const Value& t) { return Value::Int(CivilField(t, "15")); });
-    (*m)["Minute"] = Getter([](const Value& t) { return Value::Int(CivilField(t, "4")); });
-    (*m)["Second"] = Getter([](const Value& t) { return Value::Int(CivilField(t, "5")); });
-    (*m)["Nanosecond"] = Getter([](const Value& t) { return Value::Int(t.nsec); });
-    (*m)["Add"] = Method({P::kDuration}, [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
-      return TimeValue(a[0].i + a[1].i / 1000000000, a[0].nsec + a[1].i % 1000000000);
+    (*m)["UnixMilli"] = Getter([](const Value& t) {
+      return Value::Int(t.i * 1000 + t.nsec / 1000000);
     });
+    (*m)["UnixNano"] = Getter(
+        [](const Value& t) { return Value::Int(t.i * 1000000000 + t.nsec); });
+    (*m)["UTC"] = Getter([](const Value& t) { return TimeValue(t.i, t.nsec); });
+    (*m)["Year"] = Getter(
+        [](const Value& t) { return Value::Int(CivilField(t, "2006")); });
+    (*m)["YearDay"] =
+        Getter([](const Value& t) { return Value::Int(CivilField(t, "002")); });
+    (*m)["Day"] =
+        Getter([](const Value& t) { return Value::Int(CivilField(t, "2")); });
+    (*m)["Hour"] =
+        Getter([](const Value& t) { return Value::Int(CivilField(t, "15")); });
+    (*m)["Minute"] =
+        Getter([](const Value& t) { return Value::Int(CivilField(t, "4")); });
+    (*m)["Second"] =
+        Getter([](const Value& t) { return Value::Int(CivilField(t, "5")); });
+    (*m)["Nanosecond"] =
+        Getter([](const Value& t) { return Value::Int(t.nsec); });
+    (*m)["Add"] = Method(
+        {P::kDuration},
+        [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
+          return TimeValue(a[0].i + a[1].i / 1000000000,
+                           a[0].nsec + a[1].i % 1000000000);
+        });
     return m;
   }();
   return *t;
@@ -69,7 +87,8 @@ const Table& TimeMethods() {
 const Table& DurationMethods() {
   static const Table* t = [] {
     auto* m = new Table;
-    (*m)["String"] = Getter([](const Value& d) { return Value::String(GoDurationString(d.i)); });
+    (*m)["String"] = Getter(
+        [](const Value& d) { return Value::String(GoDurationString(d.i)); });
     (*m)["Seconds"] = Getter([](const Value& d) {
       return Value::Float(static_cast<double>(d.i / 1000000000) +
                           static_cast<double>(d.i % 1000000000) / 1e9);
@@ -82,9 +101,12 @@ const Table& DurationMethods() {
       return Value::Float(static_cast<double>(d.i / 3600000000000) +
                           static_cast<double>(d.i % 3600000000000) / 3.6e12);
     });
-    (*m)["Milliseconds"] = Getter([](const Value& d) { return Value::Int(d.i / 1000000); });
-    (*m)["Microseconds"] = Getter([](const Value& d) { return Value::Int(d.i / 1000); });
-    (*m)["Nanoseconds"] = Getter([](const Value& d) { return Value::Int(d.i); });
+    (*m)["Milliseconds"] =
+        Getter([](const Value& d) { return Value::Int(d.i / 1000000); });
+    (*m)["Microseconds"] =
+        Getter([](const Value& d) { return Value::Int(d.i / 1000); });
+    (*m)["Nanoseconds"] =
+        Getter([](const Value& d) { return Value::Int(d.i); });
     return m;
   }();
   return *t;

@@ -39,29 +39,13 @@ int CountNewlines(std::string_view s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
-ItemType Keyword(std::string_view w) {
-  if (w == ".") return ItemType::kDot;
-  if (w == "block") return ItemType::kBlock;
-  if (w == "break") return ItemType::kBreak;
-  if (w == "continue") return ItemType::kContinue;
-  if (w == "define") return ItemType::kDefine;
-  if (w == "else") return ItemType::kElse;
-  if (w == "end") return ItemType::kEnd;
-  if (w == "if") return ItemType::kIf;
-  if (w == "range") return ItemType::kRange;
-  if (w == "nil") return ItemType::kNil;
-  if (w == "template") return ItemType::kTemplate;
-  if (w == "with") return ItemType::kWith;
-  return ItemType::kError;  // not a keyword
-}
-
 }  // namespace
 
 std::string Item::String() const {
   if (type == ItemType::kEOF) return "EOF";
   if (type == ItemType::kError) return error;
   if (type > ItemType::kKeyword) return fmt::format("<{}>", val);
-  if (RuneCount(val) > 10 || val.size() > 40) {
+  if (val.size() > 10) {
     return GoQuote(TruncateRunes(val, 10)) + "...";
   }
   return GoQuote(val);
@@ -122,7 +106,8 @@ void Lexer::Ignore() {
 
 bool Lexer::Accept(std::string_view valid) {
   int r = NextRune();
-  if (r >= 0 && r < 128 && valid.find(static_cast<char>(r)) != std::string_view::npos) {
+  if (r >= 0 && r < 128 &&
+      valid.find(static_cast<char>(r)) != std::string_view::npos) {
     return true;
   }
   Backup();
@@ -139,12 +124,24 @@ Item Lexer::Next() {
   while (true) {
     bool got = false;
     switch (state_) {
-      case State::kText: got = LexText(&out); break;
-      case State::kLeftDelim: got = LexLeftDelim(&out); break;
-      case State::kComment: got = LexComment(&out); break;
-      case State::kRightDelim: got = LexRightDelim(&out); break;
-      case State::kInsideAction: got = LexInsideAction(&out); break;
-      case State::kSpace: got = LexSpace(&out); break;
+      case State::kText:
+        got = LexText(&out);
+        break;
+      case State::kLeftDelim:
+        got = LexLeftDelim(&out);
+        break;
+      case State::kComment:
+        got = LexComment(&out);
+        break;
+      case State::kRightDelim:
+        got = LexRightDelim(&out);
+        break;
+      case State::kInsideAction:
+        got = LexInsideAction(&out);
+        break;
+      case State::kSpace:
+        got = LexSpace(&out);
+        break;
       case State::kDone: {
         Item eof;
         eof.type = ItemType::kEOF;
@@ -191,7 +188,8 @@ bool Lexer::LexText(Item* out) {
 
 bool Lexer::AtRightDelim(bool* trim) {
   std::string_view rest = input_.substr(pos_);
-  if (HasRightTrimMarker(rest) && rest.substr(kTrimMarkerLen).starts_with(kRightDelim)) {
+  if (HasRightTrimMarker(rest) &&
+      rest.substr(kTrimMarkerLen).starts_with(kRightDelim)) {
     *trim = true;
     return true;
   }
@@ -274,38 +272,7 @@ bool Lexer::LexInsideAction(Item* out) {
     state_ = State::kSpace;
     return false;
   }
-  switch (r) {
-    case '=': *out = Emit(ItemType::kAssign); return true;
-    case ':':
-      if (NextRune() != '=') {
-        *out = Errorf("expected :=");
-        return true;
-      }
-      *out = Emit(ItemType::kDeclare);
-      return true;
-    case '|': *out = Emit(ItemType::kPipe); return true;
-    case '"': return LexQuote(out, '"', ItemType::kString);
-    case '`': return LexRawQuote(out);
-    case '$':
-      if (AtTerminator()) {
-        *out = Emit(ItemType::kVariable);
-        return true;
-      }
-      return LexFieldOrVariable(ItemType::kVariable, out);
-    case '\'': return LexQuote(out, '\'', ItemType::kCharConstant);
-    case '(':
-      *out = Emit(ItemType::kLeftParen);
-      ++paren_depth_;
-      return true;
-    case ')':
-      if (--paren_depth_ < 0) {
-        *out = Errorf("unexpected right paren");
-      } else {
-        *out = Emit(ItemType::kRightParen);
-      }
-      return true;
-    default: break;
-  }
+  if (LexPunctuation(r, out)) return true;
   if (r == '.' && pos_ < input_.size() &&
       (input_[pos_] < '0' || input_[pos_] > '9')) {
     return LexFieldOrVariable(ItemType::kField, out);
@@ -326,6 +293,51 @@ bool Lexer::LexInsideAction(Item* out) {
   return true;
 }
 
+// Single-rune tokens and the starts of quotes and variables; false if `r`
+// is none of them.
+bool Lexer::LexPunctuation(int r, Item* out) {
+  switch (r) {
+    case '=':
+      *out = Emit(ItemType::kAssign);
+      return true;
+    case ':':
+      if (NextRune() != '=') {
+        *out = Errorf("expected :=");
+        return true;
+      }
+      *out = Emit(ItemType::kDeclare);
+      return true;
+    case '|':
+      *out = Emit(ItemType::kPipe);
+      return true;
+    case '"':
+      return LexQuote(out, '"', ItemType::kString);
+    case '`':
+      return LexRawQuote(out);
+    case '$':
+      if (AtTerminator()) {
+        *out = Emit(ItemType::kVariable);
+        return true;
+      }
+      return LexFieldOrVariable(ItemType::kVariable, out);
+    case '\'':
+      return LexQuote(out, '\'', ItemType::kCharConstant);
+    case '(':
+      *out = Emit(ItemType::kLeftParen);
+      ++paren_depth_;
+      return true;
+    case ')':
+      if (--paren_depth_ < 0) {
+        *out = Errorf("unexpected right paren");
+      } else {
+        *out = Emit(ItemType::kRightParen);
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool Lexer::LexSpace(Item* out) {
   int num_spaces = 0;
   while (IsSpace(Peek())) {
@@ -333,7 +345,8 @@ bool Lexer::LexSpace(Item* out) {
     ++num_spaces;
   }
   std::string_view from = input_.substr(pos_ - 1);
-  if (HasRightTrimMarker(from) && from.substr(kTrimMarkerLen).starts_with(kRightDelim)) {
+  if (HasRightTrimMarker(from) &&
+      from.substr(kTrimMarkerLen).starts_with(kRightDelim)) {
     Backup();  // before the space
     if (num_spaces == 1) {
       state_ = State::kRightDelim;
@@ -342,141 +355,6 @@ bool Lexer::LexSpace(Item* out) {
   }
   *out = Emit(ItemType::kSpace);
   state_ = State::kInsideAction;
-  return true;
-}
-
-bool Lexer::LexIdentifier(Item* out) {
-  int r;
-  while (IsAlphaNumericRune(r = NextRune())) {
-  }
-  Backup();
-  std::string_view word = input_.substr(start_, pos_ - start_);
-  if (!AtTerminator()) {
-    *out = Errorf("bad character " + SharpU(r));
-    return true;
-  }
-  ItemType kw = Keyword(word);
-  if (kw != ItemType::kError) {
-    *out = Emit(kw);
-  } else if (word[0] == '.') {
-    *out = Emit(ItemType::kField);
-  } else if (word == "true" || word == "false") {
-    *out = Emit(ItemType::kBool);
-  } else {
-    *out = Emit(ItemType::kIdentifier);
-  }
-  state_ = State::kInsideAction;
-  return true;
-}
-
-// The '.' or '$' has been consumed.
-bool Lexer::LexFieldOrVariable(ItemType typ, Item* out) {
-  state_ = State::kInsideAction;
-  if (AtTerminator()) {
-    *out = Emit(typ == ItemType::kVariable ? ItemType::kVariable : ItemType::kDot);
-    return true;
-  }
-  int r;
-  while (IsAlphaNumericRune(r = NextRune())) {
-  }
-  Backup();
-  if (!AtTerminator()) {
-    *out = Errorf("bad character " + SharpU(r));
-    return true;
-  }
-  *out = Emit(typ);
-  return true;
-}
-
-bool Lexer::AtTerminator() {
-  int r = Peek();
-  if (IsSpace(r)) return true;
-  switch (r) {
-    case kEofRune: case '.': case ',': case '|': case ':': case ')': case '(':
-      return true;
-    default: return input_.substr(pos_).starts_with(kRightDelim);
-  }
-}
-
-bool Lexer::LexQuote(Item* out, char quote, ItemType typ) {
-  while (true) {
-    int r = NextRune();
-    if (r == '\\') {
-      r = NextRune();
-      if (r != kEofRune && r != '\n') continue;
-    }
-    if (r == kEofRune || r == '\n') {
-      *out = Errorf(quote == '"' ? "unterminated quoted string"
-                                 : "unterminated character constant");
-      return true;
-    }
-    if (r == quote) break;
-  }
-  *out = Emit(typ);
-  state_ = State::kInsideAction;
-  return true;
-}
-
-bool Lexer::LexRawQuote(Item* out) {
-  while (true) {
-    int r = NextRune();
-    if (r == kEofRune) {
-      *out = Errorf("unterminated raw quoted string");
-      return true;
-    }
-    if (r == '`') break;
-  }
-  *out = Emit(ItemType::kRawString);
-  state_ = State::kInsideAction;
-  return true;
-}
-
-bool Lexer::ScanNumber() {
-  Accept("+-");
-  std::string_view digits = "0123456789_";
-  if (Accept("0")) {
-    if (Accept("xX")) {
-      digits = "0123456789abcdefABCDEF_";
-    } else if (Accept("oO")) {
-      digits = "01234567_";
-    } else if (Accept("bB")) {
-      digits = "01_";
-    }
-  }
-  AcceptRun(digits);
-  if (Accept(".")) AcceptRun(digits);
-  if (digits.size() == 11 && Accept("eE")) {
-    Accept("+-");
-    AcceptRun("0123456789_");
-  }
-  if (digits.size() == 23 && Accept("pP")) {
-    Accept("+-");
-    AcceptRun("0123456789_");
-  }
-  Accept("i");
-  if (IsAlphaNumericRune(Peek())) {
-    NextRune();
-    return false;
-  }
-  return true;
-}
-
-bool Lexer::LexNumber(Item* out) {
-  state_ = State::kInsideAction;
-  if (!ScanNumber()) {
-    *out = Errorf("bad number syntax: " + GoQuote(input_.substr(start_, pos_ - start_)));
-    return true;
-  }
-  int sign = Peek();
-  if (sign == '+' || sign == '-') {
-    if (!ScanNumber() || input_[pos_ - 1] != 'i') {
-      *out = Errorf("bad number syntax: " + GoQuote(input_.substr(start_, pos_ - start_)));
-      return true;
-    }
-    *out = Emit(ItemType::kComplex);
-    return true;
-  }
-  *out = Emit(ItemType::kNumber);
   return true;
 }
 

@@ -24,19 +24,19 @@ enum class ItemType {
   kAssign,        // =
   kDeclare,       // :=
   kEOF,
-  kField,         // .Name
-  kIdentifier,    // name not starting with '.'
+  kField,       // .Name
+  kIdentifier,  // name not starting with '.'
   kLeftDelim,
   kLeftParen,
   kNumber,
   kPipe,
-  kRawString,     // `...` including the quotes
+  kRawString,  // `...` including the quotes
   kRightDelim,
   kRightParen,
   kSpace,
-  kString,        // "..." including the quotes
+  kString,  // "..." including the quotes
   kText,
-  kVariable,      // $ or $name
+  kVariable,  // $ or $name
   // Keywords; everything after kKeyword is one.
   kKeyword,
   kBlock,
@@ -55,10 +55,10 @@ enum class ItemType {
 
 struct Item {
   ItemType type = ItemType::kEOF;
-  size_t pos = 0;         // byte offset of the item in the input
-  std::string_view val;   // view into the input (empty for kError)
-  int line = 1;           // line at the start of the item
-  std::string error;      // owns the text of kError items
+  size_t pos = 0;        // byte offset of the item in the input
+  std::string_view val;  // view into the input (empty for kError)
+  int line = 1;          // line at the start of the item
+  std::string error;     // owns the text of kError items
 
   // Go's item.String(): EOF, the error text, <keyword>, or the quoted value
   // (truncated to 10 runes with "..." when longer).
@@ -73,8 +73,15 @@ class Lexer {
   Item Next();
 
  private:
-  enum class State { kText, kLeftDelim, kComment, kRightDelim, kInsideAction,
-                     kSpace, kDone };
+  enum class State {
+    kText,
+    kLeftDelim,
+    kComment,
+    kRightDelim,
+    kInsideAction,
+    kSpace,
+    kDone
+  };
   static constexpr int kEofRune = -1;
 
   int NextRune();
@@ -94,6 +101,7 @@ class Lexer {
   bool LexComment(Item* out);
   bool LexRightDelim(Item* out);
   bool LexInsideAction(Item* out);
+  bool LexPunctuation(int r, Item* out);
   bool LexSpace(Item* out);
   bool LexIdentifier(Item* out);
   bool LexFieldOrVariable(ItemType typ, Item* out);

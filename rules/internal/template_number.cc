@@ -12,7 +12,9 @@ namespace vigil::rules::internal {
 
 namespace {
 
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+char Lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+}
 
 // strconv's underscoreOK: '_' only between digits or after a base prefix.
 bool UnderscoreOK(std::string_view s) {
@@ -74,7 +76,8 @@ std::optional<uint64_t> ParseUintBase0(std::string_view s) {
       return std::nullopt;
     }
     if (d >= base) return std::nullopt;
-    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) {
+    if (v >
+        (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) {
       return std::nullopt;  // range error
     }
     v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
@@ -91,11 +94,13 @@ std::optional<double> ParseFloatGo(std::string_view text) {
     if (c != '_') clean.push_back(c);
   }
   std::string_view body = clean;
-  if (!body.empty() && (body[0] == '+' || body[0] == '-')) body = body.substr(1);
+  if (!body.empty() && (body[0] == '+' || body[0] == '-'))
+    body = body.substr(1);
   if (body.size() >= 2 && body[0] == '0') {
     char p = Lower(body[1]);
     if (p == 'o' || p == 'b') return std::nullopt;
-    if (p == 'x' && clean.find_first_of("pP") == std::string::npos) return std::nullopt;
+    if (p == 'x' && clean.find_first_of("pP") == std::string::npos)
+      return std::nullopt;
   }
   if (body.empty() || body == ".") return std::nullopt;
   errno = 0;
@@ -108,8 +113,8 @@ std::optional<double> ParseFloatGo(std::string_view text) {
 
 }  // namespace
 
-std::string ParseNumberLiteral(std::string_view text, bool is_char, bool is_complex,
-                               Node* n) {
+std::string ParseNumberLiteral(std::string_view text, bool is_char,
+                               bool is_complex, Node* n) {
   if (is_char) {
     std::optional<uint32_t> r = GoUnquoteRune(text);
     if (!r) return "malformed character constant: " + std::string(text);
@@ -122,7 +127,8 @@ std::string ParseNumberLiteral(std::string_view text, bool is_char, bool is_comp
   if (is_complex || (!text.empty() && text.back() == 'i')) {
     return "complex number " + GoQuote(text) + " is not supported";
   }
-  bool underscores_ok = text.find('_') == std::string_view::npos || UnderscoreOK(text);
+  bool underscores_ok =
+      text.find('_') == std::string_view::npos || UnderscoreOK(text);
   bool neg = !text.empty() && text[0] == '-';
   bool sign = !text.empty() && (text[0] == '-' || text[0] == '+');
   std::optional<uint64_t> mag =
@@ -133,7 +139,8 @@ std::string ParseNumberLiteral(std::string_view text, bool is_char, bool is_comp
   }
   if (mag && (neg ? *mag <= (uint64_t{1} << 63) : *mag < (uint64_t{1} << 63))) {
     n->is_int = true;
-    n->int_val = neg ? static_cast<int64_t>(0 - *mag) : static_cast<int64_t>(*mag);
+    n->int_val =
+        neg ? static_cast<int64_t>(0 - *mag) : static_cast<int64_t>(*mag);
     if (n->int_val == 0) {
       n->is_uint = true;
       n->uint_val = 0;
@@ -145,13 +152,15 @@ std::string ParseNumberLiteral(std::string_view text, bool is_char, bool is_comp
   } else if (n->is_uint) {
     n->is_float = true;
     n->float_val = static_cast<double>(n->uint_val);
-  } else if (std::optional<double> f = underscores_ok ? ParseFloatGo(text) : std::nullopt) {
+  } else if (std::optional<double> f =
+                 underscores_ok ? ParseFloatGo(text) : std::nullopt) {
     if (text.find_first_of(".eEpP") == std::string_view::npos) {
       return "integer overflow: " + GoQuote(text);
     }
     n->is_float = true;
     n->float_val = *f;
-    if (std::trunc(*f) == *f && *f >= -9223372036854775808.0 && *f < 9223372036854775808.0) {
+    if (std::trunc(*f) == *f && *f >= -9223372036854775808.0 &&
+        *f < 9223372036854775808.0) {
       n->is_int = true;
       n->int_val = static_cast<int64_t>(*f);
     }

@@ -17,8 +17,8 @@ namespace vigil::rules::internal {
 // Fills n->is_int/is_uint/is_float and the values. Returns "" on success or
 // the error text Go's parser reports ("illegal number syntax: \"0x\"").
 // Complex literals are rejected: Prometheus templates have no use for them.
-std::string ParseNumberLiteral(std::string_view text, bool is_char, bool is_complex,
-                               Node* n);
+std::string ParseNumberLiteral(std::string_view text, bool is_char,
+                               bool is_complex, Node* n);
 
 }  // namespace vigil::rules::internal
 

@@ -12,14 +12,14 @@ namespace vigil::rules::internal {
 
 namespace {
 
-
 // Splits "$x.a.b" / ".a.b" into identifiers as Go's newVariable/newField do.
 std::vector<std::string> SplitIdents(std::string_view s) {
   std::vector<std::string> out;
   size_t start = 0;
   while (true) {
     size_t dot = s.find('.', start);
-    out.emplace_back(s.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    out.emplace_back(
+        s.substr(start, dot == std::string_view::npos ? dot : dot - start));
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -28,10 +28,18 @@ std::vector<std::string> SplitIdents(std::string_view s) {
 
 bool IsOperandStart(ItemType t) {
   switch (t) {
-    case ItemType::kBool: case ItemType::kCharConstant: case ItemType::kComplex:
-    case ItemType::kDot: case ItemType::kField: case ItemType::kIdentifier:
-    case ItemType::kNumber: case ItemType::kNil: case ItemType::kRawString:
-    case ItemType::kString: case ItemType::kVariable: case ItemType::kLeftParen:
+    case ItemType::kBool:
+    case ItemType::kCharConstant:
+    case ItemType::kComplex:
+    case ItemType::kDot:
+    case ItemType::kField:
+    case ItemType::kIdentifier:
+    case ItemType::kNumber:
+    case ItemType::kNil:
+    case ItemType::kRawString:
+    case ItemType::kString:
+    case ItemType::kVariable:
+    case ItemType::kLeftParen:
       return true;
     default:
       return false;
@@ -41,7 +49,8 @@ bool IsOperandStart(ItemType t) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TemplateTree>> ParseTemplate(
-    std::string_view name, std::string_view text, const HasFunction& has_function) {
+    std::string_view name, std::string_view text,
+    const HasFunction& has_function) {
   auto tree = std::make_unique<TemplateTree>();
   tree->name = std::string(name);
   tree->text = std::string(text);
@@ -52,7 +61,11 @@ absl::StatusOr<std::unique_ptr<TemplateTree>> ParseTemplate(
 
 Parser::Parser(std::string_view name, std::string_view text,
                const HasFunction& has_function, TemplateTree* tree)
-    : name_(name), text_(text), has_function_(has_function), tree_(tree), lexer_(text) {}
+    : name_(name),
+      text_(text),
+      has_function_(has_function),
+      tree_(tree),
+      lexer_(text) {}
 
 void Parser::Errorf(const std::string& msg) {
   if (!ok()) return;  // keep the first error
@@ -182,16 +195,26 @@ NodePtr Parser::TextOrAction() {
 NodePtr Parser::Action() {
   Item token = NextNonSpace();
   switch (token.type) {
-    case ItemType::kBlock: return Block();
-    case ItemType::kBreak: return BreakOrContinue(token, true);
-    case ItemType::kContinue: return BreakOrContinue(token, false);
-    case ItemType::kElse: return Else();
-    case ItemType::kEnd: return End();
-    case ItemType::kIf: return Control(NodeType::kIf, "if");
-    case ItemType::kRange: return Control(NodeType::kRange, "range");
-    case ItemType::kTemplate: return TemplateCall();
-    case ItemType::kWith: return Control(NodeType::kWith, "with");
-    default: break;
+    case ItemType::kBlock:
+      return Block();
+    case ItemType::kBreak:
+      return BreakOrContinue(token, true);
+    case ItemType::kContinue:
+      return BreakOrContinue(token, false);
+    case ItemType::kElse:
+      return Else();
+    case ItemType::kEnd:
+      return End();
+    case ItemType::kIf:
+      return Control(NodeType::kIf, "if");
+    case ItemType::kRange:
+      return Control(NodeType::kRange, "range");
+    case ItemType::kTemplate:
+      return TemplateCall();
+    case ItemType::kWith:
+      return Control(NodeType::kWith, "with");
+    default:
+      break;
   }
   Backup();
   const Item& first = Peek();
@@ -267,13 +290,19 @@ NodePtr Parser::Pipeline(std::string_view context, ItemType end) {
 }
 
 void Parser::CheckPipeline(const Node& pipe, std::string_view context) {
-  if (pipe.cmds.empty()) return Errorf(fmt::format("missing value for {}", context));
+  if (pipe.cmds.empty())
+    return Errorf(fmt::format("missing value for {}", context));
   for (size_t i = 1; i < pipe.cmds.size(); ++i) {
     switch (pipe.cmds[i]->args[0]->type) {
-      case NodeType::kBool: case NodeType::kDot: case NodeType::kNil:
-      case NodeType::kNumber: case NodeType::kString:
-        return Errorf(fmt::format("non executable command in pipeline stage {}", i + 1));
-      default: break;
+      case NodeType::kBool:
+      case NodeType::kDot:
+      case NodeType::kNil:
+      case NodeType::kNumber:
+      case NodeType::kString:
+        return Errorf(
+            fmt::format("non executable command in pipeline stage {}", i + 1));
+      default:
+        break;
     }
   }
 }
@@ -287,7 +316,8 @@ NodePtr Parser::Command() {
     if (operand != nullptr) cmd->args.push_back(std::move(operand));
     Item& token = Next();
     if (token.type == ItemType::kSpace) continue;
-    if (token.type == ItemType::kRightDelim || token.type == ItemType::kRightParen) {
+    if (token.type == ItemType::kRightDelim ||
+        token.type == ItemType::kRightParen) {
       Backup();
     } else if (token.type != ItemType::kPipe) {
       Unexpected(token, "operand");
@@ -312,12 +342,16 @@ NodePtr Parser::Operand() {
   switch (node->type) {
     case NodeType::kField:
     case NodeType::kVariable: {
-      node->idents.insert(node->idents.end(), chain->idents.begin(), chain->idents.end());
+      node->idents.insert(node->idents.end(), chain->idents.begin(),
+                          chain->idents.end());
       node->pos = chain->pos;
       return node;
     }
-    case NodeType::kBool: case NodeType::kString: case NodeType::kNumber:
-    case NodeType::kNil: case NodeType::kDot:
+    case NodeType::kBool:
+    case NodeType::kString:
+    case NodeType::kNumber:
+    case NodeType::kNil:
+    case NodeType::kDot:
       Errorf("unexpected . after term " + GoQuote(node->String()));
       return nullptr;
     default:
@@ -338,9 +372,12 @@ NodePtr Parser::Term() {
       n->text = std::string(token.val);
       return n;
     }
-    case ItemType::kDot: return NewNode(NodeType::kDot, token.pos);
-    case ItemType::kNil: return NewNode(NodeType::kNil, token.pos);
-    case ItemType::kVariable: return UseVar(token.pos, token.val);
+    case ItemType::kDot:
+      return NewNode(NodeType::kDot, token.pos);
+    case ItemType::kNil:
+      return NewNode(NodeType::kNil, token.pos);
+    case ItemType::kVariable:
+      return UseVar(token.pos, token.val);
     case ItemType::kField: {
       NodePtr n = NewNode(NodeType::kField, token.pos);
       n->idents = SplitIdents(token.val.substr(1));
@@ -351,7 +388,9 @@ NodePtr Parser::Term() {
       n->bool_val = token.val == "true";
       return n;
     }
-    case ItemType::kCharConstant: case ItemType::kComplex: case ItemType::kNumber:
+    case ItemType::kCharConstant:
+    case ItemType::kComplex:
+    case ItemType::kNumber:
       return Number(token);
     case ItemType::kLeftParen: {
       if (stack_depth_ >= kMaxStackDepth) {
@@ -363,7 +402,8 @@ NodePtr Parser::Term() {
       --stack_depth_;
       return pipe;
     }
-    case ItemType::kString: case ItemType::kRawString: {
+    case ItemType::kString:
+    case ItemType::kRawString: {
       std::optional<std::string> s = GoUnquote(token.val);
       if (!s) {
         Errorf("invalid syntax");
@@ -383,8 +423,9 @@ NodePtr Parser::Term() {
 NodePtr Parser::Number(const Item& token) {
   NodePtr n = NewNode(NodeType::kNumber, token.pos);
   n->text = std::string(token.val);
-  std::string err = ParseNumberLiteral(token.val, token.type == ItemType::kCharConstant,
-                                       token.type == ItemType::kComplex, n.get());
+  std::string err =
+      ParseNumberLiteral(token.val, token.type == ItemType::kCharConstant,
+                         token.type == ItemType::kComplex, n.get());
   if (!err.empty()) {
     Errorf(err);
     return nullptr;

@@ -30,12 +30,13 @@ using HasFunction = std::function<bool(std::string_view)>;
 // Parses `text` as the template `name`. InvalidArgument with Go's message
 // ("template: NAME:LINE: ...") on error.
 absl::StatusOr<std::unique_ptr<TemplateTree>> ParseTemplate(
-    std::string_view name, std::string_view text, const HasFunction& has_function);
+    std::string_view name, std::string_view text,
+    const HasFunction& has_function);
 
 class Parser {
  public:
-  Parser(std::string_view name, std::string_view text, const HasFunction& has_function,
-         TemplateTree* tree);
+  Parser(std::string_view name, std::string_view text,
+         const HasFunction& has_function, TemplateTree* tree);
   // Parses everything; false (and error() set) on failure.
   bool Run();
   const std::string& error() const { return error_; }
@@ -68,7 +69,8 @@ class Parser {
   NodePtr End();
   NodePtr Block();
   NodePtr TemplateCall();
-  bool TemplateName(const Item& token, std::string_view context, std::string* name);
+  bool TemplateName(const Item& token, std::string_view context,
+                    std::string* name);
   NodePtr Command();
   NodePtr Operand();
   NodePtr Term();

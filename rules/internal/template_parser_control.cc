@@ -69,7 +69,8 @@ NodePtr Parser::BreakOrContinue(const Item& token, bool is_break) {
     Errorf(fmt::format("{} outside {{{{range}}}}", what));
     return nullptr;
   }
-  return NewNode(is_break ? NodeType::kBreak : NodeType::kContinue, token.pos, token.line);
+  return NewNode(is_break ? NodeType::kBreak : NodeType::kContinue, token.pos,
+                 token.line);
 }
 
 // Declarations at the start of a pipeline: "$x :=", "$x =", "$i, $v :=".
@@ -134,7 +135,8 @@ NodePtr Parser::End() {
   return NewNode(NodeType::kEnd, token.pos);
 }
 
-bool Parser::TemplateName(const Item& token, std::string_view context, std::string* name) {
+bool Parser::TemplateName(const Item& token, std::string_view context,
+                          std::string* name) {
   if (token.type != ItemType::kString && token.type != ItemType::kRawString) {
     Unexpected(token, context);
     return false;

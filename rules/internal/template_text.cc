@@ -94,13 +94,13 @@ bool IsLetterRune(int r) {
   if (r < 0x80) return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
   if (r < 0xc0) return r == 0xaa || r == 0xb5 || r == 0xba;
   if (r == 0xd7 || r == 0xf7) return false;
-  if (r >= 0x300 && r <= 0x36f) return false;             // combining marks
-  if (r >= 0x482 && r <= 0x489) return false;             // Cyrillic signs
-  if (r >= 0x2000 && r <= 0x2bff) return false;           // punctuation, symbols
-  if (r >= 0x3000 && r <= 0x303f) return false;           // CJK punctuation
-  if (r >= 0xe000 && r <= 0xf8ff) return false;           // private use
-  if (r >= 0xfe00 && r <= 0xfe0f) return false;           // variation selectors
-  if (r >= 0xff00 && r <= 0xff20) return false;           // fullwidth punctuation
+  if (r >= 0x300 && r <= 0x36f) return false;    // combining marks
+  if (r >= 0x482 && r <= 0x489) return false;    // Cyrillic signs
+  if (r >= 0x2000 && r <= 0x2bff) return false;  // punctuation, symbols
+  if (r >= 0x3000 && r <= 0x303f) return false;  // CJK punctuation
+  if (r >= 0xe000 && r <= 0xf8ff) return false;  // private use
+  if (r >= 0xfe00 && r <= 0xfe0f) return false;  // variation selectors
+  if (r >= 0xff00 && r <= 0xff20) return false;  // fullwidth punctuation
   if (r == 0xfeff || r == 0xfffd || r == 0xfffe || r == 0xffff) return false;
   return r <= 0x10ffff;
 }
@@ -172,7 +172,8 @@ int HexVal(char c) {
 bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
                  uint32_t* rune) {
   unsigned char c = s[*i];
-  if (c == static_cast<unsigned char>(quote) && (quote == '\'' || quote == '"')) {
+  if (c == static_cast<unsigned char>(quote) &&
+      (quote == '\'' || quote == '"')) {
     return false;
   }
   if (c != '\\') {
@@ -185,19 +186,38 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
   char e = s[*i + 1];
   *i += 2;
   switch (e) {
-    case 'a': *rune = '\a'; break;
-    case 'b': *rune = '\b'; break;
-    case 'f': *rune = '\f'; break;
-    case 'n': *rune = '\n'; break;
-    case 'r': *rune = '\r'; break;
-    case 't': *rune = '\t'; break;
-    case 'v': *rune = '\v'; break;
-    case '\\': *rune = '\\'; break;
-    case '\'': case '"':
+    case 'a':
+      *rune = '\a';
+      break;
+    case 'b':
+      *rune = '\b';
+      break;
+    case 'f':
+      *rune = '\f';
+      break;
+    case 'n':
+      *rune = '\n';
+      break;
+    case 'r':
+      *rune = '\r';
+      break;
+    case 't':
+      *rune = '\t';
+      break;
+    case 'v':
+      *rune = '\v';
+      break;
+    case '\\':
+      *rune = '\\';
+      break;
+    case '\'':
+    case '"':
       if (e != quote) return false;
       *rune = static_cast<uint32_t>(e);
       break;
-    case 'x': case 'u': case 'U': {
+    case 'x':
+    case 'u':
+    case 'U': {
       size_t n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
       if (*i + n > s.size()) return false;
       uint32_t v = 0;
@@ -216,7 +236,14 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
       *rune = v;
       break;
     }
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7': {
       if (*i + 2 > s.size()) return false;
       uint32_t v = static_cast<uint32_t>(e - '0');
       for (size_t k = 0; k < 2; ++k) {
@@ -230,7 +257,8 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
       *rune = v;
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
   AppendRune(out, *rune);
   return true;
@@ -264,7 +292,8 @@ std::optional<std::string> GoUnquote(std::string_view s) {
 }
 
 std::optional<uint32_t> GoUnquoteRune(std::string_view s) {
-  if (s.size() < 3 || s.front() != '\'' || s.back() != '\'') return std::nullopt;
+  if (s.size() < 3 || s.front() != '\'' || s.back() != '\'')
+    return std::nullopt;
   std::string_view body = s.substr(1, s.size() - 2);
   size_t i = 0;
   std::string scratch;

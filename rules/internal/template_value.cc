@@ -5,8 +5,9 @@
 namespace vigil::rules::internal {
 
 const Value* MapData::Find(const std::string& key) const {
-  auto it = std::lower_bound(entries.begin(), entries.end(), key,
-                             [](const auto& e, const std::string& k) { return e.first < k; });
+  auto it = std::lower_bound(
+      entries.begin(), entries.end(), key,
+      [](const auto& e, const std::string& k) { return e.first < k; });
   if (it == entries.end() || it->first != key) return nullptr;
   return &it->second;
 }
@@ -83,22 +84,33 @@ Value Value::Duration(int64_t ns) {
 
 std::string TypeName(const Value& v) {
   switch (v.kind) {
-    case Kind::kInvalid: return "<nil>";
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int";
-    case Kind::kUint: return "uint8";
-    case Kind::kFloat: return "float64";
-    case Kind::kString: return v.html ? "template.HTML" : "string";
+    case Kind::kInvalid:
+      return "<nil>";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kInt:
+      return "int";
+    case Kind::kUint:
+      return "uint8";
+    case Kind::kFloat:
+      return "float64";
+    case Kind::kString:
+      return v.html ? "template.HTML" : "string";
     case Kind::kMap:
       return (v.map && !v.map->string_elems) ? "map[string]interface {}"
                                              : "map[string]string";
-    case Kind::kSlice: return "template.queryResult";
-    case Kind::kSample: return "*template.sample";
+    case Kind::kSlice:
+      return "template.queryResult";
+    case Kind::kSample:
+      return "*template.sample";
     case Kind::kAlertData:
-      return "struct { Labels map[string]string; ExternalLabels map[string]string; "
+      return "struct { Labels map[string]string; ExternalLabels "
+             "map[string]string; "
              "ExternalURL string; Value interface {} }";
-    case Kind::kTime: return v.not_ptr ? "time.Time" : "*time.Time";
-    case Kind::kDuration: return v.not_ptr ? "time.Duration" : "*time.Duration";
+    case Kind::kTime:
+      return v.not_ptr ? "time.Time" : "*time.Time";
+    case Kind::kDuration:
+      return v.not_ptr ? "time.Duration" : "*time.Duration";
   }
   return "";
 }
@@ -106,40 +118,57 @@ std::string TypeName(const Value& v) {
 bool IsTrue(const Value& v, bool* ok) {
   if (ok != nullptr) *ok = true;
   switch (v.kind) {
-    case Kind::kInvalid: return false;
-    case Kind::kBool: return v.b;
-    case Kind::kInt: return v.i != 0;
-    case Kind::kUint: return v.u != 0;
-    case Kind::kFloat: return v.f != 0;
-    case Kind::kString: return !v.s.empty();
-    case Kind::kMap: return v.map != nullptr && !v.map->entries.empty();
-    case Kind::kSlice: return v.slice != nullptr && !v.slice->empty();
-    case Kind::kSample: return !v.nil_ptr;
-    case Kind::kAlertData: return true;
+    case Kind::kInvalid:
+      return false;
+    case Kind::kBool:
+      return v.b;
+    case Kind::kInt:
+      return v.i != 0;
+    case Kind::kUint:
+      return v.u != 0;
+    case Kind::kFloat:
+      return v.f != 0;
+    case Kind::kString:
+      return !v.s.empty();
+    case Kind::kMap:
+      return v.map != nullptr && !v.map->entries.empty();
+    case Kind::kSlice:
+      return v.slice != nullptr && !v.slice->empty();
+    case Kind::kSample:
+      return !v.nil_ptr;
+    case Kind::kAlertData:
+      return true;
     case Kind::kTime:
     case Kind::kDuration:
-      return v.not_ptr ? (v.kind == Kind::kDuration ? v.i != 0 : true) : !v.nil_ptr;
+      return v.not_ptr ? (v.kind == Kind::kDuration ? v.i != 0 : true)
+                       : !v.nil_ptr;
   }
   return false;
 }
 
 bool HasLen(const Value& v) {
-  return v.kind == Kind::kString || v.kind == Kind::kMap || v.kind == Kind::kSlice;
+  return v.kind == Kind::kString || v.kind == Kind::kMap ||
+         v.kind == Kind::kSlice;
 }
 
 size_t Len(const Value& v) {
   switch (v.kind) {
-    case Kind::kString: return v.s.size();
-    case Kind::kMap: return v.map ? v.map->entries.size() : 0;
-    case Kind::kSlice: return v.slice ? v.slice->size() : 0;
-    default: return 0;
+    case Kind::kString:
+      return v.s.size();
+    case Kind::kMap:
+      return v.map ? v.map->entries.size() : 0;
+    case Kind::kSlice:
+      return v.slice ? v.slice->size() : 0;
+    default:
+      return 0;
   }
 }
 
 Value StringMap(std::vector<std::pair<std::string, std::string>> pairs) {
   auto m = std::make_shared<MapData>();
   std::sort(pairs.begin(), pairs.end());
-  for (auto& [k, val] : pairs) m->entries.emplace_back(std::move(k), Value::String(std::move(val)));
+  for (auto& [k, val] : pairs)
+    m->entries.emplace_back(std::move(k), Value::String(std::move(val)));
   return Value::Map(std::move(m));
 }
 

@@ -18,18 +18,18 @@
 namespace vigil::rules::internal {
 
 enum class Kind {
-  kInvalid,   // Go's zero reflect.Value: missing value or untyped nil
-  kBool,      // bool
-  kInt,       // int (Go's int is 64-bit here)
-  kUint,      // uint8 (from indexing a string)
-  kFloat,     // float64
-  kString,    // string or template.HTML (see Value::html)
-  kMap,       // map[string]string or map[string]interface {}
-  kSlice,     // template.queryResult ([]*template.sample)
-  kSample,    // *template.sample
-  kAlertData, // the struct Prometheus passes as "." to alert templates
-  kTime,      // *time.Time (UTC)
-  kDuration,  // *time.Duration
+  kInvalid,    // Go's zero reflect.Value: missing value or untyped nil
+  kBool,       // bool
+  kInt,        // int (Go's int is 64-bit here)
+  kUint,       // uint8 (from indexing a string)
+  kFloat,      // float64
+  kString,     // string or template.HTML (see Value::html)
+  kMap,        // map[string]string or map[string]interface {}
+  kSlice,      // template.queryResult ([]*template.sample)
+  kSample,     // *template.sample
+  kAlertData,  // the struct Prometheus passes as "." to alert templates
+  kTime,       // *time.Time (UTC)
+  kDuration,   // *time.Duration
 };
 
 struct Value;
@@ -59,16 +59,16 @@ struct AlertData {
 struct Value {
   Kind kind = Kind::kInvalid;
   bool b = false;
-  int64_t i = 0;          // kInt; kTime: seconds; kDuration: nanoseconds
-  uint64_t u = 0;         // kUint
-  double f = 0;           // kFloat
-  int32_t nsec = 0;       // kTime: nanoseconds within the second
-  bool html = false;      // kString: type is template.HTML
-  bool nil_ptr = false;   // kSample/kSlice/kMap/kTime/kDuration typed nil
-  bool not_ptr = false;   // kTime/kDuration: time.Time rather than *time.Time
-  bool iface = false;     // read from an interface {} field (.Value) and not
-                          // yet unwrapped by the end of a pipeline
-  std::string s;          // kString
+  int64_t i = 0;         // kInt; kTime: seconds; kDuration: nanoseconds
+  uint64_t u = 0;        // kUint
+  double f = 0;          // kFloat
+  int32_t nsec = 0;      // kTime: nanoseconds within the second
+  bool html = false;     // kString: type is template.HTML
+  bool nil_ptr = false;  // kSample/kSlice/kMap/kTime/kDuration typed nil
+  bool not_ptr = false;  // kTime/kDuration: time.Time rather than *time.Time
+  bool iface = false;    // read from an interface {} field (.Value) and not
+                         // yet unwrapped by the end of a pipeline
+  std::string s;         // kString
   std::shared_ptr<const MapData> map;
   std::shared_ptr<const SampleList> slice;
   std::shared_ptr<const SampleData> sample;

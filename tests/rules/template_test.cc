@@ -6,14 +6,13 @@
 // annotation. kModernCases cover behaviour where current Prometheus (Go >=
 // 1.23 text/template, prometheus/common >= 0.60) differs from that promtool;
 // their expectations follow the current Go and Prometheus sources.
-#include <catch2/catch.hpp>
+#include "rules/template.h"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "rules/template.h"
 
 namespace {
 
@@ -34,15 +33,23 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // anything else nothing.
 TemplateData AlertData(double value) {
   TemplateData d;
-  d.labels = Labels{{"__name__", "metric"}, {"instance", "foo.example.com:9100"}, {"job", "node"}};
+  d.labels = Labels{{"__name__", "metric"},
+                    {"instance", "foo.example.com:9100"},
+                    {"job", "node"}};
   d.value = value;
-  d.query = [](std::string_view q) -> absl::StatusOr<std::vector<QueryResultSample>> {
+  d.query =
+      [](std::string_view q) -> absl::StatusOr<std::vector<QueryResultSample>> {
     std::vector<QueryResultSample> r;
     if (q == "metric2") {
-      r.push_back({Labels{{"__name__", "metric2"}, {"instance", "b:1"}, {"job", "x"}}, 2});
-      r.push_back({Labels{{"__name__", "metric2"}, {"instance", "a:1"}, {"job", "y"}}, 1});
+      r.push_back(
+          {Labels{{"__name__", "metric2"}, {"instance", "b:1"}, {"job", "x"}},
+           2});
+      r.push_back(
+          {Labels{{"__name__", "metric2"}, {"instance", "a:1"}, {"job", "y"}},
+           1});
     } else if (q == "metric") {
-      r.push_back({Labels{{"__name__", "metric"}, {"instance", "foo.example.com:9100"},
+      r.push_back({Labels{{"__name__", "metric"},
+                          {"instance", "foo.example.com:9100"},
                           {"job", "node"}},
                    1234567});
     } else if (q == "fail") {
@@ -67,6 +74,7 @@ struct Case {
   const char* want;
 };
 
+// clang-format off
 const Case kPromtoolCases[] = {
     {"{{ $value }}", 1234567, "1.234567e+06"},
     {"{{ $value | humanize }}", 1234567, "1.235M"},
@@ -298,16 +306,74 @@ const Case kPromtoolCases[] = {
     {"{{ $labels.instance | reReplaceAll \":.*\" \"\" }}", 0.95, "foo.example.com"},
     {"{{ reReplaceAll \"(.+)\\\\.example\\\\.com.*\" \"$1\" $labels.instance | title }}", 0.95, "Foo"},
     {"tokens/s: {{ $value | humanize }} ({{ printf \"%.1f\" (humanize $value | len | printf \"%d\" | printf \"%s\") }})", 0.95, "tokens/s: 950m (%!f(string=4))"},
-    {"Filesystem on {{ $labels.device }} at {{ $labels.instance }} has only {{ printf \"%.2f\" $value }}% available space left.", 0.8, "Filesystem on  at foo.example.com:9100 has only 0.80% available space left."},
-    {"VALUE = {{ $value }}\n  LABELS = {{ $labels }}", 0.8, "VALUE = 0.8\n  LABELS = map[__name__:metric instance:foo.example.com:9100 job:node]"},
-    {"{{ $labels.job }}/{{ $labels.instance }} has been down for more than 5 minutes ({{ $value | humanizeDuration }}).", 0.8, "node/foo.example.com:9100 has been down for more than 5 minutes (800ms)."},
-    {"GPU {{ $labels.gpu }} on {{ $labels.instance | stripPort }} is at {{ $value | humanize }}C", 0.8, "GPU  on foo.example.com is at 800mC"},
-    {"KV cache usage {{ $value | humanizePercentage }} on {{ $labels.model_name | default }}", 0.8, "PARSE: template: __alert_A:1: function \"default\" not defined"},
-    {"{{ if ge $value 0.9 }}critical{{ else if ge $value 0.75 }}warning{{ else }}info{{ end }}: p99 latency {{ printf \"%.3fs\" $value }}", 0.8, "warning: p99 latency 0.800s"},
-    {"{{- if gt $value 1e6 -}}\nhigh\n{{- else -}}\nlow\n{{- end -}}", 0.8, "low"},
-    {"{{ $labels.instance | reReplaceAll \":.*\" \"\" }}", 0.8, "foo.example.com"},
-    {"{{ reReplaceAll \"(.+)\\\\.example\\\\.com.*\" \"$1\" $labels.instance | title }}", 0.8, "Foo"},
-    {"tokens/s: {{ $value | humanize }} ({{ printf \"%.1f\" (humanize $value | len | printf \"%d\" | printf \"%s\") }})", 0.8, "tokens/s: 800m (%!f(string=4))"},
+    {"{{ end \"abcdefghijkl\" }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"\\\"abcdefghi\"... in end"},
+    {"{{ end \"\303\251\303\251\303\251\303\251\303\251\303\251\" }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"\\\"\303\251\303\251\303\251\303\251\303\251\303\251\\\"\"... in end"},
+    {"{{ end \"ab\" }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"\\\"ab\\\"\" in end"},
+    {"{{ end \"abcdefgh\" }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"\\\"abcdefgh\\\"\" in end"},
+    {"{{ end abcdefghijklmnop }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"abcdefghij\"... in end"},
+    {"{{ if 1 }}{{ else \"x\" }}{{ end }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"\\\"x\\\"\" in else"},
+    {"{{ define 1 }}{{ end }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"1\" in define clause"},
+    {"{{ template 1 }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"1\" in template clause"},
+    {"{{ range $x := 1 2 }}{{ end }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:127: executing \"__alert_A\" at <1>: can't give argument to non-function 1>"},
+    {"{{ $x, $y := 1 }}", 1234567, "PARSE: template: __alert_A:1: too many declarations in command"},
+    {"{{ range $x, 1 }}{{ end }}", 1234567, "PARSE: template: __alert_A:1: range can only initialize variables"},
+    {"{{ with }}{{ end }}", 1234567, "PARSE: template: __alert_A:1: missing value for with"},
+    {"{{ 1 | printf }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:119: executing \"__alert_A\" at <printf>: wrong type for value; expected string; got int>"},
+    {"{{ .Labels | . }}", 1234567, "PARSE: template: __alert_A:1: non executable command in pipeline stage 2"},
+    {"{{ printf \"%d\" ( }}", 1234567, "PARSE: template: __alert_A:1: unclosed left paren"},
+    {"{{ printf (1) }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:123: executing \"__alert_A\" at <1>: wrong type for value; expected string; got int>"},
+    {"{{ (1 2) }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:116: executing \"__alert_A\" at <1>: can't give argument to non-function 1>"},
+    {"{{ ($value).x }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:116: executing \"__alert_A\" at <$value>: can't evaluate field x in type float64>"},
+    {"{{ (nil).x }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:116: executing \"__alert_A\" at <nil>: nil is not a command>"},
+    {"{{ $labels.\"x\" }}", 1234567, "PARSE: template: __alert_A:1: bad character U+0022 '\"'"},
+    {"{{ .Labels.x.y.z }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:122: executing \"__alert_A\" at <.Labels.x.y.z>: can't evaluate field y in type string>"},
+    {"{{ $x := 1 }}{{ $x := 2 }}{{ $x }}", 1234567, "2"},
+    {"{{ if true }}{{ $y := 1 }}{{ end }}{{ $y }}", 1234567, "PARSE: template: __alert_A:1: undefined variable \"$y\""},
+    {"{{ $ := 1 }}", 1234567, ""},
+    {"{{ $labels | len }}", 1234567, "3"},
+    {"{{ \"a\" \"b\" }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <\"a\">: can't give argument to non-function \"a\">"},
+    {"{{ print \"a\" | print \"b\" }}", 1234567, "ba"},
+    {"{{ 1 }}{{ . | print }}", 1234567, "1{map[__name__:metric instance:foo.example.com:9100 job:node] map[]  1.234567e+06}"},
+    {"{{ ,}}", 1234567, "PARSE: template: __alert_A:1: unexpected \",\" in command"},
+    {"{{ # }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"#\" in command"},
+    {"{{ $labels.job := 1 }}", 1234567, "PARSE: template: __alert_A:1: unexpected \":=\" in operand"},
+    {"{{ range .Labels }}{{ break 1 }}{{ end }}", 1234567, "PARSE: template: __alert_A:1: unexpected \"1\" in {{break}}"},
+    {"{{ 'ab }}", 1234567, "PARSE: template: __alert_A:1: unterminated character constant"},
+    {"{{ '\\n' }}|{{ '\\'' }}|{{ '\303\251' }}", 1234567, "10|39|233"},
+    {"{{ \"\\x\" }}", 1234567, "PARSE: template: __alert_A:1: invalid syntax"},
+    {"{{ 1e }}", 1234567, "PARSE: template: __alert_A:1: illegal number syntax: \"1e\""},
+    {"{{ 0x1p-2 }}|{{ 0x1.8p1 }}|{{ 1_0.5 }}", 1234567, "0.25|3|10.5"},
+    {"{{ 1__0 }}", 1234567, "PARSE: template: __alert_A:1: illegal number syntax: \"1__0\""},
+    {"{{ 09 }}", 1234567, "PARSE: template: __alert_A:1: integer overflow: \"09\""},
+    {"{{ -0 }}|{{ +0x10 }}|{{ -0b11 }}", 1234567, "0|16|-3"},
+    {"{{ range query \"metric\" }}{{ . }}{{ end }}", 1234567, "{map[__name__:metric instance:foo.example.com:9100 job:node] 1.234567e+06}"},
+    {"{{ printf \"%T|%T|%T|%T|%T|%T\" (query \"metric\") (query \"metric\" | first) (toTime 1) (safeHtml \"x\") .Labels (query \"metric\" | first).Value }}", 1234567, "template.queryResult|*template.sample|*time.Time|template.HTML|map[string]string|float64"},
+    {"{{ printf \"%+v\" (query \"metric\" | first) }}", 1234567, "&{Labels:map[__name__:metric instance:foo.example.com:9100 job:node] Value:1.234567e+06}"},
+    {"{{ printf \"%s\" (query \"metric\" | first) }}", 1234567, "&{map[__name__:metric instance:foo.example.com:9100 job:node] %!s(float64=1.234567e+06)}"},
+    {"{{ printf \"%d\" (query \"metric\" | first) }}", 1234567, "&{map[%!d(string=__name__):%!d(string=metric) %!d(string=instance):%!d(string=foo.example.com:9100) %!d(string=job):%!d(string=node)] %!d(float64=1.234567e+06)}"},
+    {"{{ printf \"%v|%s\" (toTime 1.5) (toTime 1.5) }}", 1234567, "1970-01-01 00:00:01.5 +0000 UTC|1970-01-01 00:00:01.5 +0000 UTC"},
+    {"{{ toTime 1.5 }}|{{ (toTime 1.5).UTC }}", 1234567, "1970-01-01 00:00:01.5 +0000 UTC|1970-01-01 00:00:01.5 +0000 UTC"},
+    {"{{ printf \"%v\" .Value }}|{{ printf \"%.1f\" .Value }}", 1234567, "1.234567e+06|1234567.0"},
+    {"{{ eq (safeHtml \"x\") \"x\" }}", 1234567, "true"},
+    {"{{ safeHtml \"x\" | toUpper }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:130: executing \"__alert_A\" at <toUpper>: wrong type for value; expected string; got template.HTML>"},
+    {"{{ index (query \"metric\" | first).Labels \"job\" }}", 1234567, "node"},
+    {"{{ index (query \"metric\") 5 }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <index (query \"metric\") 5>: error calling index: index out of range: 5>"},
+    {"{{ index (query \"metric\") 1 }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <index (query \"metric\") 1>: error calling index: reflect: slice index out of range>"},
+    {"{{ index $value 1 }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <index $value 1>: error calling index: can't index item of type float64>"},
+    {"{{ slice (query \"metric\") 0 1 | len }}", 1234567, "1"},
+    {"{{ len (query \"metric\" | first) }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <len (query \"metric\" | first)>: error calling len: len of type template.sample>"},
+    {"{{ range (query \"metric\" | first) }}{{ end }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:139: executing \"__alert_A\" at <first>: range can't iterate over {map[__name__:metric instance:foo.example.com:9100 job:node] 1.234567e+06}>"},
+    {"{{ label \"job\" (query \"metric\" | first) }}|{{ (query \"metric\" | first) | label \"job\" }}", 1234567, "node|node"},
+    {"{{ sortByLabel \"job\" $labels }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:133: executing \"__alert_A\" at <$labels>: wrong type for value; expected template.queryResult; got map[string]string>"},
+    {"{{ humanize nil }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <humanize nil>: error calling humanize: can't convert <nil> to float>"},
+    {"{{ toUpper nil }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:123: executing \"__alert_A\" at <nil>: cannot assign nil to string>"},
+    {"{{ query nil }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:121: executing \"__alert_A\" at <nil>: cannot assign nil to string>"},
+    {"{{ first nil }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <first nil>: error calling first: first() called on vector with no elements>"},
+    {"{{ value nil }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:115: executing \"__alert_A\" at <value nil>: error calling value: runtime error: invalid memory address or nil pointer dereference>"},
+    {"{{ (toTime 1435065584.128).Format \"2006-01-02 15:04:05.000 MST Mon Monday Jan January _2 __2 002 3:04:05PM pm 06 1/2 .999 ,000 .9 -0700 -07:00 Z07:00 Z0700 -07 Z07 .0001 15h\" }}", 1234567, "2015-06-23 13:19:44.128 UTC Tue Tuesday Jun June 23 174 174 1:19:44PM pm 15 6/23 .128 ,128 .1 +0000 +00:00 Z Z +00 Z .0006 13h"},
+    {"{{ (toTime 946684799.5).Format \"Mon, 02 Jan 2006 15:04:05 -0700\" }}|{{ (toTime -86400.25).Format \"2006-01-02T15:04:05.999999999Z07:00\" }}|{{ (toTime 0).Format \"_2006 __2\" }}", 1234567, "Fri, 31 Dec 1999 23:59:59 +0000|1969-12-30T23:59:59.75Z|_1970   1"},
+    {"{{ (toTime 1700000000).Year }} {{ (toTime 1700000000).YearDay }} {{ (toTime 1700000000).Hour }} {{ (toTime 1700000000).UnixMilli }}", 1234567, "2023 318 22 1700000000000"},
+    {"{{ toTime 1435065584.128 }}|{{ toTime -0.001 }}|{{ toTime 1e12 }}", 1234567, "<error expanding template: error executing template __alert_A: template: __alert_A:1:163: executing \"__alert_A\" at <toTime 1e12>: error calling toTime: 1e+12 cannot be represented as a nanoseconds timestamp since it overflows int64>"},
     {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 0, "0|0|0s|0%|1970-01-01 00:00:00 +0000 UTC"},
     {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 0, "0|0|0|0.000000e+00|0.000000E+00|0.000000|0.000|      0.00|0.00      |+0.0e+00|0000.000|0|0| 0.000000|+0.000000"},
     {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 0, "0|0|0|0|     0|0.00000"},
@@ -332,12 +398,6 @@ const Case kPromtoolCases[] = {
     {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 0.000001, "%!s(float64=1e-06)|%!q(float64=1e-06)|1e-06|%!d(float64=1e-06)|%!t(float64=1e-06)|0x1.0c6f7a0b5ed8dp-20"},
     {"{{ $value | printf \"%.1f%%\" }}", 0.000001, "0.0%"},
     {"{{ humanize (printf \"%f\" $value) }}", 0.000001, "1u"},
-    {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 0.00001, "10u|1e-05|10us|0.001%|1970-01-01 00:00:00 +0000 UTC"},
-    {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 0.00001, "1e-05|1e-05|1e-05|1.000000e-05|1.000000E-05|0.000010|0.000|      0.00|0.00      |+1.0e-05|0000.000|1E-05|0| 0.000010|+0.000010"},
-    {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 0.00001, "1e-05|1e-05|1e-05|1e-05| 1e-05|1.00000e-05"},
-    {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 0.00001, "%!s(float64=1e-05)|%!q(float64=1e-05)|1e-05|%!d(float64=1e-05)|%!t(float64=1e-05)|0x1.4f8b588e368f1p-17"},
-    {"{{ $value | printf \"%.1f%%\" }}", 0.00001, "0.0%"},
-    {"{{ humanize (printf \"%f\" $value) }}", 0.00001, "10u"},
     {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 123.456, "123.5|123.5|2m 3s|1.235e+04%|1970-01-01 00:02:03.456 +0000 UTC"},
     {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 123.456, "123.456|123.456|123.456|1.234560e+02|1.234560E+02|123.456000|123.456|    123.46|123.46    |+1.2e+02|0123.456|123.456|123| 123.456000|+123.456000"},
     {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 123.456, "123|123.456|1e+02|123.456|1.2e+02|123.456"},
@@ -368,24 +428,12 @@ const Case kPromtoolCases[] = {
     {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 1023.99, "%!s(float64=1023.99)|%!q(float64=1023.99)|1023.99|%!d(float64=1023.99)|%!t(float64=1023.99)|0x1.fffeb851eb852p+09"},
     {"{{ $value | printf \"%.1f%%\" }}", 1023.99, "1024.0%"},
     {"{{ humanize (printf \"%f\" $value) }}", 1023.99, "1.024k"},
-    {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 1024, "1.024k|1ki|17m 4s|1.024e+05%|1970-01-01 00:17:04 +0000 UTC"},
-    {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 1024, "1024|1024|1024|1.024000e+03|1.024000E+03|1024.000000|1024.000|   1024.00|1024.00   |+1.0e+03|1024.000|1024|1024| 1024.000000|+1024.000000"},
-    {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 1024, "1.02e+03|1024|1e+03|1024| 1e+03|1024.00"},
-    {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 1024, "%!s(float64=1024)|%!q(float64=1024)|1024|%!d(float64=1024)|%!t(float64=1024)|0x1p+10"},
-    {"{{ $value | printf \"%.1f%%\" }}", 1024, "1024.0%"},
-    {"{{ humanize (printf \"%f\" $value) }}", 1024, "1.024k"},
     {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 86399.99, "86.4k|84.37ki|23h 59m 59s|8.64e+06%|1970-01-01 23:59:59.99 +0000 UTC"},
     {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 86399.99, "86399.99|86399.99|86399.99|8.639999e+04|8.639999E+04|86399.990000|86399.990|  86399.99|86399.99  |+8.6e+04|86399.990|86399.99|86400| 86399.990000|+86399.990000"},
     {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 86399.99, "8.64e+04|86399.99|9e+04|86399.99|8.6e+04|86399.99"},
     {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 86399.99, "%!s(float64=86399.99)|%!q(float64=86399.99)|86399.99|%!d(float64=86399.99)|%!t(float64=86399.99)|0x1.517ffd70a3d71p+16"},
     {"{{ $value | printf \"%.1f%%\" }}", 86399.99, "86400.0%"},
     {"{{ humanize (printf \"%f\" $value) }}", 86399.99, "86.4k"},
-    {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 0.5, "500m|0.5|500ms|50%|1970-01-01 00:00:00.5 +0000 UTC"},
-    {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 0.5, "0.5|0.5|0.5|5.000000e-01|5.000000E-01|0.500000|0.500|      0.50|0.50      |+5.0e-01|0000.500|0.5|0| 0.500000|+0.500000"},
-    {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 0.5, "0.5|0.5|0.5|0.5|   0.5|0.500000"},
-    {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 0.5, "%!s(float64=0.5)|%!q(float64=0.5)|0.5|%!d(float64=0.5)|%!t(float64=0.5)|0x1p-01"},
-    {"{{ $value | printf \"%.1f%%\" }}", 0.5, "0.5%"},
-    {"{{ humanize (printf \"%f\" $value) }}", 0.5, "500m"},
     {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", kNaN, "NaN|NaN|NaN|NaN%|NaN"},
     {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", kNaN, "NaN|NaN|NaN|NaN|NaN|NaN|NaN|       NaN|NaN       |+NaN|     NaN|NaN|NaN| NaN|+NaN"},
     {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", kNaN, "NaN|NaN|NaN|NaN|   NaN|NaN"},
@@ -410,24 +458,12 @@ const Case kPromtoolCases[] = {
     {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 1e-30, "%!s(float64=1e-30)|%!q(float64=1e-30)|1e-30|%!d(float64=1e-30)|%!t(float64=1e-30)|0x1.4484bfeebc2ap-100"},
     {"{{ $value | printf \"%.1f%%\" }}", 1e-30, "0.0%"},
     {"{{ humanize (printf \"%f\" $value) }}", 1e-30, "0"},
-    {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 1e30, "<error expanding template: error executing template __alert_A: template: __alert_A:1:242: executing \"__alert_A\" at <humanizeTimestamp>: error calling humanizeTimestamp: 1e+30 cannot be represented as a nanoseconds timestamp since it overflows int64>"},
-    {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 1e30, "1e+30|1e+30|1e+30|1.000000e+30|1.000000E+30|1000000000000000019884624838656.000000|1000000000000000019884624838656.000|1000000000000000019884624838656.00|1000000000000000019884624838656.00|+1.0e+30|1000000000000000019884624838656.000|1E+30|1000000000000000019884624838656| 1000000000000000019884624838656.000000|+1000000000000000019884624838656.000000"},
-    {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 1e30, "1e+30|1e+30|1e+30|1e+30| 1e+30|1.00000e+30"},
-    {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 1e30, "%!s(float64=1e+30)|%!q(float64=1e+30)|1e+30|%!d(float64=1e+30)|%!t(float64=1e+30)|0x1.93e5939a08ceap+99"},
-    {"{{ $value | printf \"%.1f%%\" }}", 1e30, "1000000000000000019884624838656.0%"},
-    {"{{ humanize (printf \"%f\" $value) }}", 1e30, "1e+06Y"},
     {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 12345678901234567890.0, "<error expanding template: error executing template __alert_A: template: __alert_A:1:242: executing \"__alert_A\" at <humanizeTimestamp>: error calling humanizeTimestamp: 1.2345678901234567e+19 cannot be represented as a nanoseconds timestamp since it overflows int64>"},
     {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 12345678901234567890.0, "1.2345678901234567e+19|1.2345678901234567e+19|1.2345678901234567e+19|1.234568e+19|1.234568E+19|12345678901234567168.000000|12345678901234567168.000|12345678901234567168.00|12345678901234567168.00|+1.2e+19|12345678901234567168.000|1.2345678901234567E+19|12345678901234567168| 12345678901234567168.000000|+12345678901234567168.000000"},
     {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 12345678901234567890.0, "1.23e+19|1.23456789e+19|1e+19|1.2345678901234567e+19|1.2e+19|1.2345678901234567e+19"},
     {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", 12345678901234567890.0, "%!s(float64=1.2345678901234567e+19)|%!q(float64=1.2345678901234567e+19)|1.2345678901234567e+19|%!d(float64=1.2345678901234567e+19)|%!t(float64=1.2345678901234567e+19)|0x1.56a95319d63e1p+63"},
     {"{{ $value | printf \"%.1f%%\" }}", 12345678901234567890.0, "12345678901234567168.0%"},
     {"{{ humanize (printf \"%f\" $value) }}", 12345678901234567890.0, "12.35E"},
-    {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", -0.25, "-250m|-0.25|-250ms|-25%|1969-12-31 23:59:59.75 +0000 UTC"},
-    {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", -0.25, "-0.25|-0.25|-0.25|-2.500000e-01|-2.500000E-01|-0.250000|-0.250|     -0.25|-0.25     |-2.5e-01|-000.250|-0.25|-0|-0.250000|-0.250000"},
-    {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", -0.25, "-0.25|-0.25|-0.2|-0.25| -0.25|-0.250000"},
-    {"{{ printf \"%s|%q|%v|%d|%t|%x\" $value $value $value $value $value $value }}", -0.25, "%!s(float64=-0.25)|%!q(float64=-0.25)|-0.25|%!d(float64=-0.25)|%!t(float64=-0.25)|-0x1p-02"},
-    {"{{ $value | printf \"%.1f%%\" }}", -0.25, "-0.2%"},
-    {"{{ humanize (printf \"%f\" $value) }}", -0.25, "-250m"},
     {"{{ $value | humanize }}|{{ $value | humanize1024 }}|{{ $value | humanizeDuration }}|{{ $value | humanizePercentage }}|{{ $value | humanizeTimestamp }}", 0.1234567, "123.5m|0.1235|123.5ms|12.35%|1970-01-01 00:00:00.123 +0000 UTC"},
     {"{{ $value }}|{{ printf \"%v|%g|%e|%E|%f|%.3f|%10.2f|%-10.2f|%+.1e|%08.3f|%G|%.0f|% f|%+f\" $value $value $value $value $value $value $value $value $value $value $value $value $value $value }}", 0.1234567, "0.1234567|0.1234567|0.1234567|1.234567e-01|1.234567E-01|0.123457|0.123|      0.12|0.12      |+1.2e-01|0000.123|0.1234567|0| 0.123457|+0.123457"},
     {"{{ printf \"%.3g|%.10g|%.1g|%g|%6.2g|%#g\" $value $value $value $value $value $value }}", 0.1234567, "0.123|0.1234567|0.1|0.1234567|  0.12|0.1234567"},
@@ -435,8 +471,10 @@ const Case kPromtoolCases[] = {
     {"{{ $value | printf \"%.1f%%\" }}", 0.1234567, "0.1%"},
     {"{{ humanize (printf \"%f\" $value) }}", 0.1234567, "123.5m"},
 };
+// clang-format on
 
-TEST_CASE("alert templates render exactly as promtool renders them", "[template]") {
+TEST_CASE("alert templates render exactly as promtool renders them",
+          "[template]") {
   for (const Case& c : kPromtoolCases) {
     INFO("template: " << c.text << "  value: " << c.value);
     CHECK(Render(c.text, c.value) == c.want);
@@ -451,46 +489,61 @@ const Case kModernCases[] = {
     {"{{ range 3 }}{{ . }}{{ end }}", 1, "012"},
     {"{{ range $i, $e := 3 }}{{ end }}", 1,
      "<error expanding template: error executing template __alert_A: template: "
-     "__alert_A:1:131: executing \"__alert_A\" at <3>: can't use 3 to iterate over more "
+     "__alert_A:1:131: executing \"__alert_A\" at <3>: can't use 3 to iterate "
+     "over more "
      "than one variable>"},
     {"{{ range 0 }}x{{ else }}empty{{ end }}", 1, "empty"},
     {"{{ with 0 }}a{{ else with 1 }}b{{ end }}", 1, "b"},
     {"{{ with 0 }}a{{ else with \"\" }}b{{ else }}c{{ end }}", 1, "c"},
     {"{{ ) }}", 1, "PARSE: template: __alert_A:1: unexpected right paren"},
-    {"{{ $labels.job}x }}", 1, "PARSE: template: __alert_A:1: bad character U+007D '}'"},
+    {"{{ $labels.job}x }}", 1,
+     "PARSE: template: __alert_A:1: bad character U+007D '}'"},
     {"{{ .Foo }}", 1,
      "<error expanding template: error executing template __alert_A: template: "
-     "__alert_A:1:115: executing \"__alert_A\" at <.Foo>: can't evaluate field Foo in type "
-     "struct { Labels map[string]string; ExternalLabels map[string]string; ExternalURL "
+     "__alert_A:1:115: executing \"__alert_A\" at <.Foo>: can't evaluate field "
+     "Foo in type "
+     "struct { Labels map[string]string; ExternalLabels map[string]string; "
+     "ExternalURL "
      "string; Value interface {} }>"},
-    {"{{ parseDuration \"-5m\" }}|{{ parseDuration \"1w2d\" }}|{{ parseDuration \"0\" }}", 1,
-     "-300|777600|0"},
+    {"{{ parseDuration \"-5m\" }}|{{ parseDuration \"1w2d\" }}|{{ "
+     "parseDuration \"0\" }}",
+     1, "-300|777600|0"},
     {"{{ parseDuration \"5x\" }}", 1,
      "<error expanding template: error executing template __alert_A: template: "
-     "__alert_A:1:115: executing \"__alert_A\" at <parseDuration \"5x\">: error calling "
+     "__alert_A:1:115: executing \"__alert_A\" at <parseDuration \"5x\">: "
+     "error calling "
      "parseDuration: unknown unit \"x\" in duration \"5x\">"},
     {"{{ call $value }}", 1,
      "<error expanding template: error executing template __alert_A: template: "
-     "__alert_A:1:115: executing \"__alert_A\" at <call $value>: error calling call: "
+     "__alert_A:1:115: executing \"__alert_A\" at <call $value>: error calling "
+     "call: "
      "non-function $value of type float64>"},
-    {"{{ (1800 | toDuration).String }}|{{ (\"90.5\" | toDuration).String }}", 1, "30m0s|1m30.5s"},
+    {"{{ (1800 | toDuration).String }}|{{ (\"90.5\" | toDuration).String }}", 1,
+     "30m0s|1m30.5s"},
     {"{{ toDuration 0.0015 }}|{{ (toDuration 7200).Hours }}", 1, "1.5ms|2"},
     {"{{ urlQueryEscape \"a b&c\" }}", 1, "a+b%26c"},
     {"{{ args 1 \"x\" }}", 1, "map[arg0:1 arg1:x]"},
-    {"{{ define \"x\" }}{{ .arg0 }} {{ .arg1 }}{{ end }}{{ template \"x\" (args 1 \"2\") }}", 1,
-     "1 2"},
-    {"{{ range query \"metric2\" | sortByLabel \"instance\" }}{{ .Labels.instance }}:{{ .Value }} "
+    {"{{ define \"x\" }}{{ .arg0 }} {{ .arg1 }}{{ end }}{{ template \"x\" "
+     "(args 1 \"2\") }}",
+     1, "1 2"},
+    {"{{ range query \"metric2\" | sortByLabel \"instance\" }}{{ "
+     ".Labels.instance }}:{{ .Value }} "
      "{{ end }}",
      1, "a:1:1 b:1:2 "},
-    {"{{ range query \"metric2\" | sortByLabel \"job\" }}{{ .Labels.job }} {{ end }}", 1, "x y "},
-    {"{{ (query \"metric\" | first).Labels.instance | stripPort }}", 1, "foo.example.com"},
+    {"{{ range query \"metric2\" | sortByLabel \"job\" }}{{ .Labels.job }} {{ "
+     "end }}",
+     1, "x y "},
+    {"{{ (query \"metric\" | first).Labels.instance | stripPort }}", 1,
+     "foo.example.com"},
     {"{{ query \"fail\" }}", 1,
      "<error expanding template: error executing template __alert_A: template: "
-     "__alert_A:1:115: executing \"__alert_A\" at <query \"fail\">: error calling query: "
+     "__alert_A:1:115: executing \"__alert_A\" at <query \"fail\">: error "
+     "calling query: "
      "query timed out>"},
 };
 
-TEST_CASE("alert templates follow current Go text/template and Prometheus", "[template]") {
+TEST_CASE("alert templates follow current Go text/template and Prometheus",
+          "[template]") {
   for (const Case& c : kModernCases) {
     INFO("template: " << c.text);
     CHECK(Render(c.text, c.value) == c.want);
@@ -511,79 +564,108 @@ TEST_CASE("Prometheus's template_test.go scenarios", "[template]") {
   CHECK(Expand("plain text") == "plain text");
   CHECK(Expand("{{ 1 }}") == "1");
   CHECK(Expand("{{\xc2\xa0}}") ==
-        "ERROR: error parsing template test: template: test:1: unrecognized character in "
+        "ERROR: error parsing template test: template: test:1: unrecognized "
+        "character in "
         "action: U+00A0");
   CHECK(Expand("{{ \"<b>\" }}") == "<b>");
   CHECK(Expand("{{ query \"metric\" | first | value }}") == "1.234567e+06");
-  CHECK(Expand("{{ query \"metric\" | first | label \"instance\" }}") == "foo.example.com:9100");
+  CHECK(Expand("{{ query \"metric\" | first | label \"instance\" }}") ==
+        "foo.example.com:9100");
   CHECK(Expand("{{ query \"metric\" | first | label \"foo\" }}").empty());
-  CHECK(Expand("{{ $x := query \"metric\" | first }}{{ $x.Labels.foo }}").empty());
+  CHECK(Expand("{{ $x := query \"metric\" | first }}{{ $x.Labels.foo }}")
+            .empty());
   CHECK(Expand("{{ query \"metric\" | first | strvalue }}").empty());
   CHECK(Expand("{{ \"foo.example.com\" | stripPort }}") == "foo.example.com");
-  CHECK(Expand("{{ \"foo.example.com:12345\" | stripPort }}") == "foo.example.com");
+  CHECK(Expand("{{ \"foo.example.com:12345\" | stripPort }}") ==
+        "foo.example.com");
   CHECK(Expand("{{ \"192.0.2.1\" | stripPort }}") == "192.0.2.1");
   CHECK(Expand("{{ \"192.0.2.1:12345\" | stripPort }}") == "192.0.2.1");
   CHECK(Expand("{{ \"2001:0DB8::1\" | stripPort }}") == "2001:0DB8::1");
   CHECK(Expand("{{ \"[2001:0DB8::1]:12345\" | stripPort }}") == "2001:0DB8::1");
-  CHECK(Expand("{{ \"[2001:0DB8::1]::12345\" | stripPort }}") == "[2001:0DB8::1]::12345");
+  CHECK(Expand("{{ \"[2001:0DB8::1]::12345\" | stripPort }}") ==
+        "[2001:0DB8::1]::12345");
   CHECK(Expand("{{ \"foo.example.com\" | stripDomain }}") == "foo");
   CHECK(Expand("{{ \"foo.example.com:12345\" | stripDomain }}") == "foo:12345");
   CHECK(Expand("{{ \"192.0.2.1\" | stripDomain }}") == "192.0.2.1");
   CHECK(Expand("{{ \"192.0.2.1:12345\" | stripDomain }}") == "192.0.2.1:12345");
   CHECK(Expand("{{ \"2001:0DB8::1\" | stripDomain }}") == "2001:0DB8::1");
-  CHECK(Expand("{{ \"[2001:0DB8::1]:12345\" | stripDomain }}") == "[2001:0DB8::1]:12345");
-  CHECK(Expand("{{ \"[2001:0DB8::1]::12345\" | stripDomain }}") == "[2001:0DB8::1]::12345");
-  CHECK(Expand("{{ .Foo }}").find("can't evaluate field Foo") != std::string::npos);
-  CHECK(Expand("{{") == "ERROR: error parsing template test: template: test:1: unclosed action");
+  CHECK(Expand("{{ \"[2001:0DB8::1]:12345\" | stripDomain }}") ==
+        "[2001:0DB8::1]:12345");
+  CHECK(Expand("{{ \"[2001:0DB8::1]::12345\" | stripDomain }}") ==
+        "[2001:0DB8::1]::12345");
+  CHECK(Expand("{{ .Foo }}").find("can't evaluate field Foo") !=
+        std::string::npos);
+  CHECK(
+      Expand("{{") ==
+      "ERROR: error parsing template test: template: test:1: unclosed action");
   CHECK(Expand("{{ query \"missing\" | first }}") ==
-        "ERROR: error executing template test: template: test:1:21: executing \"test\" at "
-        "<first>: error calling first: first() called on vector with no elements");
+        "ERROR: error executing template test: template: test:1:21: executing "
+        "\"test\" at "
+        "<first>: error calling first: first() called on vector with no "
+        "elements");
   CHECK(Expand("{{ (query \"missing\").banana }}") ==
-        "ERROR: error executing template test: template: test:1:10: executing \"test\" at "
-        "<\"missing\">: can't evaluate field banana in type template.queryResult");
+        "ERROR: error executing template test: template: test:1:10: executing "
+        "\"test\" at "
+        "<\"missing\">: can't evaluate field banana in type "
+        "template.queryResult");
   CHECK(Expand("{{ reReplaceAll \"(a)b\" \"x$1\" \"ab\" }}") == "xa");
   CHECK(Expand("{{ humanize \"one\" }}") ==
-        "ERROR: error executing template test: template: test:1:3: executing \"test\" at "
-        "<humanize \"one\">: error calling humanize: strconv.ParseFloat: parsing \"one\": "
+        "ERROR: error executing template test: template: test:1:3: executing "
+        "\"test\" at "
+        "<humanize \"one\">: error calling humanize: strconv.ParseFloat: "
+        "parsing \"one\": "
         "invalid syntax");
   CHECK(Expand("{{ \"one\" | humanizePercentage }}") ==
-        "ERROR: error executing template test: template: test:1:11: executing \"test\" at "
-        "<humanizePercentage>: error calling humanizePercentage: strconv.ParseFloat: parsing "
+        "ERROR: error executing template test: template: test:1:11: executing "
+        "\"test\" at "
+        "<humanizePercentage>: error calling humanizePercentage: "
+        "strconv.ParseFloat: parsing "
         "\"one\": invalid syntax");
-  CHECK(Expand("{{ title \"aa bb CC\" }}|{{ toUpper \"aa bb CC\" }}|{{ toLower \"aA bB CC\" }}") ==
-        "Aa Bb CC|AA BB CC|aa bb cc");
-  CHECK(Expand("{{ match \"a+\" \"aa\" }} {{ match \"a+\" \"b\" }}") == "true false");
+  CHECK(Expand("{{ title \"aa bb CC\" }}|{{ toUpper \"aa bb CC\" }}|{{ toLower "
+               "\"aA bB CC\" }}") == "Aa Bb CC|AA BB CC|aa bb cc");
+  CHECK(Expand("{{ match \"a+\" \"aa\" }} {{ match \"a+\" \"b\" }}") ==
+        "true false");
   CHECK(Expand("{{ graphLink \"up\" }}|{{ tableLink \"up\" }}") ==
         "/graph?g0.expr=up&g0.tab=0|/graph?g0.expr=up&g0.tab=1");
   CHECK(Expand("{{ pathPrefix }}|{{ externalURL }}") ==
         "/path/prefix|http://testhost:9090/path/prefix");
-  CHECK(Expand("{{ printf \"%0.2f\" (parseDuration \"1h2m10ms\") }}") == "3720.01");
-  CHECK(Expand("{{ printf \"%0.2f\" (parseDuration \"-1h2m10ms\") }}") == "-3720.01");
+  CHECK(Expand("{{ printf \"%0.2f\" (parseDuration \"1h2m10ms\") }}") ==
+        "3720.01");
+  CHECK(Expand("{{ printf \"%0.2f\" (parseDuration \"-1h2m10ms\") }}") ==
+        "-3720.01");
   CHECK(Expand("{{ now }}") == "1.353755652e+09");
   CHECK(Expand("{{ (now | toTime).Format \"Mon Jan 2 15:04:05 2006\" }}") ==
         "Sat Nov 24 11:14:12 2012");
-  CHECK(Expand("{{ (\"-30m\" | parseDuration | toDuration | (now | toTime).Add).UnixMilli }}") ==
-        "1353753852000");
+  CHECK(Expand("{{ (\"-30m\" | parseDuration | toDuration | (now | "
+               "toTime).Add).UnixMilli }}") == "1353753852000");
   CHECK(Expand("{{ (1435065584.128 | toTime).Format \"2006\" }}") == "2015");
-  CHECK(Expand("{{ (\"1435065584.128\" | toTime).Format \"2006\" }}") == "2015");
-  CHECK(Expand("{{ 1435065584.128 | humanizeTimestamp }}") == "2015-06-23 13:19:44.128 +0000 UTC");
+  CHECK(Expand("{{ (\"1435065584.128\" | toTime).Format \"2006\" }}") ==
+        "2015");
+  CHECK(Expand("{{ 1435065584.128 | humanizeTimestamp }}") ==
+        "2015-06-23 13:19:44.128 +0000 UTC");
   CHECK(Expand("{{ \"1435065584.128\" | humanizeTimestamp }}") ==
         "2015-06-23 13:19:44.128 +0000 UTC");
 }
 
-TEST_CASE("humanize functions on integer, float and string inputs", "[template][humanize]") {
-  CHECK(Expand("{{ humanize 0 }}:{{ humanize -1 }}:{{ humanize 1 }}:{{ humanize 1234567 }}:"
+TEST_CASE("humanize functions on integer, float and string inputs",
+          "[template][humanize]") {
+  CHECK(Expand("{{ humanize 0 }}:{{ humanize -1 }}:{{ humanize 1 }}:{{ "
+               "humanize 1234567 }}:"
                "{{ humanize 9223372036854775807 }}") == "0:-1:1:1.235M:9.223E");
-  CHECK(Expand("{{ humanize 0.0 }}:{{ humanize 1.0 }}:{{ humanize 1234567.0 }}:{{ humanize .12 }}") ==
-        "0:1:1.235M:120m");
-  CHECK(Expand("{{ humanize \"0.0\" }}:{{ humanize \"1.0\" }}:{{ humanize \"1234567.0\" }}:"
+  CHECK(Expand("{{ humanize 0.0 }}:{{ humanize 1.0 }}:{{ humanize 1234567.0 "
+               "}}:{{ humanize .12 }}") == "0:1:1.235M:120m");
+  CHECK(Expand("{{ humanize \"0.0\" }}:{{ humanize \"1.0\" }}:{{ humanize "
+               "\"1234567.0\" }}:"
                "{{ humanize \".12\" }}") == "0:1:1.235M:120m");
-  CHECK(Expand("{{ humanize1024 0 }}:{{ humanize1024 -1 }}:{{ humanize1024 1 }}:"
-               "{{ humanize1024 1234567 }}:{{ humanize1024 9223372036854775807 }}") ==
-        "0:-1:1:1.177Mi:8Ei");
-  CHECK(Expand("{{ humanize1024 0.0 }}:{{ humanize1024 1.0 }}:{{ humanize1024 1048576.0 }}:"
+  CHECK(
+      Expand("{{ humanize1024 0 }}:{{ humanize1024 -1 }}:{{ humanize1024 1 }}:"
+             "{{ humanize1024 1234567 }}:{{ humanize1024 9223372036854775807 "
+             "}}") == "0:-1:1:1.177Mi:8Ei");
+  CHECK(Expand("{{ humanize1024 0.0 }}:{{ humanize1024 1.0 }}:{{ humanize1024 "
+               "1048576.0 }}:"
                "{{ humanize1024 .12 }}") == "0:1:1Mi:0.12");
-  CHECK(Expand("{{ humanizeDuration 0 }}:{{ humanizeDuration 1 }}:{{ humanizeDuration 60 }}:"
+  CHECK(Expand("{{ humanizeDuration 0 }}:{{ humanizeDuration 1 }}:{{ "
+               "humanizeDuration 60 }}:"
                "{{ humanizeDuration 3600 }}:{{ humanizeDuration 86400 }}:"
                "{{ humanizeDuration 90000 }}:{{ humanizeDuration -183845 }}:"
                "{{ humanizeDuration 899.99 }}") ==
@@ -594,37 +676,49 @@ TEST_CASE("humanize functions on integer, float and string inputs", "[template][
                "{{ humanizeDuration 12.345 }}:{{ humanizeDuration -1 }}:"
                "{{ humanizeDuration 1234567 }}") ==
         "100ms:100us:123.5ms:1m 0s:1m 0s:1.234s:12.35s:-1s:14d 6h 56m 7s");
-  CHECK(Expand("{{ humanizeDuration \".12345\" }}:{{ humanizeDuration \"86400\" }}") ==
-        "123.5ms:1d 0h 0m 0s");
-  CHECK(Expand("{{ -0.22222 | humanizePercentage }}:{{ 0.0 | humanizePercentage }}:"
-               "{{ 0.1234567 | humanizePercentage }}:{{ 1.23456 | humanizePercentage }}") ==
-        "-22.22%:0%:12.35%:123.5%");
+  CHECK(Expand("{{ humanizeDuration \".12345\" }}:{{ humanizeDuration "
+               "\"86400\" }}") == "123.5ms:1d 0h 0m 0s");
+  CHECK(
+      Expand(
+          "{{ -0.22222 | humanizePercentage }}:{{ 0.0 | humanizePercentage }}:"
+          "{{ 0.1234567 | humanizePercentage }}:{{ 1.23456 | "
+          "humanizePercentage }}") == "-22.22%:0%:12.35%:123.5%");
   CHECK(Expand("{{ humanizePercentage 0 }}:{{ humanizePercentage -1 }}:"
                "{{ humanizePercentage 1 }}:{{ humanizePercentage 1234567 }}:"
                "{{ humanizePercentage 9223372036854775807 }}") ==
         "0%:-100%:100%:1.235e+08%:9.223e+20%");
-  CHECK(Expand("{{ humanizeTimestamp 0 }}:{{ humanizeTimestamp -1 }}:{{ humanizeTimestamp 1 }}:"
-               "{{ humanizeTimestamp 1234567 }}:{{ humanizeTimestamp 9223372036 }}") ==
+  CHECK(Expand("{{ humanizeTimestamp 0 }}:{{ humanizeTimestamp -1 }}:{{ "
+               "humanizeTimestamp 1 }}:"
+               "{{ humanizeTimestamp 1234567 }}:{{ humanizeTimestamp "
+               "9223372036 }}") ==
         "1970-01-01 00:00:00 +0000 UTC:1969-12-31 23:59:59 +0000 UTC:"
         "1970-01-01 00:00:01 +0000 UTC:1970-01-15 06:56:07 +0000 UTC:"
         "2262-04-11 23:47:16 +0000 UTC");
   CHECK(Expand("{{ humanizeTimestamp -9223372036854775808 }}") ==
-        "ERROR: error executing template test: template: test:1:3: executing \"test\" at "
-        "<humanizeTimestamp -9223372036854775808>: error calling humanizeTimestamp: "
-        "-9.223372036854776e+18 cannot be represented as a nanoseconds timestamp since it "
+        "ERROR: error executing template test: template: test:1:3: executing "
+        "\"test\" at "
+        "<humanizeTimestamp -9223372036854775808>: error calling "
+        "humanizeTimestamp: "
+        "-9.223372036854776e+18 cannot be represented as a nanoseconds "
+        "timestamp since it "
         "overflows int64");
   CHECK(Expand("{{ 18446744073709551615 }}") ==
-        "ERROR: error executing template test: template: test:1:3: executing \"test\" at "
+        "ERROR: error executing template test: template: test:1:3: executing "
+        "\"test\" at "
         "<18446744073709551615>: 18446744073709551615 overflows int");
-  CHECK(Expand("{{ humanizeTimestamp -0.5 }}") == "1969-12-31 23:59:59.5 +0000 UTC");
-  for (const char* f : {"humanize", "humanize1024", "humanizeDuration", "humanizeTimestamp"}) {
-    std::string t = std::string("{{ \"+Inf\" | ") + f + " }}:{{ \"-Inf\" | " + f +
-                    " }}:{{ \"NaN\" | " + f + " }}";
+  CHECK(Expand("{{ humanizeTimestamp -0.5 }}") ==
+        "1969-12-31 23:59:59.5 +0000 UTC");
+  for (const char* f :
+       {"humanize", "humanize1024", "humanizeDuration", "humanizeTimestamp"}) {
+    std::string t = std::string("{{ \"+Inf\" | ") + f + " }}:{{ \"-Inf\" | " +
+                    f + " }}:{{ \"NaN\" | " + f + " }}";
     CHECK(Expand(t) == "+Inf:-Inf:NaN");
   }
-  CHECK(Expand("{{ toTime \"NaN\" }}").find("error calling toTime: value is NaN or Inf") !=
+  CHECK(Expand("{{ toTime \"NaN\" }}")
+            .find("error calling toTime: value is NaN or Inf") !=
         std::string::npos);
-  CHECK(Expand("{{ humanize .Labels }}").find("can't convert map[string]string to float") !=
+  CHECK(Expand("{{ humanize .Labels }}")
+            .find("can't convert map[string]string to float") !=
         std::string::npos);
 }
 
@@ -636,76 +730,101 @@ TEST_CASE("parse errors carry Go's wording and line", "[template][errors]") {
     return std::string(t.status().message());
   };
   CHECK(err("{{ foo }}") == "template: x:1: function \"foo\" not defined");
-  CHECK(err("a\nb\n{{ $nope }}") == "template: x:3: undefined variable \"$nope\"");
+  CHECK(err("a\nb\n{{ $nope }}") ==
+        "template: x:3: undefined variable \"$nope\"");
   CHECK(err("{{ if 1 }}\n\nx") == "template: x:3: unexpected EOF");
   CHECK(err("{{ 1 +}}") == "template: x:1: illegal number syntax: \"+\"");
   CHECK(err("{{ 3x }}") == "template: x:1: bad number syntax: \"3x\"");
-  CHECK(err("{{ 1i }}") == "template: x:1: complex number \"1i\" is not supported");
+  CHECK(err("{{ 1i }}") ==
+        "template: x:1: complex number \"1i\" is not supported");
   CHECK(err("{{ $x := 1 }}{{ range $x, $y, $z := . }}{{ end }}") ==
         "template: x:1: too many declarations in range");
   CHECK(err("{{ define \"a\" }}x{{ end }}{{ define \"a\" }}y{{ end }}") ==
         "template: x:1: template: multiple definition of template \"a\"");
-  CHECK(err("{{ continue }}") == "template: x:1: {{continue}} outside {{range}}");
+  CHECK(err("{{ continue }}") ==
+        "template: x:1: {{continue}} outside {{range}}");
   CHECK(err("{{ printf \"%d\"\n 1 \"x }}") ==
         "template: x:2: unterminated quoted string in action started at x:1");
   CHECK(err("{{ \"a\\qb\" }}") == "template: x:1: invalid syntax");
 }
 
-TEST_CASE("alert expansion wraps errors as alerting rules do", "[template][errors]") {
+TEST_CASE("alert expansion wraps errors as alerting rules do",
+          "[template][errors]") {
   TemplateData d = AlertData(3);
   CHECK(AlertTemplateHeader() ==
         "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}"
         "{{$externalURL := .ExternalURL}}{{$value := .Value}}");
-  CHECK(ExpandAlertTemplate("HighLatency", "{{ $labels.job }} at {{ $value }}", d) == "node at 3");
+  CHECK(ExpandAlertTemplate("HighLatency", "{{ $labels.job }} at {{ $value }}",
+                            d) == "node at 3");
   CHECK(ExpandAlertTemplate("HighLatency", "{{ nope }}", d) ==
-        "<error expanding template: error parsing template __alert_HighLatency: template: "
+        "<error expanding template: error parsing template "
+        "__alert_HighLatency: template: "
         "__alert_HighLatency:1: function \"nope\" not defined>");
   CHECK(ExpandAlertTemplate("HighLatency", "{{ $value | toUpper }}", d) ==
-        "<error expanding template: error executing template __alert_HighLatency: template: "
-        "__alert_HighLatency:1:124: executing \"__alert_HighLatency\" at <toUpper>: wrong type "
+        "<error expanding template: error executing template "
+        "__alert_HighLatency: template: "
+        "__alert_HighLatency:1:124: executing \"__alert_HighLatency\" at "
+        "<toUpper>: wrong type "
         "for value; expected string; got float64>");
-  CHECK(ExpandAlertTemplate("A", "{{ $labels.a }} {{ $externalLabels.b }} {{ now }} {{ $externalURL }}",
-                            Labels{{"a", "1"}}, 2, Labels{{"b", "3"}}, "http://x", 4000,
-                            nullptr) == "1 3 4 http://x");
+  CHECK(ExpandAlertTemplate("A",
+                            "{{ $labels.a }} {{ $externalLabels.b }} {{ now }} "
+                            "{{ $externalURL }}",
+                            Labels{{"a", "1"}}, 2, Labels{{"b", "3"}},
+                            "http://x", 4000, nullptr) == "1 3 4 http://x");
   // Go positions a field chain at its second field.
   CHECK(ExpandAlertTemplate("A", "{{ .Value.x }}|{{ $value.x }}", d) ==
-        "<error expanding template: error executing template __alert_A: template: "
-        "__alert_A:1:121: executing \"__alert_A\" at <.Value.x>: can't evaluate field x in type "
+        "<error expanding template: error executing template __alert_A: "
+        "template: "
+        "__alert_A:1:121: executing \"__alert_A\" at <.Value.x>: can't "
+        "evaluate field x in type "
         "interface {}>");
   CHECK(ExpandAlertTemplate("A", "{{ $value.x }}", d) ==
-        "<error expanding template: error executing template __alert_A: template: "
-        "__alert_A:1:121: executing \"__alert_A\" at <$value.x>: can't evaluate field x in type "
+        "<error expanding template: error executing template __alert_A: "
+        "template: "
+        "__alert_A:1:121: executing \"__alert_A\" at <$value.x>: can't "
+        "evaluate field x in type "
         "float64>");
-  CHECK(ExpandAlertTemplate("A", "{{ define \"t\" }} {{ end }}{{ define \"t\" }}x{{ end }}"
-                                 "{{ template \"t\" }}", d) == "x");
-  absl::StatusOr<Template> parsed = ParseAlertTemplate("HighLatency", "{{ $value }}");
+  CHECK(ExpandAlertTemplate(
+            "A",
+            "{{ define \"t\" }} {{ end }}{{ define \"t\" }}x{{ end }}"
+            "{{ template \"t\" }}",
+            d) == "x");
+  absl::StatusOr<Template> parsed =
+      ParseAlertTemplate("HighLatency", "{{ $value }}");
   REQUIRE(parsed.ok());
   CHECK(parsed->name() == "__alert_HighLatency");
   CHECK(ExpandAlertTemplate(*parsed, d) == "3");
   absl::StatusOr<Template> bad = ParseAlertTemplate("Alert", "{{ $labels.x }");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.status().message() == "template: __alert_Alert:1: unexpected \"}\" in operand");
+  CHECK(bad.status().message() ==
+        "template: __alert_Alert:1: unexpected \"}\" in operand");
 }
 
-TEST_CASE("execution sees TemplateData as Prometheus's alert data", "[template]") {
+TEST_CASE("execution sees TemplateData as Prometheus's alert data",
+          "[template]") {
   TemplateData d;
   d.labels = Labels{{"severity", "page"}};
   d.external_labels = Labels{{"cluster", "gpu-1"}};
   d.external_url = "https://vigil.example:9090/prefix";
   d.value = 0.9512;
-  absl::StatusOr<Template> t = ParseAlertTemplate(
-      "A", "{{ $externalLabels.cluster }}/{{ .ExternalLabels.cluster }} {{ $externalURL }} "
-           "{{ $labels.severity }} {{ $value | humanizePercentage }} {{ pathPrefix }}");
+  absl::StatusOr<Template> t =
+      ParseAlertTemplate("A",
+                         "{{ $externalLabels.cluster }}/{{ "
+                         ".ExternalLabels.cluster }} {{ $externalURL }} "
+                         "{{ $labels.severity }} {{ $value | "
+                         "humanizePercentage }} {{ pathPrefix }}");
   REQUIRE(t.ok());
   absl::StatusOr<std::string> out = t->Execute(d);
   REQUIRE(out.ok());
-  CHECK(*out == "gpu-1/gpu-1 https://vigil.example:9090/prefix page 95.12% /prefix");
+  CHECK(*out ==
+        "gpu-1/gpu-1 https://vigil.example:9090/prefix page 95.12% /prefix");
   absl::StatusOr<Template> q = Template::Parse("q", "{{ query \"up\" }}");
   REQUIRE(q.ok());
   absl::StatusOr<std::string> no_query = q->Execute(d);
   REQUIRE_FALSE(no_query.ok());
   CHECK(no_query.status().message() ==
-        "template: q:1:3: executing \"q\" at <query \"up\">: error calling query: no query "
+        "template: q:1:3: executing \"q\" at <query \"up\">: error calling "
+        "query: no query "
         "function");
   // A parsed template is immutable: executing it again gives the same output.
   CHECK(*t->Execute(d) == *out);
