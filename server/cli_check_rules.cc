@@ -187,6 +187,44 @@ std::string DirOf(const std::string& p) {
   return slash == std::string::npos ? "." : CleanPath(p.substr(0, slash + 1));
 }
 
+// One character of a Go filepath.Match class at s[*i]; false if malformed.
+bool GoClassChar(const std::string& s, size_t* i) {
+  if (*i >= s.size() || s[*i] == '-' || s[*i] == ']') return false;
+  if (s[*i] == '\\' && ++*i >= s.size()) return false;
+  ++*i;
+  while (*i < s.size() && (static_cast<unsigned char>(s[*i]) & 0xC0) == 0x80) ++*i;
+  return true;
+}
+
+// Whether `p` is a well-formed Go filepath.Match pattern (glob(3) takes
+// an unclosed '[' literally; Go's Glob fails with ErrBadPattern).
+bool GoPatternOk(const std::string& p) {
+  size_t i = 0;
+  while (i < p.size()) {
+    if (p[i] == '\\') {
+      if (i + 1 >= p.size()) return false;
+      i += 2;
+    } else if (p[i] == '[') {
+      ++i;
+      if (i < p.size() && p[i] == '^') ++i;
+      for (int nrange = 0;; ++nrange) {
+        if (i < p.size() && p[i] == ']' && nrange > 0) {
+          ++i;
+          break;
+        }
+        if (!GoClassChar(p, &i)) return false;
+        if (i < p.size() && p[i] == '-') {
+          ++i;
+          if (!GoClassChar(p, &i)) return false;
+        }
+      }
+    } else {
+      ++i;
+    }
+  }
+  return true;
+}
+
 // The rule files a config names: patterns joined to the config's directory
 // and globbed; a pattern without '*' must match an existing file.
 bool ResolveRuleFiles(const std::string& config_path,
@@ -195,6 +233,10 @@ bool ResolveRuleFiles(const std::string& config_path,
   for (const std::string& rf : patterns) {
     const std::string pat =
         rf.empty() || rf[0] == '/' ? rf : CleanPath(DirOf(config_path) + "/" + rf);
+    if (!GoPatternOk(pat)) {
+      *err = "syntax error in pattern";
+      return false;
+    }
     glob_t g{};
     const int rc = glob(pat.c_str(), GLOB_PERIOD, nullptr, &g);
     std::vector<std::string> matches;

@@ -113,6 +113,7 @@ void DecodeScrapeConfigs(GoYamlDecoder& d, const YAML::Node& n,
     }
     // TODO(config schema): the values of the other keys are checked once
     // server/config has the full schema.
+    const size_t errors_before = d.type_errors().size();
     auto fields = d.Struct(item, "config.ScrapeConfig", kScrapeConfigKeys);
     if (!fields) continue;
     for (const Field& f : *fields) {
@@ -120,6 +121,8 @@ void DecodeScrapeConfigs(GoYamlDecoder& d, const YAML::Node& n,
       if (f.key == "scrape_interval") d.Duration(f.value, &job.interval_ms);
       if (f.key == "scrape_timeout") d.Duration(f.value, &job.timeout_ms);
     }
+    // Like Prometheus's UnmarshalYAML: checks run only on a clean decode.
+    if (d.type_errors().size() != errors_before) continue;
     if (job.name.empty()) d.Fail(PosOf(item), "job_name is empty");
     jobs->push_back(job);
   }

@@ -349,6 +349,10 @@ TEST_CASE("prometheus.yml basics", "[config]") {
   CHECK(err("scrape_configs:\n  - job_name: a\n    static_configs: []\n    bogus: 1\n") ==
         "parsing YAML file p.yml: yaml: unmarshal errors:\n"
         "  line 4: field bogus not found in type config.ScrapeConfig");
+  // Prometheus validates a scrape config only once it decoded cleanly.
+  CHECK(err("scrape_configs:\n  - jobname: a\n") ==
+        "parsing YAML file p.yml: yaml: unmarshal errors:\n"
+        "  line 2: field jobname not found in type config.ScrapeConfig");
   // yaml.v2 words duplicates differently from v3 and keeps decoding.
   CHECK(err("global: {}\nglobal: {}\n") ==
         "parsing YAML file p.yml: yaml: unmarshal errors:\n"

@@ -194,8 +194,11 @@ TEST_CASE("check config: errors", "[check_config]") {
         "  FAILED: parsing YAML file unknown_keys.yml: yaml: unmarshal errors:\n"
         "  line 3: field foo not found in type config.plain\n"
         "  line 4: field bar not found in type config.plain\n");
+  const RunResult pattern = Vigil("config bad_pattern.yml", "/config");
+  CHECK(pattern.code == 1);
+  CHECK(pattern.err == "  FAILED: syntax error in pattern\n");  // as Go's Glob
   for (const char* f : {"missing_rule_file.yml", "unknown_keys.yml", "bad_duration.yml",
-                        "duplicate_jobs.yml"}) {
+                        "duplicate_jobs.yml", "bad_pattern.yml"}) {
     CompareWithPromtool(std::string("config ") + f, true, "/config");
   }
 }
