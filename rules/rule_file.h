@@ -100,7 +100,8 @@ struct RuleFileError {
   //   `5:15: group "g", rule 1, "r": could not parse expression: 1:44: ...`
   // Where promtool's text has no position (label names, templates,
   // durations) ours starts with "LINE:COL: " anyway. YAML type errors keep
-  // promtool's multi-line "yaml: unmarshal errors:\n  line N: ..." form.
+  // promtool's multi-line "yaml: unmarshal errors:\n  line N: ..." form;
+  // YAML syntax errors read "LINE:COL: yaml: <yaml-cpp's message>".
   std::string message;
 
   // "FILE: message", the line promtool prints.
@@ -109,8 +110,8 @@ struct RuleFileError {
 
 // The result of parsing one rule file.
 struct ParsedRuleFile {
-  // Meaningful only when `errors` is empty; on YAML-level errors (syntax,
-  // unknown keys, wrong types) it is empty, as in Prometheus.
+  // Every group of the file; empty whenever `errors` is not (a file is
+  // used whole or not at all, as Prometheus does on load and reload).
   std::vector<RuleGroup> groups;
   std::vector<RuleFileError> errors;  // in file order
 
@@ -135,13 +136,13 @@ absl::StatusOr<std::vector<RuleGroup>> LoadRuleFile(const std::string& path);
 // The parts of a prometheus.yml that the rule engine needs, read with the
 // structure checked as Prometheus 2.42's config loader does for them.
 //
-// A stop-gap until the full config schema (server/config) exists: the top
-// level and `global:` are strict (unknown keys are errors), `rule_files`
-// must be a list of valid patterns, `scrape_configs` a list of mappings with
-// unique non-empty `job_name`s and valid durations (other keys are not
-// checked yet), `alerting` a mapping with `alertmanagers` and
-// `alert_relabel_configs`; `storage`, `tracing`, `remote_write` and
-// `remote_read` are accepted unchecked.
+// A stop-gap until the full config schema (server/config) exists. Strict
+// (unknown keys are errors, with yaml.v2's wording): the top level,
+// `global`, the keys of each `scrape_configs` item and of `alerting` and its
+// `alertmanagers`. Checked: durations, external label names, `rule_files`
+// patterns, non-empty unique `job_name`s, scrape timeout <= interval. Not
+// yet checked: the values inside scrape/SD/HTTP/relabel configs, `storage`,
+// `tracing`, `remote_write`, `remote_read`.
 struct PrometheusConfig {
   int64_t scrape_interval_ms = 60000;      // Default: 1m
   int64_t scrape_timeout_ms = 10000;       // Default: 10s
