@@ -85,7 +85,9 @@ class Template {
 
   // Executes with `data` as ".". Returns the whole output, or (discarding
   // partial output, as Prometheus does) InvalidArgument with Go's execution
-  // error text.
+  // error text. Unlike Go, execution stops with an error after 10^7 steps
+  // or 16 MiB of output. `data.query` is called synchronously on the calling
+  // thread. FailedPrecondition on a default-constructed Template.
   [[nodiscard]] absl::StatusOr<std::string> Execute(
       const TemplateData& data) const;
 

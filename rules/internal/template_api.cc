@@ -41,6 +41,10 @@ absl::StatusOr<Template> Template::Parse(std::string_view name,
 }
 
 absl::StatusOr<std::string> Template::Execute(const TemplateData& data) const {
+  if (tree_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "template: execute of an unparsed template");
+  }
   auto alert = std::make_shared<internal::AlertData>();
   alert->labels = LabelMap(data.labels);
   alert->external_labels = LabelMap(data.external_labels);
@@ -56,7 +60,10 @@ absl::StatusOr<std::string> Template::Execute(const TemplateData& data) const {
   return internal::ExecuteTemplate(*tree_, dot, env);
 }
 
-const std::string& Template::name() const { return tree_->name; }
+const std::string& Template::name() const {
+  static const std::string* const kEmpty = new std::string;
+  return tree_ != nullptr ? tree_->name : *kEmpty;
+}
 
 std::string_view AlertTemplateHeader() { return kAlertHeader; }
 

@@ -51,6 +51,16 @@ bool Executor::Errorf(const std::string& msg) {
 
 bool Executor::Walk(const Value& dot, const Node& node) {
   At(&node);
+  // Not in Go: a runaway template (recursive {{template}}, huge ranges) must
+  // not stall rule evaluation or exhaust memory.
+  if (++steps_ > kMaxSteps) {
+    return Errorf(
+        fmt::format("template execution exceeded {} steps", kMaxSteps));
+  }
+  if (out_.size() > kMaxOutputBytes) {
+    return Errorf(
+        fmt::format("template output exceeded {} bytes", kMaxOutputBytes));
+  }
   switch (node.type) {
     case NodeType::kAction: {
       Value val;

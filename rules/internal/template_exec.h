@@ -8,6 +8,7 @@
 #ifndef VIGIL_RULES_INTERNAL_TEMPLATE_EXEC_H_
 #define VIGIL_RULES_INTERNAL_TEMPLATE_EXEC_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,9 @@ class Executor {
 
  private:
   using Args = std::vector<NodePtr>;
+  // Execution budget (not in Go): walked nodes and output size.
+  static constexpr int64_t kMaxSteps = 10'000'000;
+  static constexpr size_t kMaxOutputBytes = 16 << 20;
   enum class Flow { kNormal, kBreak, kContinue };
 
   bool Errorf(const std::string& msg);  // always returns false
@@ -87,6 +91,7 @@ class Executor {
   std::vector<std::pair<std::string, Value>> vars_;
   Flow flow_ = Flow::kNormal;
   int depth_ = 0;
+  int64_t steps_ = 0;
   std::string error_;
 };
 

@@ -826,6 +826,21 @@ TEST_CASE("execution sees TemplateData as Prometheus's alert data",
         "template: q:1:3: executing \"q\" at <query \"up\">: error calling "
         "query: no query "
         "function");
+  // Runaway templates stop with an error instead of stalling the rule.
+  absl::StatusOr<Template> bomb = Template::Parse(
+      "b", "{{ define \"a\" }}{{ template \"a\" }}{{ template \"a\" }}{{ end }}"
+           "{{ template \"a\" }}");
+  REQUIRE(bomb.ok());
+  absl::StatusOr<std::string> boom = bomb->Execute(d);
+  REQUIRE_FALSE(boom.ok());
+  CHECK(boom.status().message().find("exceeded") != absl::string_view::npos);
+  absl::StatusOr<std::string> big =
+      Template::Parse("r", "{{ range 100000000 }}x{{ end }}")->Execute(d);
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.status().message().find("template execution exceeded 10000000 steps") !=
+        absl::string_view::npos);
+  CHECK_FALSE(Template().Execute(d).ok());
+  CHECK(Template().name().empty());
   // A parsed template is immutable: executing it again gives the same output.
   CHECK(*t->Execute(d) == *out);
 }
