@@ -34,6 +34,20 @@ class SeriesIterator {
   virtual Timestamp t() const = 0;
   virtual double v() const = 0;
   virtual absl::Status err() const { return absl::OkStatus(); }
+
+  // Copies up to `max` following samples into ts[0..) and vs[0..) and
+  // returns how many (0 at the end or on error). Same as calling Next()
+  // that many times; afterwards t()/v() are the last sample copied.
+  // Implementations override it to copy whole decoded runs at once.
+  virtual size_t NextBatch(Timestamp* ts, double* vs, size_t max) {
+    size_t n = 0;
+    while (n < max && Next()) {
+      ts[n] = t();
+      vs[n] = v();
+      ++n;
+    }
+    return n;
+  }
 };
 
 class Series {

@@ -20,6 +20,9 @@ struct ChunkData {
   std::string bytes;
 };
 
+// Decodes one chunk at a time into columns and walks them; samples outside
+// [mint, maxt] and duplicates from overlapping chunks (a chunk seen in both
+// the head copy and RocksDB) are skipped by timestamp.
 class DBSeriesIterator : public SeriesIterator {
  public:
   DBSeriesIterator(const std::vector<ChunkData>* chunks, Timestamp mint,
@@ -27,59 +30,89 @@ class DBSeriesIterator : public SeriesIterator {
       : chunks_(chunks), mint_(mint), maxt_(maxt) {}
 
   bool Next() override {
-    while (true) {
-      if (!it_) {
-        while (idx_ < chunks_->size() && (*chunks_)[idx_].maxt < mint_) ++idx_;
-        if (idx_ >= chunks_->size()) return false;
-        it_.emplace((*chunks_)[idx_].bytes);
-      }
-      if (!it_->Next()) {
-        if (!it_->err().ok()) {
-          err_ = it_->err();
-          idx_ = chunks_->size();
-          return false;
-        }
-        it_.reset();
-        ++idx_;
-        continue;
-      }
-      Timestamp t = it_->t();
-      if (t < mint_ || (have_ && t <= t_)) continue;
-      if (t > maxt_) {
-        idx_ = chunks_->size();
-        it_.reset();
-        return false;
-      }
-      t_ = t;
-      v_ = it_->v();
-      have_ = true;
+    if (pos_ + 1 < end_) {
+      ++pos_;
       return true;
     }
+    return Consumed(Load(kMinTimestamp));
   }
   bool Seek(Timestamp t) override {
-    if (have_ && t_ >= t) return true;
-    // Skip whole chunks that end before t.
-    if (!it_ || (idx_ < chunks_->size() && (*chunks_)[idx_].maxt < t)) {
-      it_.reset();
-      while (idx_ < chunks_->size() && (*chunks_)[idx_].maxt < t) ++idx_;
+    if (pos_ < end_ && ts_[pos_] >= t) return true;
+    if (end_ > 0 && pos_ < end_ && ts_[end_ - 1] >= t) {
+      pos_ = size_t(std::lower_bound(ts_.begin() + pos_, ts_.begin() + end_, t) -
+                    ts_.begin());
+      return true;
     }
-    while (Next()) {
-      if (t_ >= t) return true;
-    }
-    return false;
+    return Consumed(Load(t));
   }
-  Timestamp t() const override { return t_; }
-  double v() const override { return v_; }
+  size_t NextBatch(Timestamp* ts, double* vs, size_t max) override {
+    size_t n = 0;
+    while (n < max) {
+      if (pos_ + 1 >= end_ || end_ == 0) {
+        // Stop at a chunk boundary once something was copied, so t()/v()
+        // stay valid (Load() replaces the columns).
+        if (n > 0 || !Load(kMinTimestamp)) break;
+      }
+      // After Load() pos_ is a sample not yet returned; otherwise pos_ was.
+      size_t from = fresh_ ? pos_ : pos_ + 1;
+      size_t take = std::min(max - n, end_ - from);
+      std::copy(ts_.begin() + from, ts_.begin() + from + take, ts + n);
+      std::copy(vs_.begin() + from, vs_.begin() + from + take, vs + n);
+      n += take;
+      pos_ = from + take - 1;
+      fresh_ = false;
+    }
+    return n;
+  }
+  Timestamp t() const override { return ts_[pos_]; }
+  double v() const override { return vs_[pos_]; }
   absl::Status err() const override { return err_; }
 
  private:
+  bool Consumed(bool ok) {
+    fresh_ = false;
+    return ok;
+  }
+  // Decodes following chunks until one has a sample >= max(from, mint) and
+  // newer than the last one returned; positions on it.
+  bool Load(Timestamp from) {
+    Timestamp last = end_ > 0 ? ts_[std::min(pos_, end_ - 1)] : kMinTimestamp;
+    bool have_last = end_ > 0;
+    Timestamp lo = std::max(from, mint_);
+    while (idx_ < chunks_->size()) {
+      const ChunkData& c = (*chunks_)[idx_++];
+      if (c.maxt < lo || (have_last && c.maxt <= last)) continue;
+      if (c.mint > maxt_) break;
+      ts_.clear();
+      vs_.clear();
+      if (absl::Status s = DecodeChunk(c.bytes, &ts_, &vs_); !s.ok()) {
+        err_ = s;
+        break;
+      }
+      Timestamp min_ok = have_last ? std::max(lo, last + 1) : lo;
+      size_t b = size_t(std::lower_bound(ts_.begin(), ts_.end(), min_ok) - ts_.begin());
+      size_t e = size_t(std::upper_bound(ts_.begin(), ts_.end(), maxt_) - ts_.begin());
+      if (b < e) {
+        pos_ = b;
+        end_ = e;
+        fresh_ = true;
+        return true;
+      }
+    }
+    idx_ = chunks_->size();
+    ts_.clear();
+    vs_.clear();
+    pos_ = end_ = 0;
+    return false;
+  }
+
   const std::vector<ChunkData>* chunks_;
   Timestamp mint_, maxt_;
-  size_t idx_ = 0;
-  std::optional<ChunkIterator> it_;
-  Timestamp t_ = 0;
-  double v_ = 0;
-  bool have_ = false;
+  size_t idx_ = 0;  // next chunk to decode
+  std::vector<Timestamp> ts_;
+  std::vector<double> vs_;
+  size_t pos_ = 0, end_ = 0;  // current sample, end of the usable window
+  bool fresh_ = false;        // pos_ set by Load() and not yet returned
   absl::Status err_;
 };
 

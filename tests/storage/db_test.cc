@@ -252,3 +252,69 @@ TEST_CASE("Metadata persists", "[db]") {
 
 }  // namespace
 }  // namespace vigil::storage
+
+namespace vigil::storage {
+namespace {
+
+TEST_CASE("Iterators: Seek, NextBatch and Next agree across chunks and ranges", "[db]") {
+  testutil::TempDir tmp;
+  Options o;
+  o.max_chunk_samples = 37;
+  auto db = MustOpen(tmp.path(), o);
+  auto app = db->NewAppender();
+  for (int i = 0; i < 500; ++i) {
+    REQUIRE(app->Append(0, {{"__name__", "s"}}, i * 10, i).ok());
+    if (i == 300) {
+      REQUIRE(app->Commit().ok());
+      REQUIRE(db->Flush().ok());  // some chunks persisted, some in the head
+    }
+  }
+  REQUIRE(app->Commit().ok());
+  auto m = Eq("__name__", "s");
+  for (auto [mint, maxt] : {std::pair<Timestamp, Timestamp>{0, 4990}, {55, 3001}, {2995, 3005}}) {
+    auto q = *db->NewQuerier(mint, maxt);
+    auto set = *q->Select({m});
+    REQUIRE(set->Next());
+    // Reference: plain Next().
+    std::vector<Timestamp> want;
+    auto it = set->At().Iterator();
+    while (it->Next()) want.push_back(it->t());
+    Timestamp first = (mint + 9) / 10 * 10;
+    REQUIRE(want.front() == first);
+    REQUIRE(want.back() == maxt / 10 * 10);
+    REQUIRE(want.size() == size_t((want.back() - first) / 10 + 1));
+    // NextBatch in odd sizes, mixed with Next().
+    auto bi = set->At().Iterator();
+    std::vector<Timestamp> got;
+    Timestamp tb[7];
+    double vb[7];
+    for (int round = 0;; ++round) {
+      if (round % 3 == 0) {
+        if (!bi->Next()) break;
+        got.push_back(bi->t());
+        REQUIRE(bi->v() == double(bi->t() / 10));
+        continue;
+      }
+      size_t n = bi->NextBatch(tb, vb, 7);
+      if (n == 0) break;
+      for (size_t k = 0; k < n; ++k) {
+        got.push_back(tb[k]);
+        REQUIRE(vb[k] == double(tb[k] / 10));
+      }
+      REQUIRE(bi->t() == tb[n - 1]);
+    }
+    REQUIRE(got == want);
+    // Seek forward, to the same place, and past the end.
+    auto si = set->At().Iterator();
+    Timestamp target = std::min<Timestamp>(first + 1234, want.back() - 3);
+    REQUIRE(si->Seek(target));
+    REQUIRE(si->t() == (target + 9) / 10 * 10);
+    Timestamp at = si->t();
+    REQUIRE(si->Seek(at));
+    REQUIRE(si->t() == at);
+    REQUIRE_FALSE(si->Seek(maxt + 1));
+  }
+}
+
+}  // namespace
+}  // namespace vigil::storage

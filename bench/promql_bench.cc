@@ -1,0 +1,172 @@
+// Google Benchmarks of the PromQL engine, mirroring the shape of
+// Prometheus's promql/bench_test.go: N = 10, 100, 1000 series of counters
+// a_N and b_N and a classic histogram h_N_bucket (5 buckets per series),
+// 6 h of data at 15 s; range queries over the last hour at a 15 s step.
+//
+// Side by side with Prometheus: bench/compare_query.sh sets
+//   VIGIL_BENCH_DIR=<imported data dir>  VIGIL_BENCH_QUERIES=<file, one per line>
+//   VIGIL_BENCH_START / VIGIL_BENCH_END (ms)  VIGIL_BENCH_STEP (ms)
+// and this binary then times those queries on that directory instead.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "promql/engine.h"
+#include "storage/db.h"
+
+namespace vigil {
+namespace {
+
+constexpr Timestamp kStart = 1767225600000;  // 2026-01-01T00:00:00Z
+constexpr int64_t kStep = 15000;
+constexpr int kSamples = 6 * 3600 * 1000 / kStep;
+constexpr Timestamp kEnd = kStart + (kSamples - 1) * kStep;
+
+// One database per series count, built on first use, removed at exit.
+class Fixture {
+ public:
+  static storage::DB* Get(int n) {
+    auto& f = All()[n];
+    if (!f) f.reset(new Fixture(n));
+    return f->db_.get();
+  }
+  // Closes and removes every fixture; call before main returns (RocksDB
+  // must not be closed during static destruction).
+  static void CleanupAll() { All().clear(); }
+  ~Fixture() {
+    db_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+ private:
+  static std::map<int, std::unique_ptr<Fixture>>& All() {
+    static auto* all = new std::map<int, std::unique_ptr<Fixture>>();
+    return *all;
+  }
+  explicit Fixture(int n) {
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("vigil-promql-bench-" + std::to_string(getpid()) + "-" + std::to_string(n)))
+               .string();
+    std::filesystem::remove_all(dir_);
+    storage::Options o;
+    o.write_wal = false;
+    o.retention_ms = 0;
+    db_ = std::move(*storage::DB::Open(o, dir_));
+    const std::string sfx = std::to_string(n);
+    const char* les[] = {"0.1", "0.5", "1", "5", "+Inf"};
+    std::vector<Labels> labels;
+    for (int i = 0; i < n; ++i) {
+      std::string l = std::to_string(i);
+      labels.push_back(Labels{{"__name__", "a_" + sfx}, {"l", l}});
+      labels.push_back(Labels{{"__name__", "b_" + sfx}, {"l", l}});
+      for (const char* le : les) {
+        labels.push_back(Labels{{"__name__", "h_" + sfx + "_bucket"}, {"l", l}, {"le", le}});
+      }
+    }
+    std::vector<storage::SeriesRef> refs(labels.size());
+    for (int s = 0; s < kSamples; ++s) {
+      auto app = db_->NewAppender();
+      for (size_t k = 0; k < labels.size(); ++k) {
+        // Counters growing at different rates; buckets cumulative in le.
+        double v = double(s) * double(1 + k % 7);
+        auto r = app->Append(refs[k], labels[k], kStart + s * kStep, v);
+        if (r.ok()) refs[k] = *r;
+      }
+      (void)app->Commit();
+    }
+    (void)db_->Flush();
+  }
+  std::string dir_;
+  std::unique_ptr<storage::DB> db_;
+};
+
+void RunRange(benchmark::State& state, storage::DB* db, const std::string& q,
+              Timestamp start, Timestamp end, int64_t step) {
+  promql::Engine engine;
+  for (auto _ : state) {
+    auto r = engine.RangeQuery(db, q, start, end, step);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(r->value.matrix.size());
+  }
+}
+
+const char* kQueries[] = {
+    "a_N",
+    "rate(a_N[1m])",
+    "sum(rate(a_N[5m]))",
+    "sum by (l) (rate(a_N[5m]))",
+    "a_N + b_N",
+    "a_N > bool 100",
+    "topk(5, a_N)",
+    "histogram_quantile(0.9, sum by (le) (rate(h_N_bucket[5m])))",
+    "max_over_time(rate(a_N[1m])[10m:1m])",
+    "abs(a_N)",
+};
+
+void RegisterBuiltIn() {
+  for (int n : {10, 100, 1000}) {
+    for (const char* tmpl : kQueries) {
+      std::string q = tmpl;
+      for (size_t p; (p = q.find("_N")) != std::string::npos;) {
+        q.replace(p, 2, "_" + std::to_string(n));
+      }
+      benchmark::RegisterBenchmark(("Range/" + q).c_str(), [n, q](benchmark::State& st) {
+        RunRange(st, Fixture::Get(n), q, kEnd - 3600 * 1000, kEnd, kStep);
+      })->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+std::unique_ptr<storage::DB>& ExternalDB() {
+  static auto* db = new std::unique_ptr<storage::DB>();
+  return *db;
+}
+
+// Times the queries of VIGIL_BENCH_QUERIES on the directory VIGIL_BENCH_DIR.
+bool RegisterExternal() {
+  const char* dir = std::getenv("VIGIL_BENCH_DIR");
+  const char* file = std::getenv("VIGIL_BENCH_QUERIES");
+  if (!dir || !file) return false;
+  std::unique_ptr<storage::DB>& db = ExternalDB();
+  storage::Options o;
+  o.read_only = true;
+  auto opened = storage::DB::Open(o, dir);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(opened.status().message()).c_str());
+    std::exit(1);
+  }
+  db = std::move(*opened);
+  Timestamp start = std::atoll(std::getenv("VIGIL_BENCH_START"));
+  Timestamp end = std::atoll(std::getenv("VIGIL_BENCH_END"));
+  int64_t step = std::atoll(std::getenv("VIGIL_BENCH_STEP"));
+  std::ifstream in(file);
+  for (std::string q; std::getline(in, q);) {
+    if (q.empty()) continue;
+    benchmark::RegisterBenchmark(q.c_str(), [q, start, end, step](benchmark::State& st) {
+      RunRange(st, ExternalDB().get(), q, start, end, step);
+    })->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}
+
+}  // namespace
+}  // namespace vigil
+
+int main(int argc, char** argv) {
+  if (!vigil::RegisterExternal()) vigil::RegisterBuiltIn();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  vigil::Fixture::CleanupAll();
+  vigil::ExternalDB().reset();
+  return 0;
+}
