@@ -56,6 +56,8 @@ done
 sleep 2
 VM_RSS=$(awk '/VmHWM/ {print $2}' "/proc/$VM_PID/status")
 VM_ROWS=$(curl -s "http://127.0.0.1:$VM_PORT/metrics" | awk '/^vm_rows\{type="storage\/(big|small)"\}/ {s+=$2} END {print s+0}')
+# Sample parts alone (without the inverted index, caches and metadata).
+VM_PARTS=$(curl -s "http://127.0.0.1:$VM_PORT/metrics" | awk '/^vm_data_size_bytes\{type="storage\/(big|small)"\}/ {s+=$2} END {print s+0}')
 kill $VM_PID; wait $VM_PID 2>/dev/null || true
 trap - EXIT
 echo "$(echo "$end - $start" | bc) $VM_RSS" > "$WORK/vm.time"
@@ -71,7 +73,7 @@ row() {  # name dir timefile
 row vigil "$WORK/vigil-data" "$WORK/vigil.time"
 row prometheus "$WORK/prom-data" "$WORK/prom.time"
 row victoriametrics "$WORK/vm-data" "$WORK/vm.time"
-echo "(VictoriaMetrics rows stored: $VM_ROWS)"
+echo "(VictoriaMetrics rows stored: $VM_ROWS; its sample parts alone: $VM_PARTS bytes, $(echo "scale=3; $VM_PARTS / $SAMPLES" | bc) bytes/sample)"
 printf "\nratios (other / vigil): bytes/sample  prometheus %.2fx  victoriametrics %.2fx\n" \
   "$(echo "$prometheus_bps / $vigil_bps" | bc -l)" "$(echo "$victoriametrics_bps / $vigil_bps" | bc -l)"
 printf "                        wall time     prometheus %.2fx  victoriametrics %.2fx\n" \

@@ -5,11 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <deque>
+#include <thread>
 #include <cstdio>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "core/strutil.h"
 #include "core/textparse/parser.h"
 #include "fmt/format.h"
@@ -77,6 +81,104 @@ std::string FormatTime(int64_t ms) {
   return buf;
 }
 
+// Samples of the file, with series numbered in order of appearance.
+struct ImportBatch {
+  struct Sample {
+    uint32_t id;
+    int line;
+    Timestamp t;
+    double v;
+  };
+  std::vector<std::pair<uint32_t, Labels>> new_series;
+  std::vector<Sample> samples;
+};
+
+// Appends batches on its own thread, committing every 200k samples. After
+// the first failed append it drops the rest (what came before is kept).
+class AppendWorker {
+ public:
+  AppendWorker(storage::DB* db, std::string file)
+      : file_(std::move(file)), app_(db->NewAppender()), thread_([this] { Run(); }) {}
+  ~AppendWorker() { Finish(); }
+
+  void Push(std::unique_ptr<ImportBatch> b) {
+    absl::MutexLock l(&mu_);
+    mu_.Await(absl::Condition(this, &AppendWorker::HasRoom));
+    queue_.push_back(std::move(b));
+  }
+  // Waits for every pushed batch to be appended.
+  void Finish() {
+    {
+      absl::MutexLock l(&mu_);
+      done_ = true;
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+  bool failed() const { return failed_.load(std::memory_order_relaxed); }
+  const std::string& error() const { return error_; }
+  uint64_t samples() const { return samples_; }
+  storage::Appender& appender() { return *app_; }
+
+ private:
+  bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return queue_.size() < 4; }
+  bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || done_; }
+
+  void Run() {
+    uint64_t pending = 0;
+    while (true) {
+      std::unique_ptr<ImportBatch> b;
+      {
+        absl::MutexLock l(&mu_);
+        mu_.Await(absl::Condition(this, &AppendWorker::Ready));
+        if (queue_.empty()) return;
+        b = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (failed()) continue;
+      for (auto& [id, labels] : b->new_series) {
+        if (id >= labels_.size()) labels_.resize(id + 1), refs_.resize(id + 1);
+        labels_[id] = std::move(labels);
+      }
+      for (const auto& smp : b->samples) {
+        storage::SeriesRef ref = refs_[smp.id];
+        auto r = ref ? app_->Append(ref, {}, smp.t, smp.v)
+                     : app_->Append(0, labels_[smp.id], smp.t, smp.v);
+        if (!r.ok()) {
+          error_ = fmt::format("{}:{}: add sample: {}", file_, smp.line,
+                               std::string(r.status().message()));
+          failed_ = true;
+          break;
+        }
+        if (!ref) {
+          refs_[smp.id] = *r;
+          labels_[smp.id] = Labels();
+        }
+        ++samples_;
+        if (++pending >= 200000) {
+          if (auto s = app_->Commit(); !s.ok()) {
+            error_ = std::string(s.message());
+            failed_ = true;
+            break;
+          }
+          pending = 0;
+        }
+      }
+    }
+  }
+
+  const std::string file_;
+  std::unique_ptr<storage::Appender> app_;
+  std::vector<Labels> labels_;              // worker thread only
+  std::vector<storage::SeriesRef> refs_;    // worker thread only
+  uint64_t samples_ = 0;
+  std::string error_;
+  std::atomic<bool> failed_{false};
+  absl::Mutex mu_;
+  std::deque<std::unique_ptr<ImportBatch>> queue_ ABSL_GUARDED_BY(mu_);
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;  // last: starts after the members above exist
+};
+
 }  // namespace
 
 int TsdbImport(const std::vector<std::string>& argv) {
@@ -103,13 +205,15 @@ int TsdbImport(const std::vector<std::string>& argv) {
     return 1;
   }
   auto db = std::move(*db_or);
+  // Two stages on two threads: this one parses and numbers series by their
+  // text; the worker resolves them to refs, appends and commits.
   textparse::Parser p(in.view(), textparse::Format::kOpenMetrics);
   // Keys are copies: parsed pages of the mapped file are released below.
-  absl::flat_hash_map<std::string, storage::SeriesRef, Hash, Eq> refs;
-  auto app = db->NewAppender();
-  uint64_t samples = 0, pending = 0;
+  absl::flat_hash_map<std::string, uint32_t, Hash, Eq> ids;
+  AppendWorker worker(db.get(), file);
+  auto batch = std::make_unique<ImportBatch>();
   std::string error;
-  while (true) {
+  while (!worker.failed()) {
     auto e = p.Next();
     if (!e.ok()) {
       error = fmt::format("{}: parse error: {}", file, std::string(e.status().message()));
@@ -131,28 +235,24 @@ int TsdbImport(const std::vector<std::string>& argv) {
                           p.line(), p.BuildLabels().ToString());
       break;
     }
-    storage::SeriesRef ref = 0;
-    auto it = refs.find(p.SeriesText());
-    if (it != refs.end()) ref = it->second;
-    auto r = ref ? app->Append(ref, {}, *p.Timestamp(), p.Value())
-                 : app->Append(0, p.BuildLabels(), *p.Timestamp(), p.Value());
-    if (!r.ok()) {
-      error = fmt::format("{}:{}: add sample: {}", file, p.line(), std::string(r.status().message()));
-      break;
-    }
-    if (!ref) refs.emplace(std::string(p.SeriesText()), *r);
-    ++samples;
-    if (++pending >= 200000) {
-      if (auto s = app->Commit(); !s.ok()) {
-        error = std::string(s.message());
-        break;
-      }
-      pending = 0;
+    auto [it, added] = ids.try_emplace(std::string(p.SeriesText()), uint32_t(ids.size()));
+    if (added) batch->new_series.push_back({it->second, p.BuildLabels()});
+    batch->samples.push_back({it->second, p.line(), *p.Timestamp(), p.Value()});
+    if (batch->samples.size() >= 65536) {
+      worker.Push(std::move(batch));
+      batch = std::make_unique<ImportBatch>();
       in.Release(p.consumed());
     }
   }
+  worker.Push(std::move(batch));
+  worker.Finish();
+  // The worker only saw lines before the parse error, so its error (if
+  // any) comes first in the file.
+  if (!worker.error().empty()) error = worker.error();
+  uint64_t samples = worker.samples();
+  auto& app = worker.appender();
   // Whatever was accepted before an error is kept.
-  absl::Status s = app->Commit();
+  absl::Status s = app.Commit();
   if (s.ok()) s = db->Flush();
   if (s.ok()) s = db->Compact();
   if (!s.ok() && error.empty()) error = std::string(s.message());
