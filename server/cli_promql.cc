@@ -15,15 +15,17 @@
 namespace vigil::cli {
 
 int TestPromql(const std::vector<std::string>& args) {
-  Args a(args, {}, {"quiet", "no-extra-checks"});
+  Args a(args, {}, {"quiet", "no-extra-checks", "experimental"});
   if (!a.ok() || a.positional().empty()) {
-    std::fprintf(stderr, "usage: vigil test promql [--quiet] [--no-extra-checks] FILE...\n%s\n",
+    std::fprintf(stderr,
+                 "usage: vigil test promql [--quiet] [--no-extra-checks] [--experimental] FILE...\n%s\n",
                  a.error().c_str());
     return 2;
   }
   promql::promqltest::RunOptions opts;
   opts.extra_checks = !a.Has("no-extra-checks");
-  int passed = 0, failed = 0, skipped = 0;
+  opts.run_experimental = a.Has("experimental");
+  int passed = 0, failed = 0, skipped = 0, exp_passed = 0, exp_failed = 0;
   bool parse_error = false;
   for (const std::string& path : a.positional()) {
     auto r = promql::promqltest::RunFile(path, opts);
@@ -32,11 +34,17 @@ int TestPromql(const std::vector<std::string>& args) {
       parse_error = true;
       continue;
     }
-    std::printf("%s: %d passed, %d failed, %d skipped\n", r->name.c_str(), r->passed(),
+    std::printf("%s: %d passed, %d failed, %d skipped", r->name.c_str(), r->passed(),
                 r->failed(), r->skipped());
+    if (opts.run_experimental) {
+      std::printf(" (+ experimental: %d passed, %d failed)", r->experimental_passed(),
+                  r->experimental_failed());
+    }
+    std::printf("\n");
     for (const auto& e : r->evals) {
       if (e.kind == promql::promqltest::EvalOutcome::kFailed) {
-        std::printf("  FAIL %s:%d: %s\n    %s\n", r->name.c_str(), e.line, e.expr.c_str(),
+        std::printf("  FAIL%s %s:%d: %s\n    %s\n", e.experimental ? " (experimental)" : "",
+                    r->name.c_str(), e.line, e.expr.c_str(),
                     e.reason.c_str());
       } else if (e.kind == promql::promqltest::EvalOutcome::kSkipped && !a.Has("quiet")) {
         std::printf("  skip %s:%d: %s (%s)\n", r->name.c_str(), e.line, e.expr.c_str(),
@@ -46,12 +54,17 @@ int TestPromql(const std::vector<std::string>& args) {
     passed += r->passed();
     failed += r->failed();
     skipped += r->skipped();
+    exp_passed += r->experimental_passed();
+    exp_failed += r->experimental_failed();
+  }
+  if (opts.run_experimental) {
+    std::printf("experimental: %d passed, %d failed\n", exp_passed, exp_failed);
   }
   // Evals skipped for needing unimplemented features are not "core"; the
   // core line counts only the evals this engine is meant to pass.
   std::printf("core: %d passed, %d failed, 0 skipped\n", passed, failed);
   (void)skipped;
-  return failed > 0 || parse_error ? 1 : 0;
+  return failed > 0 || exp_failed > 0 || parse_error ? 1 : 0;
 }
 
 namespace {

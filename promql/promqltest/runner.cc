@@ -48,8 +48,21 @@ void Load(const LoadCmd& l, State* st) {
   }
 }
 
-// Walks `e`; returns a reason to skip, or "".
-std::string SkipReason(const Expr& e, const State& st) {
+// Experimental functions this engine implements.
+bool EngineHasExperimental(std::string_view name) {
+  for (std::string_view f : {"sort_by_label", "sort_by_label_desc", "mad_over_time",
+                             "ts_of_first_over_time", "ts_of_last_over_time",
+                             "ts_of_max_over_time", "ts_of_min_over_time",
+                             "double_exponential_smoothing", "min_of", "max_of", "start",
+                             "end", "range", "step"}) {
+    if (f == name) return true;
+  }
+  return false;
+}
+
+// Walks `e`; returns a reason to skip, or "". Sets *experimental if `e`
+// uses an experimental function that may run when `run_experimental`.
+std::string SkipReason(const Expr& e, const State& st, bool run_experimental, bool* experimental) {
   std::string reason;
   auto touches = [&](const VectorSelector& vs, const std::set<Labels>& set) {
     for (const Labels& l : set) {
@@ -87,8 +100,11 @@ std::string SkipReason(const Expr& e, const State& st) {
       case NodeKind::kCall: {
         const auto& c = n.As<Call>();
         if (c.func->experimental) {
-          reason = "experimental function " + std::string(c.func->name);
-          return;
+          if (!run_experimental || !EngineHasExperimental(c.func->name)) {
+            reason = "experimental function " + std::string(c.func->name);
+            return;
+          }
+          *experimental = true;
         }
         if (c.func->name == "info") {
           reason = "info() needs info metrics";
@@ -287,7 +303,11 @@ struct Runner {
       return fail("parse error: " + msg);
     }
     if (ev.expects_histogram) return skip("expects native histograms");
-    if (std::string why = SkipReason(**parsed, *st); !why.empty()) return skip(why);
+    if (std::string why = SkipReason(**parsed, *st, opts.run_experimental, &o.experimental);
+        !why.empty()) {
+      o.experimental = false;
+      return skip(why);
+    }
     int64_t t = ev.range_vector ? ev.rv_end : ev.at;
     if (auto s = Check(ev, **parsed, ev.expr, t); !s.empty()) return fail(s);
     if (ev.range) return o;

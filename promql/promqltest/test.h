@@ -29,19 +29,24 @@ struct EvalOutcome {
   std::string expr;  // the query
   enum Kind { kPassed, kFailed, kSkipped } kind = kPassed;
   std::string reason;  // why it failed / was skipped
+  // Uses an experimental function the engine implements; run only with
+  // RunOptions::run_experimental, and never counted as core.
+  bool experimental = false;
 };
 
 struct FileResult {
   std::string name;
   std::vector<EvalOutcome> evals;
-  int passed() const { return Count(EvalOutcome::kPassed); }
-  int failed() const { return Count(EvalOutcome::kFailed); }
-  int skipped() const { return Count(EvalOutcome::kSkipped); }
+  int passed() const { return Count(EvalOutcome::kPassed, false); }
+  int failed() const { return Count(EvalOutcome::kFailed, false); }
+  int skipped() const { return Count(EvalOutcome::kSkipped, false); }
+  int experimental_passed() const { return Count(EvalOutcome::kPassed, true); }
+  int experimental_failed() const { return Count(EvalOutcome::kFailed, true); }
 
  private:
-  int Count(EvalOutcome::Kind k) const {
+  int Count(EvalOutcome::Kind k, bool experimental) const {
     int n = 0;
-    for (const auto& e : evals) n += e.kind == k;
+    for (const auto& e : evals) n += e.kind == k && e.experimental == experimental;
     return n;
   }
 };
@@ -55,6 +60,11 @@ struct RunOptions {
   // Also run the @-pinned variants and the range-mode cross-check.
   // Default: true
   bool extra_checks = true;
+  // Run evals that use experimental functions the engine implements
+  // (sort_by_label, mad_over_time, ...) instead of skipping them; they are
+  // reported apart from the core counts.
+  // Default: false
+  bool run_experimental = false;
 };
 
 // Parses and runs one script. InvalidArgument ("name:line: ...") if the
