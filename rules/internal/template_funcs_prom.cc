@@ -45,7 +45,7 @@ std::string Title(std::string_view s) {
     i += DecodeRuneLenient(s, i, &r);
     bool word = IsAlphaNumericRune(static_cast<int>(r));
     if (word && !in_word) {
-      AppendRune(&out, ToUpperRune(r));
+      AppendRune(&out, ToTitleRune(r));
       in_word = true;
       continue;
     }

@@ -1,5 +1,8 @@
 #include "rules/internal/template_text.h"
 
+#include <locale.h>
+#include <wctype.h>
+
 #include "core/strutil.h"
 #include "fmt/format.h"
 
@@ -109,7 +112,11 @@ bool IsAlphaNumericRune(int r) {
   return r == '_' || IsLetterRune(r) || (r >= '0' && r <= '9');
 }
 
-uint32_t ToUpperRune(uint32_t r) {
+namespace {
+
+// Fallback case tables (Latin-1, Latin Extended-A, Greek, Cyrillic) for
+// systems without the C.UTF-8 locale.
+uint32_t TableToUpper(uint32_t r) {
   if (r < 0x80) return (r >= 'a' && r <= 'z') ? r - 32 : r;
   if (r == 0xb5) return 0x39c;
   if (r == 0xff) return 0x178;
@@ -135,7 +142,7 @@ uint32_t ToUpperRune(uint32_t r) {
   return r;
 }
 
-uint32_t ToLowerRune(uint32_t r) {
+uint32_t TableToLower(uint32_t r) {
   if (r < 0x80) return (r >= 'A' && r <= 'Z') ? r + 32 : r;
   if (r == 0x178) return 0xff;
   if (r >= 0xc0 && r <= 0xde && r != 0xd7) return r + 32;
@@ -156,6 +163,38 @@ uint32_t ToLowerRune(uint32_t r) {
     return r | 1u;
   }
   return r;
+}
+
+// glibc's C.UTF-8 locale carries Unicode's simple case mappings, which is
+// what Go's unicode.ToUpper/ToLower apply.
+locale_t Utf8Locale() {
+  static const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{});
+  return loc;
+}
+
+}  // namespace
+
+uint32_t ToUpperRune(uint32_t r) {
+  if (r < 0x80) return (r >= 'a' && r <= 'z') ? r - 32 : r;
+  if (locale_t loc = Utf8Locale()) {
+    return static_cast<uint32_t>(towupper_l(static_cast<wint_t>(r), loc));
+  }
+  return TableToUpper(r);
+}
+
+uint32_t ToLowerRune(uint32_t r) {
+  if (r < 0x80) return (r >= 'A' && r <= 'Z') ? r + 32 : r;
+  if (locale_t loc = Utf8Locale()) {
+    return static_cast<uint32_t>(towlower_l(static_cast<wint_t>(r), loc));
+  }
+  return TableToLower(r);
+}
+
+uint32_t ToTitleRune(uint32_t r) {
+  // Only the Latin digraphs have a title case distinct from upper case.
+  if (r >= 0x1c4 && r <= 0x1cc) return r - (r - 0x1c4) % 3 + 1;
+  if (r >= 0x1f1 && r <= 0x1f3) return 0x1f2;
+  return ToUpperRune(r);
 }
 
 namespace {

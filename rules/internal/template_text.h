@@ -32,10 +32,12 @@ std::string SharpU(int rune);
 bool IsLetterRune(int rune);
 bool IsAlphaNumericRune(int rune);
 
-// unicode.ToUpper / ToLower for one rune (Latin-1, Latin Extended-A, Greek,
-// Cyrillic; other runes unchanged).
+// unicode.ToUpper / ToLower / ToTitle for one rune: Unicode's simple case
+// mappings from the C.UTF-8 locale (falling back to Latin, Greek and
+// Cyrillic tables when the locale is missing).
 uint32_t ToUpperRune(uint32_t r);
 uint32_t ToLowerRune(uint32_t r);
+uint32_t ToTitleRune(uint32_t r);
 
 // strconv.Unquote for "..." `...` and '...' literals; nullopt on bad syntax.
 std::optional<std::string> GoUnquote(std::string_view s);
