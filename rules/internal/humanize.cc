@@ -275,7 +275,6 @@ absl::StatusOr<double> GoParseFloat(std::string_view s) {
 
 absl::StatusOr<double> ParseDurationSeconds(std::string_view s) {
   bool neg = !s.empty() && s[0] == '-';
-  std::string_view orig_full = s;
   if (neg) s = s.substr(1);
   std::string_view orig = s;
   if (s == "0") return 0.0;
@@ -328,7 +327,6 @@ absl::StatusOr<double> ParseDurationSeconds(std::string_view s) {
       return absl::InvalidArgumentError("duration out of range");
     }
   }
-  (void)orig_full;
   double secs = static_cast<double>(static_cast<int64_t>(dur)) / 1e9;
   return neg ? -secs : secs;
 }

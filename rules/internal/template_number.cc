@@ -59,14 +59,10 @@ std::optional<uint64_t> ParseUintBase0(std::string_view s) {
       s = s.substr(1);
     }
   }
-  bool underscores = false;
   uint64_t v = 0;
   bool any = false;
   for (char c : s) {
-    if (c == '_') {
-      underscores = true;
-      continue;
-    }
+    if (c == '_') continue;  // placement was checked by UnderscoreOK
     int d;
     if (c >= '0' && c <= '9') {
       d = c - '0';
@@ -84,7 +80,6 @@ std::optional<uint64_t> ParseUintBase0(std::string_view s) {
     any = true;
   }
   if (!any && base != 8) return std::nullopt;  // "0x" alone is invalid; "0" ok
-  (void)underscores;
   return v;
 }
 
