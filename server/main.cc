@@ -20,6 +20,7 @@ Commands:
                                      print every sample (promtool's format)
   tsdb analyze DIR                   series, samples, bytes/sample, cardinality
   test promql FILE...                run PromQL test scripts (Prometheus's format)
+  test rules TEST.yml...             run rule unit tests (promtool test rules)
   query instant [--time=T] EXPR --storage.tsdb.path=DIR [-o json]
   query range --start=T --end=T --step=D EXPR --storage.tsdb.path=DIR [-o json]
 )";
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   if (cmd == "check" && sub == "rules") return vigil::cli::CheckRules(rest(2));
   if (cmd == "check" && sub == "config") return vigil::cli::CheckConfig(rest(2));
   if (cmd == "test" && sub == "promql") return vigil::cli::TestPromql(rest(2));
+  if (cmd == "test" && sub == "rules") return vigil::cli::TestRules(rest(2));
   if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {

@@ -1,0 +1,113 @@
+#include "rules/group.h"
+
+#include <chrono>
+
+#include "core/clock.h"
+
+namespace vigil::rules {
+
+std::string_view RuleHealthName(RuleHealth h) {
+  switch (h) {
+    case RuleHealth::kOk:
+      return "ok";
+    case RuleHealth::kErr:
+      return "err";
+    case RuleHealth::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+Group::Group(const RuleGroup& def, GroupOptions opts)
+    : def_(def),
+      opts_(std::move(opts)),
+      interval_ms_(def.interval_ms > 0 ? def.interval_ms : opts_.default_interval_ms) {
+  for (const Rule& r : def_.rules) {
+    Entry e;
+    e.def = r;
+    if (!def_.labels.empty()) {
+      LabelsBuilder b(def_.labels);
+      for (const Label& l : r.labels) b.Set(l.name, l.value);
+      e.def.labels = b.Build();
+    }
+    if (r.kind == RuleKind::kRecording) {
+      e.recording = std::make_unique<RecordingRule>(e.def);
+    } else {
+      e.alerting = std::make_unique<AlertingRule>(e.def);
+    }
+    rules_.push_back(std::move(e));
+  }
+  status_.resize(rules_.size());
+}
+
+RuleStatus Group::status(size_t i) const {
+  absl::MutexLock lock(&mu_);
+  return status_[i];
+}
+
+void Group::Eval(Timestamp t) {
+  EvalContext ctx;
+  ctx.query = opts_.query;
+  ctx.external_labels = opts_.external_labels;
+  ctx.external_url = opts_.external_url;
+  ctx.query_offset_ms = def_.query_offset_ms.value_or(opts_.default_query_offset_ms);
+  ctx.limit = def_.limit;
+  for (size_t i = 0; i < rules_.size(); ++i) EvalRule(i, t, ctx);
+}
+
+void Group::EvalRule(size_t i, Timestamp t, const EvalContext& ctx) {
+  Entry& e = rules_[i];
+  const auto start = std::chrono::steady_clock::now();
+  const Timestamp wall = Clock::Real()->NowMs();
+  absl::StatusOr<promql::Vector> vec =
+      e.recording ? e.recording->Eval(t, ctx) : e.alerting->Eval(t, ctx);
+  absl::Status err = vec.status();
+  if (vec.ok()) {
+    if (e.alerting && opts_.notify) {
+      opts_.notify(e.alerting->expr_text(),
+                   e.alerting->AlertsToSend(t, opts_.resend_delay_ms, interval_ms_));
+    }
+    AppendResult(e, *vec, t - ctx.query_offset_ms, &err);
+  }
+  const auto dur = std::chrono::steady_clock::now() - start;
+  absl::MutexLock lock(&mu_);
+  RuleStatus& st = status_[i];
+  st.health = err.ok() ? RuleHealth::kOk : RuleHealth::kErr;
+  st.last_error = err.ok() ? "" : std::string(err.message());
+  st.last_eval_wall_ms = wall;
+  st.last_eval_ts = t;
+  st.eval_duration_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(dur).count();
+}
+
+// Appends `vec`, marks series of the previous evaluation that are gone as
+// stale at `stale_t`, and commits. As in Prometheus, any append error makes
+// the rule unhealthy (the other samples are still appended); out-of-order
+// and duplicate errors on stale markers are expected (another rule may own
+// the series) and ignored.
+void Group::AppendResult(Entry& e, const promql::Vector& vec, Timestamp stale_t,
+                         absl::Status* err) {
+  auto app = opts_.appendable->NewAppender();
+  std::map<Labels, bool> returned;
+  for (const promql::Sample& s : vec) {
+    auto r = app->Append(0, s.metric, s.t, s.v);
+    if (!r.ok()) {
+      *err = r.status();
+    } else {
+      returned.emplace(s.metric, true);
+    }
+  }
+  for (const auto& [lset, _] : e.prev_series) {
+    if (returned.count(lset)) continue;
+    auto r = app->Append(0, lset, stale_t, StaleNaN());
+    (void)r;  // expected when another rule now writes the series
+  }
+  absl::Status c = app->Commit();
+  if (!c.ok()) {
+    *err = c;
+    return;
+  }
+  e.prev_series = std::move(returned);
+}
+
+}  // namespace vigil::rules

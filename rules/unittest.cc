@@ -1,0 +1,338 @@
+// `promtool test rules`: see unittest.h. The structure follows
+// cmd/promtool/unittest.go so the two can be read side by side.
+#include "rules/unittest.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/strutil.h"
+#include "core/time.h"
+#include "fmt/format.h"
+#include "promql/engine.h"
+#include "promql/parser.h"
+#include "rules/group.h"
+#include "rules/internal/humanize.h"
+#include "rules/internal/unittest_file.h"
+#include "rules/internal/unittest_format.h"
+#include "rules/internal/unittest_storage.h"
+#include "rules/rule_file.h"
+
+namespace vigil::rules {
+namespace {
+
+using internal::LabelsAndAnnotations;
+using internal::ParsedSample;
+using internal::UtFile;
+using internal::UtTestGroup;
+
+// Go's path/filepath.Clean for '/'-separated paths.
+std::string CleanPath(const std::string& p) {
+  if (p.empty()) return ".";
+  const bool rooted = p[0] == '/';
+  std::vector<std::string> parts;
+  std::stringstream ss(p);
+  std::string part;
+  while (std::getline(ss, part, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") {
+        parts.pop_back();
+        continue;
+      }
+      if (rooted) continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out = rooted ? "/" : "";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "/" : "") + parts[i];
+  return out.empty() ? "." : out;
+}
+
+std::string DirOf(const std::string& p) {
+  size_t slash = p.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return CleanPath(p.substr(0, slash + 1));
+}
+
+// resolveAndGlobFilepaths: relative patterns are joined to the test file's
+// directory, then globbed; a pattern matching nothing is a warning.
+std::vector<std::string> ResolveRuleFiles(const std::string& base,
+                                          const std::vector<std::string>& patterns,
+                                          std::string* warnings) {
+  std::vector<std::string> out;
+  for (std::string rf : patterns) {
+    if (!rf.empty() && rf[0] != '/') rf = CleanPath(base + "/" + rf);
+    glob_t g{};
+    std::vector<std::string> matches;
+    if (glob(rf.c_str(), 0, nullptr, &g) == 0) {
+      for (size_t i = 0; i < g.gl_pathc; ++i) matches.push_back(g.gl_pathv[i]);
+    }
+    globfree(&g);
+    if (matches.empty()) *warnings += "  WARNING: no file match pattern " + rf + "\n";
+    out.insert(out.end(), matches.begin(), matches.end());
+  }
+  return out;
+}
+
+// Prometheus's rules.EngineQueryFunc over the test storage.
+QueryFunc MakeQueryFunc(const promql::Engine* engine, storage::Queryable* q) {
+  return [engine, q](const promql::Expr& expr, std::string_view text,
+                     Timestamp t) -> absl::StatusOr<promql::Vector> {
+    auto r = engine->Exec(q, expr, text, t, t, 0);
+    if (!r.ok()) return r.status();
+    if (r->value.type == promql::ValueType::kVector) return std::move(r->value.vector);
+    if (r->value.type == promql::ValueType::kScalar) {
+      return promql::Vector{{Labels(), r->value.scalar.t, r->value.scalar.v}};
+    }
+    return absl::InvalidArgumentError("rule result is not a vector or scalar");
+  };
+}
+
+// parser.ParseMetric: `name{a="b"}` or `{a="b"}` into labels.
+absl::StatusOr<Labels> ParseMetric(const std::string& text) {
+  std::string_view trimmed = text;
+  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) {
+    trimmed.remove_prefix(1);
+  }
+  if (trimmed.empty() || trimmed == "{}") return Labels();
+  auto ms = promql::ParseMetricSelector(text);
+  if (!ms.ok()) return ms.status();
+  std::vector<Label> ls;
+  for (const Matcher& m : *ms) {
+    if (m.type() != MatchType::kEqual) {
+      return absl::InvalidArgumentError("1:1: parse error: unexpected matcher in metric");
+    }
+    ls.push_back({m.name(), m.value()});
+  }
+  return Labels::FromUnsorted(std::move(ls));
+}
+
+struct GroupRun {
+  const UtTestGroup& tg;
+  int64_t eval_interval_ms;
+  bool fuzzy;
+};
+
+std::string GoDur(int64_t ms) { return internal::GoDurationString(ms * 1000000); }
+
+// The firing alerts of every alerting rule named `name`, in all groups.
+std::vector<LabelsAndAnnotations> FiringAlerts(
+    const std::vector<std::unique_ptr<Group>>& groups, const std::string& name) {
+  std::vector<LabelsAndAnnotations> got;
+  for (const auto& g : groups) {
+    for (size_t i = 0; i < g->size(); ++i) {
+      AlertingRule* ar = g->alerting(i);
+      if (!ar || ar->def().name != name) continue;
+      for (const Alert& a : ar->ActiveAlerts()) {
+        if (a.state == AlertState::kFiring) got.push_back({a.labels, a.annotations});
+      }
+    }
+  }
+  return got;
+}
+
+void CheckAlerts(const UtTestGroup& tg, const internal::UtAlertTest& tc,
+                 const std::vector<std::unique_ptr<Group>>& groups,
+                 std::vector<std::string>* errs) {
+  std::vector<LabelsAndAnnotations> got = FiringAlerts(groups, tc.alertname);
+  std::vector<LabelsAndAnnotations> exp;
+  for (const auto& a : tc.exp_alerts) {
+    auto labels = a.exp_labels;
+    labels["alertname"] = tc.alertname;
+    std::vector<Label> ls, as;
+    for (const auto& [k, v] : labels) ls.push_back({k, v});
+    for (const auto& [k, v] : a.exp_annotations) as.push_back({k, v});
+    exp.push_back({Labels::FromSorted(std::move(ls)), Labels::FromSorted(std::move(as))});
+  }
+  internal::SortAlerts(&got);
+  internal::SortAlerts(&exp);
+  if (internal::AlertsEqual(exp, got)) return;
+  std::string name = tg.name.empty() ? "" : fmt::format("    name: {},\n", tg.name);
+  errs->push_back(fmt::format(
+      "{}    alertname: {}, time: {}, \n        exp:{}, \n        got:{}", name,
+      tc.alertname, FormatDurationMs(tc.eval_time_ms),
+      internal::IndentLines(internal::AlertsString(exp), "            "),
+      internal::IndentLines(internal::AlertsString(got), "            ")));
+}
+
+void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query, bool fuzzy,
+               std::vector<std::string>* errs) {
+  const std::string head =
+      fmt::format("    expr: {}, time: {}", GoQuote(tc.expr), FormatDurationMs(tc.eval_time_ms));
+  absl::StatusOr<promql::Vector> got = absl::InvalidArgumentError("");
+  auto expr = promql::ParseExpr(tc.expr);
+  got = expr.ok() ? query(**expr, tc.expr, tc.eval_time_ms) : expr.status();
+  if (!got.ok()) {
+    errs->push_back(fmt::format("{}, err: {}", head, std::string(got.status().message())));
+    return;
+  }
+  std::vector<ParsedSample> got_s, exp_s;
+  for (const auto& s : *got) got_s.push_back({s.metric, s.v});
+  for (const auto& s : tc.exp_samples) {
+    auto lb = ParseMetric(s.labels);
+    if (!lb.ok()) {
+      errs->push_back(fmt::format("{}, err: labels {}: {}", head, GoQuote(s.labels),
+                                  std::string(lb.status().message())));
+      return;
+    }
+    exp_s.push_back({*lb, s.value});
+  }
+  internal::SortSamples(&exp_s);
+  internal::SortSamples(&got_s);
+  if (internal::SamplesEqual(exp_s, got_s, fuzzy)) return;
+  errs->push_back(fmt::format("{},\n        exp: {}\n        got: {}", head,
+                              internal::SamplesString(exp_s), internal::SamplesString(got_s)));
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Group>>> LoadGroups(
+    const std::vector<std::string>& files, const std::map<std::string, int>& order,
+    const GroupOptions& opts, std::vector<std::string>* errs) {
+  std::vector<std::unique_ptr<Group>> groups;
+  for (const std::string& f : files) {
+    ParsedRuleFile parsed = ReadRuleFile(f);
+    if (!parsed.ok()) {
+      for (const auto& e : parsed.errors) errs->push_back(e.ToString());
+      return absl::InvalidArgumentError("rule files");
+    }
+    for (const RuleGroup& rg : parsed.groups) groups.push_back(std::make_unique<Group>(rg, opts));
+  }
+  auto rank = [&](const Group& g) {
+    auto it = order.find(g.name());
+    return it == order.end() ? 0 : it->second;
+  };
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const auto& a, const auto& b) { return rank(*a) < rank(*b); });
+  return groups;
+}
+
+}  // namespace
+
+namespace internal {
+std::vector<std::string> RunTestGroup(const UtTestGroup& tg, const UtFile& file,
+                                      const std::vector<std::string>& rule_files,
+                                      const std::map<std::string, int>& order);
+}  // namespace internal
+
+std::vector<std::string> RunRuleUnitTestFile(const std::string& filename,
+                                             std::string* warnings) {
+  std::ifstream in(filename, std::ios::binary);
+  if (!in) return {fmt::format("open {}: no such file or directory", filename)};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto file = internal::DecodeUnitTestFile(ss.str());
+  if (!file.ok()) return {std::string(file.status().message())};
+  auto rule_files = ResolveRuleFiles(DirOf(filename), file->rule_files, warnings);
+  if (file->evaluation_interval_ms == 0) file->evaluation_interval_ms = 60000;
+  std::map<std::string, int> order;
+  for (size_t i = 0; i < file->group_eval_order.size(); ++i) {
+    const std::string& gn = file->group_eval_order[i];
+    if (order.count(gn)) return {"group name repeated in evaluation order: " + gn};
+    order[gn] = static_cast<int>(i);
+  }
+  std::vector<std::string> errs;
+  for (const UtTestGroup& tg : file->tests) {
+    auto e = internal::RunTestGroup(tg, *file, rule_files, order);
+    errs.insert(errs.end(), e.begin(), e.end());
+  }
+  return errs;
+}
+
+UnitTestReport RunRuleUnitTests(const std::vector<std::string>& files) {
+  UnitTestReport r;
+  for (const std::string& f : files) {
+    r.out += "Unit Testing:  " + f + "\n";
+    auto errs = RunRuleUnitTestFile(f, &r.err);
+    if (!errs.empty()) {
+      r.err += "  FAILED:\n";
+      for (const auto& e : errs) {
+        r.err += e + "\n";
+        r.out += "\n";
+      }
+      r.exit_code = 1;
+    } else {
+      r.out += "  SUCCESS\n";
+    }
+    r.out += "\n";
+  }
+  return r;
+}
+
+namespace internal {
+
+// testGroup.test(): evaluates the groups over the time grid, checking
+// alerts as it goes, then the PromQL expressions.
+std::vector<std::string> RunTestGroup(const UtTestGroup& tg, const UtFile& file,
+                                      const std::vector<std::string>& rule_files,
+                                      const std::map<std::string, int>& order) {
+  const int64_t eval_interval = file.evaluation_interval_ms;
+  const int64_t interval = tg.interval_ms > 0 ? tg.interval_ms : eval_interval;
+  UnitTestStorage st;
+  std::vector<std::pair<std::string, std::string>> series;
+  for (const auto& s : tg.input_series) series.push_back({s.series, s.values});
+  if (absl::Status s = st.LoadSeries(series, interval); !s.ok()) {
+    return {std::string(s.message())};
+  }
+  promql::EngineOptions eo;
+  eo.max_samples = 10000;  // promtool's test engine
+  eo.timeout_ms = 100000;
+  eo.default_subquery_step_ms = eval_interval;
+  promql::Engine engine(eo);
+  GroupOptions opts;
+  opts.query = MakeQueryFunc(&engine, st.mem());
+  opts.appendable = &st;
+  opts.external_labels = tg.external_labels;
+  opts.external_url = tg.external_url;
+  opts.default_interval_ms = interval;
+  std::vector<std::string> errs;
+  auto groups = LoadGroups(rule_files, order, opts, &errs);
+  if (!groups.ok()) return errs;
+
+  int64_t maxt = 0;
+  std::map<int64_t, std::vector<const UtAlertTest*>> alert_tests;
+  for (const auto& at : tg.alert_rule_tests) {
+    if (at.alertname.empty()) {
+      std::string in = tg.name.empty() ? "" : fmt::format(" (in TestGroup {})", tg.name);
+      return {fmt::format("an item under alert_rule_test misses required attribute "
+                          "alertname at eval_time {}{}",
+                          FormatDurationMs(at.eval_time_ms), in)};
+    }
+    alert_tests[at.eval_time_ms].push_back(&at);
+    maxt = std::max(maxt, at.eval_time_ms);
+  }
+  for (const auto& et : tg.expr_tests) maxt = std::max(maxt, et.eval_time_ms);
+
+  auto next_check = alert_tests.begin();
+  for (int64_t ts = 0; ts <= maxt; ts += eval_interval) {
+    std::vector<std::string> eval_errs;
+    for (const auto& g : *groups) {
+      g->Eval(ts);
+      for (size_t i = 0; i < g->size(); ++i) {
+        RuleStatus rs = g->status(i);
+        if (rs.health != RuleHealth::kErr) continue;
+        eval_errs.push_back(fmt::format("    rule: {}, time: {}, err: {}", g->rule_def(i).name,
+                                        GoDur(ts), rs.last_error));
+      }
+    }
+    if (!eval_errs.empty()) {
+      errs.insert(errs.end(), eval_errs.begin(), eval_errs.end());
+      return errs;
+    }
+    // An alert test at eval_time in [ts, ts + interval) checks the state
+    // after the evaluation at ts.
+    for (; next_check != alert_tests.end() && ts <= next_check->first &&
+           next_check->first < ts + eval_interval;
+         ++next_check) {
+      for (const UtAlertTest* tc : next_check->second) CheckAlerts(tg, *tc, *groups, &errs);
+    }
+  }
+  for (const auto& et : tg.expr_tests) CheckExpr(et, opts.query, file.fuzzy_compare, &errs);
+  return errs;
+}
+
+}  // namespace internal
+}  // namespace vigil::rules

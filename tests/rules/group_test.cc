@@ -1,0 +1,293 @@
+// Rule evaluation: recording rules, the alerting state machine, staleness,
+// limits, notifications and template errors, driven by explicit evaluation
+// timestamps (a fake clock) over the in-memory test storage.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "promql/engine.h"
+#include "rules/group.h"
+#include "rules/internal/unittest_storage.h"
+#include "rules/rule_file.h"
+#include "storage/db.h"
+#include "tests/testutil/tempdir.h"
+
+namespace {
+
+using vigil::Labels;
+using vigil::Timestamp;
+using namespace vigil::rules;  // NOLINT: the module under test
+
+constexpr int64_t kMin = 60000;
+
+// A storage, an engine over it and a group built from `yaml`.
+struct Fixture {
+  internal::UnitTestStorage st;
+  vigil::promql::Engine engine;
+  std::vector<std::vector<NotifyAlert>> sent;
+  std::unique_ptr<Group> group;
+
+  explicit Fixture(const std::string& yaml,
+                   std::vector<std::pair<std::string, std::string>> series = {}) {
+    REQUIRE(st.LoadSeries(series, kMin).ok());
+    auto parsed = ParseRuleFile(yaml, "rules.yml");
+    INFO((parsed.errors.empty() ? "" : parsed.errors[0].ToString()));
+    REQUIRE(parsed.ok());
+    GroupOptions o;
+    auto* mem = st.mem();
+    auto* eng = &engine;
+    o.query = [mem, eng](const vigil::promql::Expr& e, std::string_view text,
+                         Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
+      auto r = eng->Exec(mem, e, text, t, t, 0);
+      if (!r.ok()) return r.status();
+      return r->value.vector;
+    };
+    o.appendable = &st;
+    o.notify = [this](std::string_view, const std::vector<NotifyAlert>& a) {
+      sent.push_back(a);
+    };
+    o.external_labels = Labels{{"cluster", "c1"}};
+    o.external_url = "http://vigil:9090";
+    group = std::make_unique<Group>(parsed.groups[0], o);
+  }
+
+  // Value of `metric` (exact labels) at `t`, or nullopt if absent.
+  std::optional<double> At(const Labels& metric, Timestamp t) {
+    auto it = st.mem()->series().find(metric);
+    if (it == st.mem()->series().end()) return std::nullopt;
+    for (size_t i = 0; i < it->second.ts.size(); ++i) {
+      if (it->second.ts[i] == t) return it->second.vs[i];
+    }
+    return std::nullopt;
+  }
+};
+
+std::string AlertRule(const std::string& body) {
+  return "groups:\n  - name: g\n    rules:\n" + body;
+}
+
+}  // namespace
+
+TEST_CASE("recording rule renames, adds labels and appends at eval time", "[group]") {
+  Fixture f(AlertRule("      - record: job:x:sum\n        expr: sum by (job) (x)\n"
+                      "        labels: {team: a}\n"),
+            {{"x{job=\"a\", i=\"1\"}", "1 2 3"}, {"x{job=\"a\", i=\"2\"}", "10 20 30"}});
+  f.group->Eval(2 * kMin);
+  Labels out{{"__name__", "job:x:sum"}, {"job", "a"}, {"team", "a"}};
+  REQUIRE(f.At(out, 2 * kMin) == 33.0);
+  RuleStatus st = f.group->status(0);
+  REQUIRE(st.health == RuleHealth::kOk);
+  REQUIRE(st.last_eval_ts == 2 * kMin);
+  REQUIRE(RuleHealthName(st.health) == "ok");
+}
+
+TEST_CASE("later rules see earlier rules' output in the same evaluation", "[group]") {
+  Fixture f(AlertRule("      - record: a\n        expr: x * 2\n"
+                      "      - record: b\n        expr: a + 1\n"),
+            {{"x", "5"}});
+  f.group->Eval(0);
+  REQUIRE(f.At(Labels{{"__name__", "b"}}, 0) == 11.0);
+}
+
+TEST_CASE("recording rule: duplicate output series is an error", "[group]") {
+  Fixture f(AlertRule("      - record: r\n        expr: x\n        labels: {i: same}\n"),
+            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+  f.group->Eval(0);
+  RuleStatus st = f.group->status(0);
+  REQUIRE(st.health == RuleHealth::kErr);
+  REQUIRE(st.last_error ==
+          "vector contains metrics with the same labelset after applying rule labels");
+}
+
+TEST_CASE("recording rule: vanished series get a staleness marker", "[group]") {
+  Fixture f(AlertRule("      - record: r\n        expr: x\n"),
+            {{"x{i=\"1\"}", "1 1 1"}, {"x{i=\"2\"}", "1 stale"}});
+  f.group->Eval(0);
+  f.group->Eval(kMin);
+  Labels gone{{"__name__", "r"}, {"i", "2"}};
+  REQUIRE(f.At(gone, 0) == 1.0);
+  auto v = f.At(gone, kMin);
+  REQUIRE(v.has_value());
+  REQUIRE(vigil::IsStaleNaN(*v));
+  REQUIRE(f.At(Labels{{"__name__", "r"}, {"i", "1"}}, kMin) == 1.0);
+}
+
+TEST_CASE("recording rule: limit", "[group]") {
+  Fixture f("groups:\n  - name: g\n    limit: 1\n    rules:\n      - record: r\n        expr: x\n",
+            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+  f.group->Eval(0);
+  REQUIRE(f.group->status(0).last_error == "exceeded limit of 1 with 2 series");
+}
+
+TEST_CASE("alert goes pending, then fires exactly at the for edge, then resolves",
+          "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: Down\n        expr: up == 0\n        for: 2m\n"
+                      "        labels: {severity: page}\n"
+                      "        annotations: {summary: '{{ $labels.job }} is {{ $value }}'}\n"),
+            {{"up{job=\"n\"}", "1 0 0 0 1 1"}});
+  AlertingRule* ar = f.group->alerting(0);
+  REQUIRE(ar != nullptr);
+  f.group->Eval(0);
+  REQUIRE(ar->ActiveAlerts().empty());
+  f.group->Eval(kMin);
+  auto a = ar->ActiveAlerts();
+  REQUIRE(a.size() == 1);
+  REQUIRE(a[0].state == AlertState::kPending);
+  REQUIRE(a[0].active_at == kMin);
+  REQUIRE(a[0].labels == Labels{{"alertname", "Down"}, {"job", "n"}, {"severity", "page"}});
+  REQUIRE(a[0].annotations == Labels{{"summary", "n is 0"}});
+  Labels alerts_pending{{"__name__", "ALERTS"}, {"alertname", "Down"},
+                        {"alertstate", "pending"}, {"job", "n"}, {"severity", "page"}};
+  REQUIRE(f.At(alerts_pending, kMin) == 1.0);
+  Labels for_state{{"__name__", "ALERTS_FOR_STATE"}, {"alertname", "Down"}, {"job", "n"},
+                   {"severity", "page"}};
+  REQUIRE(f.At(for_state, kMin) == 60.0);
+  f.group->Eval(2 * kMin);  // 1m pending: not yet
+  REQUIRE(ar->ActiveAlerts()[0].state == AlertState::kPending);
+  REQUIRE(f.sent.back().empty());
+  f.group->Eval(3 * kMin);  // t - ActiveAt == for: fires
+  a = ar->ActiveAlerts();
+  REQUIRE(a[0].state == AlertState::kFiring);
+  REQUIRE(a[0].fired_at == 3 * kMin);
+  // The pending ALERTS series went stale when the firing one appeared.
+  REQUIRE(vigil::IsStaleNaN(*f.At(alerts_pending, 3 * kMin)));
+  Labels alerts_firing = alerts_pending;
+  alerts_firing = vigil::LabelsBuilder(alerts_pending).Set("alertstate", "firing").Build();
+  REQUIRE(f.At(alerts_firing, 3 * kMin) == 1.0);
+  // Notified: firing, EndsAt = t + 4 * max(1m resend, 1m interval).
+  REQUIRE(f.sent.back().size() == 1);
+  REQUIRE(f.sent.back()[0].starts_at == 3 * kMin);
+  REQUIRE(f.sent.back()[0].ends_at == 7 * kMin);
+  REQUIRE_FALSE(f.sent.back()[0].resolved);
+  f.group->Eval(4 * kMin);  // up is 1 again: resolved
+  REQUIRE(ar->ActiveAlerts().empty());
+  auto all = ar->AllAlerts();
+  REQUIRE(all.size() == 1);
+  REQUIRE(all[0].state == AlertState::kInactive);
+  REQUIRE(all[0].resolved_at == 4 * kMin);
+  REQUIRE(f.sent.back().size() == 1);
+  REQUIRE(f.sent.back()[0].resolved);
+  REQUIRE(f.sent.back()[0].ends_at == 4 * kMin);
+  REQUIRE(vigil::IsStaleNaN(*f.At(alerts_firing, 4 * kMin)));
+  // Kept 15 minutes after resolution, then dropped.
+  f.group->Eval(19 * kMin);
+  REQUIRE(ar->AllAlerts().size() == 1);
+  f.group->Eval(20 * kMin);
+  REQUIRE(ar->AllAlerts().empty());
+}
+
+TEST_CASE("alert with for: 0 fires on the first evaluation; resend waits the delay",
+          "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n"), {{"x", "1x10"}});
+  f.group->Eval(0);
+  REQUIRE(f.group->alerting(0)->ActiveAlerts()[0].state == AlertState::kFiring);
+  REQUIRE(f.sent.back().size() == 1);
+  f.group->Eval(kMin);  // last sent + 1m is not before t: no resend
+  REQUIRE(f.sent.back().empty());
+  f.group->Eval(2 * kMin);
+  REQUIRE(f.sent.back().size() == 1);
+}
+
+TEST_CASE("pending alert that disappears is dropped, not resolved", "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n        for: 5m\n"),
+            {{"x", "1 0"}});
+  f.group->Eval(0);
+  REQUIRE(f.group->alerting(0)->ActiveAlerts().size() == 1);
+  f.group->Eval(kMin);
+  REQUIRE(f.group->alerting(0)->AllAlerts().empty());
+  REQUIRE(f.sent.back().empty());
+}
+
+TEST_CASE("keep_firing_for keeps a firing alert until it elapses", "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n        keep_firing_for: 2m\n"),
+            {{"x", "1 0 0 0 0"}});
+  AlertingRule* ar = f.group->alerting(0);
+  f.group->Eval(0);
+  f.group->Eval(kMin);  // gone; keep firing since 1m
+  REQUIRE(ar->ActiveAlerts().size() == 1);
+  REQUIRE(ar->ActiveAlerts()[0].keep_firing_since == kMin);
+  f.group->Eval(2 * kMin);
+  REQUIRE(ar->ActiveAlerts()[0].state == AlertState::kFiring);
+  f.group->Eval(3 * kMin);  // 3m - 1m == keep_firing_for: resolved
+  REQUIRE(ar->ActiveAlerts().empty());
+  REQUIRE(ar->AllAlerts()[0].resolved_at == 3 * kMin);
+}
+
+TEST_CASE("alerting rule: limit drops all state and reports an error", "[group][alerting]") {
+  Fixture f("groups:\n  - name: g\n    limit: 1\n    rules:\n      - alert: A\n"
+            "        expr: x > 0\n",
+            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+  f.group->Eval(0);
+  REQUIRE(f.group->status(0).health == RuleHealth::kErr);
+  REQUIRE(f.group->status(0).last_error == "exceeded limit of 1 with 2 alerts");
+  REQUIRE(f.group->alerting(0)->AllAlerts().empty());
+}
+
+TEST_CASE("alerting rule: duplicate labelset after alert labels is an error",
+          "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: A\n        expr: x\n        labels: {i: same}\n"),
+            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+  f.group->Eval(0);
+  REQUIRE(f.group->status(0).last_error ==
+          "vector contains metrics with the same labelset after applying alert labels");
+}
+
+TEST_CASE("alert templates: label templates, external labels/URL, execution errors",
+          "[group][alerting]") {
+  Fixture f(AlertRule(
+                "      - alert: A\n        expr: x\n"
+                "        labels: {where: '{{ $labels.i }}-{{ $externalLabels.cluster }}'}\n"
+                "        annotations:\n"
+                "          url: '{{ $externalURL }}'\n"
+                "          bad: '{{ humanize \"x\" }}'\n"
+                "          q: '{{ query \"x\" | first | value }}'\n"),
+            {{"x{i=\"1\"}", "7"}});
+  f.group->Eval(0);
+  auto a = f.group->alerting(0)->ActiveAlerts();
+  REQUIRE(a.size() == 1);
+  REQUIRE(a[0].labels.Get("where") == "1-c1");
+  REQUIRE(a[0].annotations.Get("url") == "http://vigil:9090");
+  REQUIRE(a[0].annotations.Get("q") == "7");
+  REQUIRE(std::string(a[0].annotations.Get("bad")).rfind(
+              "<error expanding template: error executing template __alert_A:", 0) == 0);
+}
+
+TEST_CASE("a failing query marks the rule unhealthy and the group carries on", "[group]") {
+  Fixture f(AlertRule("      - record: bad\n        expr: x / on(i) group_left y\n"
+                      "      - record: good\n        expr: vector(1)\n"),
+            {{"x{i=\"1\", j=\"1\"}", "1"}, {"y{i=\"1\", k=\"1\"}", "1"},
+             {"y{i=\"1\", k=\"2\"}", "1"}});
+  f.group->Eval(0);
+  REQUIRE(f.group->status(0).health == RuleHealth::kErr);
+  REQUIRE_FALSE(f.group->status(0).last_error.empty());
+  REQUIRE(f.group->status(1).health == RuleHealth::kOk);
+  REQUIRE(f.At(Labels{{"__name__", "good"}}, 0) == 1.0);
+}
+
+TEST_CASE("rules append through a real storage::DB", "[group][db]") {
+  vigil::testutil::TempDir dir;
+  auto db = vigil::storage::DB::Open({}, dir.path());
+  REQUIRE(db.ok());
+  auto parsed = ParseRuleFile(AlertRule("      - record: r\n        expr: vector(3)\n"), "r.yml");
+  REQUIRE(parsed.ok());
+  vigil::promql::Engine engine;
+  GroupOptions o;
+  vigil::storage::DB* d = db->get();
+  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text, Timestamp t)
+      -> absl::StatusOr<vigil::promql::Vector> {
+    auto r = engine.Exec(d, e, text, t, t, 0);
+    if (!r.ok()) return r.status();
+    return r->value.vector;
+  };
+  o.appendable = d;
+  Group g(parsed.groups[0], o);
+  g.Eval(1000);
+  g.Eval(61000);
+  REQUIRE(g.status(0).health == RuleHealth::kOk);
+  auto r = engine.InstantQuery(d, "r", 61000);
+  REQUIRE(r.ok());
+  REQUIRE(r->value.vector.size() == 1);
+  REQUIRE(r->value.vector[0].v == 3.0);
+}
