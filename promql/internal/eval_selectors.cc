@@ -25,14 +25,24 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
     ts.clear();
     vals.clear();
     auto it = s.Iterator();
-    bool ok = it->Seek(mint);
-    while (ok) {
-      if (it->t() > maxt) break;
-      if (it->t() >= mint) {
-        ts.push_back(it->t());
-        vals.push_back(it->v());
+    if (it->Seek(mint) && it->t() <= maxt) {
+      ts.push_back(it->t());
+      vals.push_back(it->v());
+      // Copy the rest in runs; the storage iterator hands out decoded
+      // columns without a virtual call per sample.
+      constexpr size_t kBatch = 512;
+      int64_t tb[kBatch];
+      double vb[kBatch];
+      while (ts.back() <= maxt) {
+        size_t n = it->NextBatch(tb, vb, kBatch);
+        if (n == 0) break;
+        ts.insert(ts.end(), tb, tb + n);
+        vals.insert(vals.end(), vb, vb + n);
       }
-      ok = it->Next();
+      while (!ts.empty() && ts.back() > maxt) {
+        ts.pop_back();
+        vals.pop_back();
+      }
     }
     VIGIL_RETURN_IF_ERROR(it->err());
     VIGIL_RETURN_IF_ERROR(fn(s.labels(), ts, vals));
