@@ -1,6 +1,7 @@
 # Vigil: the two entry points a fresh Debian machine needs.
 #   make test   install build deps, build, run every test (ctest)
-#   make demo   install, build, generate LLM-cluster data, import, analyze
+#   make demo   install, build, simulate an LLM cluster with two incidents,
+#               import it, replay the LLM rule pack, print the alert timeline
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -36,11 +37,25 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 DEMO_DIR ?= demo-data
+# The demo cluster: 3 h of 4 hosts x 8 H100s starting 2026-01-01T00:00:00Z,
+# with a KV-cache saturation on gpu-node-0 (40-60 % of the run) and an
+# XID 79 on gpu-node-1 GPU 3 (from 70 %). The LLM rule pack is replayed over
+# it: the alert timeline shows both incidents.
+DEMO_START := 2026-01-01T00:00:00Z
+DEMO_END   := 2026-01-01T02:59:45Z
+DEMO_AT    := 2026-01-01T01:30:00Z
 demo: vigil
 	rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	python3 examples/gen_cluster.py $(DEMO_DIR)/cluster.om --hosts 4 --hours 3
 	$(BUILD)/vigil tsdb import openmetrics $(DEMO_DIR)/cluster.om $(DEMO_DIR)/tsdb
-	$(BUILD)/vigil tsdb analyze $(DEMO_DIR)/tsdb
+	$(BUILD)/vigil tsdb analyze $(DEMO_DIR)/tsdb --limit 5
+	$(BUILD)/vigil check rules examples/llm/rules/recording.yml examples/llm/rules/alerts.yml
+	$(BUILD)/vigil rules replay --storage.tsdb.path=$(DEMO_DIR)/tsdb \
+	  --start=$(DEMO_START) --end=$(DEMO_END) \
+	  examples/llm/rules/recording.yml examples/llm/rules/alerts.yml
+	@echo; echo "== llm:* at $(DEMO_AT), during the KV-cache saturation of gpu-node-0 =="
+	@for q in 'llm:kv_usage:1m' 'llm:queue_max:1m' 'llm:ttft_p95:5m' 'llm:out_tps:5m'; do \
+	  $(BUILD)/vigil query instant --time=$(DEMO_AT) "$$q" --storage.tsdb.path=$(DEMO_DIR)/tsdb; done
 
 bench: build
 	bash bench/compare_import.sh

@@ -55,6 +55,9 @@ int CheckConfig(const std::vector<std::string>& args);
 // vigil test rules TEST.yml...  (promtool's rule unit tests)
 int TestRules(const std::vector<std::string>& args);
 
+// vigil rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
+int RulesReplay(const std::vector<std::string>& args);
+
 }  // namespace vigil::cli
 
 #endif  // VIGIL_SERVER_CLI_H_

@@ -23,6 +23,8 @@ Commands:
   test rules TEST.yml...             run rule unit tests (promtool test rules)
   query instant [--time=T] EXPR --storage.tsdb.path=DIR [-o json]
   query range --start=T --end=T --step=D EXPR --storage.tsdb.path=DIR [-o json]
+  rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
+                                     evaluate rules over stored data, print alerts
 )";
 
 int Usage() {
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   if (cmd == "test" && sub == "promql") return vigil::cli::TestPromql(rest(2));
   if (cmd == "test" && sub == "rules") return vigil::cli::TestRules(rest(2));
   if (cmd == "query") return vigil::cli::Query(rest(1));
+  if (cmd == "rules" && sub == "replay") return vigil::cli::RulesReplay(rest(2));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));
