@@ -219,6 +219,17 @@ std::vector<Alert> AlertingRule::ActiveAlerts() const {
   return out;
 }
 
+void AlertingRule::CopyStateFrom(const AlertingRule& from) {
+  if (&from == this) return;
+  std::map<Labels, Alert> copy;
+  {
+    absl::MutexLock lock(&from.mu_);
+    copy = from.active_;
+  }
+  absl::MutexLock lock(&mu_);
+  for (auto& [k, a] : copy) active_[k] = std::move(a);
+}
+
 std::vector<Alert> AlertingRule::AllAlerts() const {
   std::vector<Alert> out;
   absl::MutexLock lock(&mu_);

@@ -83,6 +83,10 @@ class AlertingRule {
   // Also the resolved ones still retained.
   std::vector<Alert> AllAlerts() const;
 
+  // Takes over the alert state of `from` (the same rule before a reload),
+  // as Prometheus's Group.CopyState does.
+  void CopyStateFrom(const AlertingRule& from);
+
   // Whether ALERTS / ALERTS_FOR_STATE samples are produced. Default: true.
   void set_restored(bool v) { restored_ = v; }
   bool restored() const { return restored_; }

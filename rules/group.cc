@@ -40,6 +40,20 @@ Group::Group(const RuleGroup& def, GroupOptions opts)
   status_.resize(rules_.size());
 }
 
+void Group::CopyState(const Group& from) {
+  std::map<std::string, std::vector<size_t>> by_key;
+  auto key = [](const Rule& r) { return r.name + r.labels.ToString(); };
+  for (size_t i = 0; i < from.rules_.size(); ++i) by_key[key(from.rules_[i].def)].push_back(i);
+  for (Entry& e : rules_) {
+    auto it = by_key.find(key(e.def));
+    if (it == by_key.end() || it->second.empty()) continue;
+    const Entry& old = from.rules_[it->second.front()];
+    it->second.erase(it->second.begin());
+    e.prev_series = old.prev_series;
+    if (e.alerting && old.alerting) e.alerting->CopyStateFrom(*old.alerting);
+  }
+}
+
 RuleStatus Group::status(size_t i) const {
   absl::MutexLock lock(&mu_);
   return status_[i];

@@ -73,6 +73,12 @@ class Group {
   // output series un-staled, as in Prometheus.
   void Eval(Timestamp t);
 
+  // Takes over the state of `from`, the same group before a reload: alert
+  // state and the series written last time (so they still go stale), for
+  // rules matched by name and labels (duplicates in order), as Prometheus's
+  // Group.CopyState. REQUIRES: neither group is being evaluated.
+  void CopyState(const Group& from);
+
   const std::string& name() const { return def_.name; }
   const std::string& file() const { return def_.source_file; }
   int64_t interval_ms() const { return interval_ms_; }

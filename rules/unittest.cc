@@ -93,6 +93,33 @@ QueryFunc MakeQueryFunc(const promql::Engine* engine, storage::Queryable* q) {
   };
 }
 
+// Prometheus's parser error for `{a=~"x"}` in a metric: the first =~, !=
+// or !~ outside quotes, with its 1-based column.
+absl::Status NonEqualMatcherError(std::string_view text) {
+  char quote = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == '\\' && quote != '`') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') {
+      quote = c;
+      continue;
+    }
+    std::string_view op = text.substr(i, 2);
+    if (op == "=~" || op == "!=" || op == "!~") {
+      return absl::InvalidArgumentError(fmt::format(
+          "1:{}: parse error: unexpected <op:{}> in label set, expected \"=\"", i + 1, op));
+    }
+  }
+  return absl::InvalidArgumentError("parse error: unexpected matcher in metric");
+}
+
 // parser.ParseMetric: `name{a="b"}` or `{a="b"}` into labels.
 absl::StatusOr<Labels> ParseMetric(const std::string& text) {
   std::string_view trimmed = text;
@@ -104,9 +131,7 @@ absl::StatusOr<Labels> ParseMetric(const std::string& text) {
   if (!ms.ok()) return ms.status();
   std::vector<Label> ls;
   for (const Matcher& m : *ms) {
-    if (m.type() != MatchType::kEqual) {
-      return absl::InvalidArgumentError("1:1: parse error: unexpected matcher in metric");
-    }
+    if (m.type() != MatchType::kEqual) return NonEqualMatcherError(text);
     ls.push_back({m.name(), m.value()});
   }
   return Labels::FromUnsorted(std::move(ls));

@@ -3,13 +3,19 @@
 // timestamps (a fake clock) over the in-memory test storage.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "promql/engine.h"
 #include "rules/group.h"
 #include "rules/internal/unittest_storage.h"
+#include "rules/manager.h"
 #include "rules/rule_file.h"
 #include "storage/db.h"
 #include "tests/testutil/tempdir.h"
@@ -290,4 +296,94 @@ TEST_CASE("rules append through a real storage::DB", "[group][db]") {
   REQUIRE(r.ok());
   REQUIRE(r->value.vector.size() == 1);
   REQUIRE(r->value.vector[0].v == 3.0);
+}
+
+// ---- Manager ----------------------------------------------------------------
+
+namespace {
+
+class FakeClock : public vigil::Clock {
+ public:
+  explicit FakeClock(Timestamp t) : now_(t) {}
+  Timestamp NowMs() const override { return now_.load(); }
+  void SleepMs(int64_t ms) override { now_ += ms; }
+  void Advance(int64_t ms) { now_ += ms; }
+
+ private:
+  std::atomic<Timestamp> now_;
+};
+
+// Polls `pred` for up to 5 s of real time.
+template <typename F>
+bool WaitFor(F pred) {
+  for (int i = 0; i < 500; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pred();
+}
+
+}  // namespace
+
+TEST_CASE("Manager evaluates each group at its stable slot and keeps state on reload",
+          "[manager]") {
+  vigil::testutil::TempDir dir;
+  auto db = vigil::storage::DB::Open({}, dir.Sub("db"));
+  REQUIRE(db.ok());
+  const std::string rules = dir.Sub("rules.yml");
+  std::ofstream(rules) << "groups:\n  - name: g\n    interval: 10s\n    rules:\n"
+                          "      - alert: Always\n        expr: vector(1)\n        for: 20s\n";
+  vigil::promql::Engine engine;
+  vigil::storage::DB* d = db->get();
+  // Start 1 ms after the group's slot, so the expected times are exact.
+  const uint64_t hash = Manager::SlotHash("g", rules);
+  const Timestamp slot = Manager::EvalTimestamp(10000, hash, 1'000'000'000);
+  FakeClock clock(slot + 1);
+  ManagerOptions o;
+  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text, Timestamp t)
+      -> absl::StatusOr<vigil::promql::Vector> {
+    auto r = engine.Exec(d, e, text, t, t, 0);
+    if (!r.ok()) return r.status();
+    return r->value.vector;
+  };
+  o.appendable = d;
+  o.clock = &clock;
+  Manager m(o);
+  REQUIRE(m.Update({dir.Sub("*.yml")}).ok());
+  REQUIRE(m.Groups().size() == 1);
+  REQUIRE(Manager::EvalTimestamp(10000, hash, clock.NowMs()) == slot);
+  REQUIRE(Manager::EvalTimestamp(10000, hash, slot + 9999) == slot);
+  REQUIRE(Manager::EvalTimestamp(10000, hash, slot - 1) == slot - 10000);
+  m.Start();
+  auto group = m.Groups()[0];
+  // Nothing before the next slot.
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  REQUIRE(group->status(0).health == RuleHealth::kUnknown);
+  for (int k = 1; k <= 3; ++k) {
+    clock.Advance(10000);
+    const Timestamp want = slot + k * 10000;
+    REQUIRE(WaitFor([&] { return group->status(0).last_eval_ts == want; }));
+  }
+  // ActiveAt = slot + 10s; at slot + 30s it has been pending 20s: firing.
+  REQUIRE(group->alerting(0)->ActiveAlerts()[0].state == AlertState::kFiring);
+  // Skipped slots are not caught up.
+  clock.Advance(35000);
+  REQUIRE(WaitFor([&] { return group->status(0).last_eval_ts == slot + 60000; }));
+
+  // A bad file keeps the running groups.
+  std::ofstream(dir.Sub("bad.yml")) << "groups:\n  - name: b\n    rules:\n      - record: x\n";
+  REQUIRE_FALSE(m.Update({dir.Sub("*.yml")}).ok());
+  REQUIRE(m.Groups()[0] == group);
+  std::filesystem::remove(dir.Sub("bad.yml"));
+  // Reload: same file and group, so the alert stays firing with its ActiveAt.
+  REQUIRE(m.Update({rules}).ok());
+  auto reloaded = m.Groups()[0];
+  REQUIRE(reloaded != group);
+  auto a = reloaded->alerting(0)->ActiveAlerts();
+  REQUIRE(a.size() == 1);
+  REQUIRE(a[0].state == AlertState::kFiring);
+  REQUIRE(a[0].active_at == slot + 10000);
+  clock.Advance(10000);
+  REQUIRE(WaitFor([&] { return reloaded->status(0).last_eval_ts == slot + 70000; }));
+  m.Stop();
 }

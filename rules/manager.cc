@@ -1,0 +1,161 @@
+#include "rules/manager.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <map>
+
+#include "rules/rule_file.h"
+
+namespace vigil::rules {
+
+// One group and the thread evaluating it.
+struct Manager::Runner {
+  std::shared_ptr<Group> group;
+  uint64_t slot_hash = 0;
+  Timestamp first_eval = 0;  // set before the thread starts
+  std::thread thread;
+  absl::Mutex mu;
+  absl::CondVar cv;
+  bool stop ABSL_GUARDED_BY(mu) = false;
+
+  void RequestStop() {
+    absl::MutexLock lock(&mu);
+    stop = true;
+    cv.SignalAll();
+  }
+  void Join() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
+Manager::Manager(ManagerOptions opts)
+    : opts_(std::move(opts)), clock_(opts_.clock ? opts_.clock : Clock::Real()) {}
+
+Manager::~Manager() { Stop(); }
+
+uint64_t Manager::SlotHash(const std::string& name, const std::string& file) {
+  return Labels{{"name", name}, {"file", file}}.Hash();
+}
+
+Timestamp Manager::EvalTimestamp(int64_t interval_ms, uint64_t slot_hash, Timestamp now) {
+  const int64_t offset = static_cast<int64_t>(slot_hash % static_cast<uint64_t>(interval_ms));
+  const int64_t adj = now - offset;
+  int64_t rem = adj % interval_ms;
+  if (rem < 0) rem += interval_ms;
+  return adj - rem + offset;
+}
+
+absl::Status Manager::Update(const std::vector<std::string>& files) {
+  std::vector<std::string> paths;
+  for (const std::string& pattern : files) {
+    glob_t g{};
+    if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+      for (size_t i = 0; i < g.gl_pathc; ++i) paths.push_back(g.gl_pathv[i]);
+    }
+    globfree(&g);
+  }
+  GroupOptions go;
+  go.query = opts_.query;
+  go.appendable = opts_.appendable;
+  go.notify = opts_.notify;
+  go.external_labels = opts_.external_labels;
+  go.external_url = opts_.external_url;
+  go.default_interval_ms = opts_.default_interval_ms;
+  go.default_query_offset_ms = opts_.default_query_offset_ms;
+  go.resend_delay_ms = opts_.resend_delay_ms;
+  std::vector<std::unique_ptr<Runner>> fresh;
+  std::string errors;
+  for (const std::string& p : paths) {
+    ParsedRuleFile f = ReadRuleFile(p);
+    for (const auto& e : f.errors) errors += (errors.empty() ? "" : "\n") + e.ToString();
+    for (const RuleGroup& rg : f.groups) {
+      auto r = std::make_unique<Runner>();
+      r->group = std::make_shared<Group>(rg, go);
+      r->slot_hash = SlotHash(rg.name, rg.source_file);
+      fresh.push_back(std::move(r));
+    }
+  }
+  if (!errors.empty()) return absl::InvalidArgumentError(errors);
+
+  std::vector<std::unique_ptr<Runner>> old;
+  {
+    absl::MutexLock lock(&mu_);
+    old.swap(runners_);
+  }
+  for (auto& r : old) r->RequestStop();
+  for (auto& r : old) r->Join();
+  std::map<std::pair<std::string, std::string>, Group*> by_key;
+  for (auto& r : old) by_key[{r->group->file(), r->group->name()}] = r->group.get();
+  absl::MutexLock lock(&mu_);
+  for (auto& r : fresh) {
+    auto it = by_key.find({r->group->file(), r->group->name()});
+    if (it != by_key.end()) r->group->CopyState(*it->second);
+    if (started_) StartRunner(r.get());
+  }
+  runners_ = std::move(fresh);
+  return absl::OkStatus();
+}
+
+void Manager::Start() {
+  absl::MutexLock lock(&mu_);
+  if (started_) return;
+  started_ = true;
+  for (auto& r : runners_) StartRunner(r.get());
+}
+
+void Manager::StartRunner(Runner* r) {
+  // The first slot is fixed here, not when the thread gets going.
+  const int64_t interval = r->group->interval_ms();
+  r->first_eval = EvalTimestamp(interval, r->slot_hash, clock_->NowMs()) + interval;
+  r->thread = std::thread([this, r] { Run(r); });
+}
+
+void Manager::Stop() {
+  std::vector<Runner*> rs;
+  {
+    absl::MutexLock lock(&mu_);
+    started_ = false;
+    for (auto& r : runners_) rs.push_back(r.get());
+  }
+  for (Runner* r : rs) r->RequestStop();
+  for (Runner* r : rs) r->Join();
+  // Runners may be restarted by a later Start().
+  for (Runner* r : rs) {
+    absl::MutexLock lock(&r->mu);
+    r->stop = false;
+  }
+}
+
+std::vector<std::shared_ptr<Group>> Manager::Groups() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<Group>> out;
+  for (const auto& r : runners_) out.push_back(r->group);
+  return out;
+}
+
+// Prometheus's Group.run: wait for the group's first slot after now, then
+// evaluate at slot + k*interval, skipping missed slots.
+void Manager::Run(Runner* r) {
+  const int64_t interval = r->group->interval_ms();
+  Timestamp next = r->first_eval;
+  const bool real = clock_ == Clock::Real();
+  while (true) {
+    const Timestamp now = clock_->NowMs();
+    if (now >= next) {
+      const int64_t missed = (now - next) / interval;
+      next += missed * interval;
+      r->group->Eval(next);
+      next += interval;
+      continue;
+    }
+    // A fake clock moves without notice: poll it.
+    const int64_t wait_ms = real ? next - now : std::min<int64_t>(next - now, 2);
+    absl::MutexLock lock(&r->mu);
+    if (r->stop) return;
+    r->cv.WaitWithTimeout(&r->mu, absl::Milliseconds(wait_ms));
+    if (r->stop) return;
+  }
+}
+
+}  // namespace vigil::rules
