@@ -2,6 +2,8 @@
 // `vigil query instant|range` (like `promtool query`, over a local data
 // directory opened read-only).
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "core/strutil.h"
@@ -198,7 +200,13 @@ int Query(const std::vector<std::string>& args) {
     if (!d.ok()) return std::fprintf(stderr, "bad --query.timeout\n"), 2;
     eo.timeout_ms = *d;
   }
-  if (auto v = a.Get("query.max-samples")) eo.max_samples = std::stoll(*v);
+  if (auto v = a.Get("query.max-samples")) {
+    char* end = nullptr;
+    eo.max_samples = std::strtoll(v->c_str(), &end, 10);
+    if (v->empty() || *end != '\0' || eo.max_samples <= 0) {
+      return std::fprintf(stderr, "bad --query.max-samples\n"), 2;
+    }
+  }
   storage::Options so;
   so.read_only = true;
   so.create_if_missing = false;
@@ -246,8 +254,14 @@ int Query(const std::vector<std::string>& args) {
   std::string format = a.Get("o").value_or(a.Get("output").value_or("text"));
   if (!r.ok()) {
     if (format == "json") {
-      std::printf("{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":%s}\n",
-                  GoQuote(std::string(r.status().message())).c_str());
+      // The Prometheus API's error types: bad_data for a query that does
+      // not parse, timeout, and execution for anything else.
+      std::string msg(r.status().message());
+      const char* type = r.status().code() == absl::StatusCode::kDeadlineExceeded ? "timeout"
+                         : msg.find("parse error") != std::string::npos      ? "bad_data"
+                                                                              : "execution";
+      std::printf("{\"status\":\"error\",\"errorType\":\"%s\",\"error\":%s}\n", type,
+                  GoQuote(msg).c_str());
     } else {
       std::fprintf(stderr, "query error: %s\n", std::string(r.status().message()).c_str());
     }
