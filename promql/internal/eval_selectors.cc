@@ -101,10 +101,17 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(const VectorSelector
                         const std::vector<double>& vals) -> absl::Status {
     RawSeries rs;
     rs.metric = lbls;
-    for (size_t i = 0; i < ts.size(); i++) {
-      if (IsStaleNaN(vals[i])) continue;
-      rs.ts.push_back(ts[i]);
-      rs.vs.push_back(vals[i]);
+    bool stale = false;
+    for (double v : vals) stale |= IsStaleNaN(v);
+    if (!stale) {
+      rs.ts = ts;
+      rs.vs = vals;
+    } else {
+      for (size_t i = 0; i < ts.size(); i++) {
+        if (IsStaleNaN(vals[i])) continue;
+        rs.ts.push_back(ts[i]);
+        rs.vs.push_back(vals[i]);
+      }
     }
     out.push_back(std::move(rs));
     return absl::OkStatus();
