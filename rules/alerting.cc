@@ -116,6 +116,19 @@ absl::StatusOr<promql::Vector> AlertingRule::Eval(Timestamp t,
   return vec;
 }
 
+// ALERTS{...} = 1 and ALERTS_FOR_STATE{...} = ActiveAt in seconds.
+void AlertingRule::AppendSamples(const Alert& a, Timestamp t, promql::Vector* vec) const {
+  LabelsBuilder b(a.labels);
+  b.Set(kMetricName, "ALERTS").Set("alertname", def_.name);
+  b.Set("alertstate", AlertStateName(a.state));
+  vec->push_back({b.Build(), t, 1});
+  LabelsBuilder f(a.labels);
+  f.Set(kMetricName, "ALERTS_FOR_STATE").Set("alertname", def_.name);
+  // Go's time.Unix(): whole seconds, rounded down.
+  int64_t secs = a.active_at >= 0 ? a.active_at / 1000 : -((-a.active_at + 999) / 1000);
+  vec->push_back({f.Build(), t, static_cast<double>(secs)});
+}
+
 promql::Vector AlertingRule::Advance(const std::vector<Candidate>& cands,
                                      Timestamp t, const EvalContext& ctx,
                                      int* num_active) {
@@ -167,17 +180,15 @@ promql::Vector AlertingRule::Advance(const std::vector<Candidate>& cands,
       a.state = AlertState::kFiring;
       a.fired_at = t;
     }
-    if (restored_) {
-      LabelsBuilder b(a.labels);
-      b.Set(kMetricName, "ALERTS").Set("alertname", def_.name);
-      b.Set("alertstate", AlertStateName(a.state));
-      vec.push_back({b.Build(), sample_t, 1});
-      LabelsBuilder f(a.labels);
-      f.Set(kMetricName, "ALERTS_FOR_STATE").Set("alertname", def_.name);
-      // Go's time.Unix(): whole seconds, rounded down.
-      int64_t secs = a.active_at >= 0 ? a.active_at / 1000 : -((-a.active_at + 999) / 1000);
-      vec.push_back({f.Build(), sample_t, static_cast<double>(secs)});
+    // After a reload that lengthened `for`, a firing alert may be pending
+    // again (Prometheus does the same).
+    if (a.state == AlertState::kFiring && t - a.active_at < def_.for_ms) {
+      a.state = AlertState::kPending;
+      a.fired_at = kNoTime;
+      a.last_sent_at = kNoTime;
+      a.keep_firing_since = kNoTime;
     }
+    if (restored_) AppendSamples(a, sample_t, &vec);
     if (erase) {
       it = active_.erase(it);
     } else {

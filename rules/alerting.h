@@ -104,6 +104,7 @@ class AlertingRule {
                                                     Timestamp t,
                                                     const EvalContext& ctx) const;
   std::string Expand(size_t idx, bool annotation, const TemplateData& data) const;
+  void AppendSamples(const Alert& a, Timestamp t, promql::Vector* vec) const;
   promql::Vector Advance(const std::vector<Candidate>& cands, Timestamp t,
                          const EvalContext& ctx, int* num_active)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
