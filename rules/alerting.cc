@@ -14,7 +14,8 @@ constexpr int64_t kResolvedRetentionMs = 15 * 60 * 1000;
 
 // The `query` template function: an instant query at the evaluation time.
 TemplateQueryFunc MakeTemplateQuery(const QueryFunc& query, Timestamp t) {
-  return [query, t](std::string_view text) -> absl::StatusOr<std::vector<QueryResultSample>> {
+  return [query, t](std::string_view text)
+             -> absl::StatusOr<std::vector<QueryResultSample>> {
     auto expr = promql::ParseExpr(text);
     if (!expr.ok()) return expr.status();
     auto res = query(**expr, text, t);
@@ -42,10 +43,12 @@ std::string_view AlertStateName(AlertState s) {
 
 AlertingRule::AlertingRule(Rule def)
     : def_(std::move(def)), text_(promql::Format(*def_.expr)) {
-  auto parse_all = [&](const Labels& ls, std::vector<std::optional<Template>>* out) {
+  auto parse_all = [&](const Labels& ls,
+                       std::vector<std::optional<Template>>* out) {
     for (const Label& l : ls) {
       auto t = ParseAlertTemplate(def_.name, l.value);
-      out->push_back(t.ok() ? std::optional<Template>(std::move(*t)) : std::nullopt);
+      out->push_back(t.ok() ? std::optional<Template>(std::move(*t))
+                            : std::nullopt);
     }
   };
   parse_all(def_.labels, &label_tmpls_);
@@ -117,7 +120,8 @@ absl::StatusOr<promql::Vector> AlertingRule::Eval(Timestamp t,
 }
 
 // ALERTS{...} = 1 and ALERTS_FOR_STATE{...} = ActiveAt in seconds.
-void AlertingRule::AppendSamples(const Alert& a, Timestamp t, promql::Vector* vec) const {
+void AlertingRule::AppendSamples(const Alert& a, Timestamp t,
+                                 promql::Vector* vec) const {
   LabelsBuilder b(a.labels);
   b.Set(kMetricName, "ALERTS").Set("alertname", def_.name);
   b.Set("alertstate", AlertStateName(a.state));
@@ -125,7 +129,8 @@ void AlertingRule::AppendSamples(const Alert& a, Timestamp t, promql::Vector* ve
   LabelsBuilder f(a.labels);
   f.Set(kMetricName, "ALERTS_FOR_STATE").Set("alertname", def_.name);
   // Go's time.Unix(): whole seconds, rounded down.
-  int64_t secs = a.active_at >= 0 ? a.active_at / 1000 : -((-a.active_at + 999) / 1000);
+  int64_t secs =
+      a.active_at >= 0 ? a.active_at / 1000 : -((-a.active_at + 999) / 1000);
   vec->push_back({f.Build(), t, static_cast<double>(secs)});
 }
 
@@ -161,7 +166,8 @@ promql::Vector AlertingRule::Advance(const std::vector<Candidate>& cands,
         keep_firing = t - a.keep_firing_since < def_.keep_firing_for_ms;
       }
       if (a.state == AlertState::kPending ||
-          (a.resolved_at != kNoTime && t - a.resolved_at > kResolvedRetentionMs)) {
+          (a.resolved_at != kNoTime &&
+           t - a.resolved_at > kResolvedRetentionMs)) {
         erase = true;
       }
       if (a.state != AlertState::kInactive && !keep_firing) {
@@ -205,8 +211,10 @@ std::vector<NotifyAlert> AlertingRule::AlertsToSend(Timestamp t,
   absl::MutexLock lock(&mu_);
   for (auto& [_, a] : active_) {
     if (a.state == AlertState::kPending) continue;
-    bool needs = a.resolved_at > a.last_sent_at ||
-                 (a.last_sent_at == kNoTime ? true : a.last_sent_at + resend_delay_ms < t);
+    bool needs =
+        a.resolved_at > a.last_sent_at ||
+        (a.last_sent_at == kNoTime ? true
+                                   : a.last_sent_at + resend_delay_ms < t);
     if (!needs) continue;
     a.last_sent_at = t;
     a.valid_until = t + 4 * std::max(interval_ms, resend_delay_ms);

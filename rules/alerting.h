@@ -100,10 +100,10 @@ class AlertingRule {
     Labels annotations;
     double value;
   };
-  absl::StatusOr<std::vector<Candidate>> Candidates(const promql::Vector& res,
-                                                    Timestamp t,
-                                                    const EvalContext& ctx) const;
-  std::string Expand(size_t idx, bool annotation, const TemplateData& data) const;
+  absl::StatusOr<std::vector<Candidate>> Candidates(
+      const promql::Vector& res, Timestamp t, const EvalContext& ctx) const;
+  std::string Expand(size_t idx, bool annotation,
+                     const TemplateData& data) const;
   void AppendSamples(const Alert& a, Timestamp t, promql::Vector* vec) const;
   promql::Vector Advance(const std::vector<Candidate>& cands, Timestamp t,
                          const EvalContext& ctx, int* num_active)

@@ -21,7 +21,8 @@ std::string_view RuleHealthName(RuleHealth h) {
 Group::Group(const RuleGroup& def, GroupOptions opts)
     : def_(def),
       opts_(std::move(opts)),
-      interval_ms_(def.interval_ms > 0 ? def.interval_ms : opts_.default_interval_ms) {
+      interval_ms_(def.interval_ms > 0 ? def.interval_ms
+                                       : opts_.default_interval_ms) {
   for (const Rule& r : def_.rules) {
     Entry e;
     e.def = r;
@@ -43,7 +44,8 @@ Group::Group(const RuleGroup& def, GroupOptions opts)
 void Group::CopyState(const Group& from) {
   std::map<std::string, std::vector<size_t>> by_key;
   auto key = [](const Rule& r) { return r.name + r.labels.ToString(); };
-  for (size_t i = 0; i < from.rules_.size(); ++i) by_key[key(from.rules_[i].def)].push_back(i);
+  for (size_t i = 0; i < from.rules_.size(); ++i)
+    by_key[key(from.rules_[i].def)].push_back(i);
   for (Entry& e : rules_) {
     auto it = by_key.find(key(e.def));
     if (it == by_key.end() || it->second.empty()) continue;
@@ -64,7 +66,8 @@ void Group::Eval(Timestamp t) {
   ctx.query = opts_.query;
   ctx.external_labels = opts_.external_labels;
   ctx.external_url = opts_.external_url;
-  ctx.query_offset_ms = def_.query_offset_ms.value_or(opts_.default_query_offset_ms);
+  ctx.query_offset_ms =
+      def_.query_offset_ms.value_or(opts_.default_query_offset_ms);
   ctx.limit = def_.limit;
   for (size_t i = 0; i < rules_.size(); ++i) EvalRule(i, t, ctx);
 }
@@ -78,8 +81,9 @@ void Group::EvalRule(size_t i, Timestamp t, const EvalContext& ctx) {
   absl::Status err = vec.status();
   if (vec.ok()) {
     if (e.alerting && opts_.notify) {
-      opts_.notify(e.alerting->expr_text(),
-                   e.alerting->AlertsToSend(t, opts_.resend_delay_ms, interval_ms_));
+      opts_.notify(
+          e.alerting->expr_text(),
+          e.alerting->AlertsToSend(t, opts_.resend_delay_ms, interval_ms_));
     }
     AppendResult(e, *vec, t - ctx.query_offset_ms, &err);
   }

@@ -40,9 +40,9 @@ enum class RuleHealth { kUnknown, kOk, kErr };
 std::string_view RuleHealthName(RuleHealth h);
 
 struct GroupOptions {
-  QueryFunc query;                          // REQUIRES: set
+  QueryFunc query;                            // REQUIRES: set
   storage::Appendable* appendable = nullptr;  // REQUIRES: set; must outlive
-  NotifyFunc notify;                        // may be empty
+  NotifyFunc notify;                          // may be empty
   Labels external_labels;
   std::string external_url;
   // Interval used when the group has none. Default: 60000 (1m)

@@ -30,7 +30,8 @@ struct Manager::Runner {
 };
 
 Manager::Manager(ManagerOptions opts)
-    : opts_(std::move(opts)), clock_(opts_.clock ? opts_.clock : Clock::Real()) {}
+    : opts_(std::move(opts)),
+      clock_(opts_.clock ? opts_.clock : Clock::Real()) {}
 
 Manager::~Manager() { Stop(); }
 
@@ -38,8 +39,10 @@ uint64_t Manager::SlotHash(const std::string& name, const std::string& file) {
   return Labels{{"name", name}, {"file", file}}.Hash();
 }
 
-Timestamp Manager::EvalTimestamp(int64_t interval_ms, uint64_t slot_hash, Timestamp now) {
-  const int64_t offset = static_cast<int64_t>(slot_hash % static_cast<uint64_t>(interval_ms));
+Timestamp Manager::EvalTimestamp(int64_t interval_ms, uint64_t slot_hash,
+                                 Timestamp now) {
+  const int64_t offset =
+      static_cast<int64_t>(slot_hash % static_cast<uint64_t>(interval_ms));
   const int64_t adj = now - offset;
   int64_t rem = adj % interval_ms;
   if (rem < 0) rem += interval_ms;
@@ -68,7 +71,8 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
   std::string errors;
   for (const std::string& p : paths) {
     ParsedRuleFile f = ReadRuleFile(p);
-    for (const auto& e : f.errors) errors += (errors.empty() ? "" : "\n") + e.ToString();
+    for (const auto& e : f.errors)
+      errors += (errors.empty() ? "" : "\n") + e.ToString();
     for (const RuleGroup& rg : f.groups) {
       auto r = std::make_unique<Runner>();
       r->group = std::make_shared<Group>(rg, go);
@@ -86,7 +90,8 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
   for (auto& r : old) r->RequestStop();
   for (auto& r : old) r->Join();
   std::map<std::pair<std::string, std::string>, Group*> by_key;
-  for (auto& r : old) by_key[{r->group->file(), r->group->name()}] = r->group.get();
+  for (auto& r : old)
+    by_key[{r->group->file(), r->group->name()}] = r->group.get();
   absl::MutexLock lock(&mu_);
   for (auto& r : fresh) {
     auto it = by_key.find({r->group->file(), r->group->name()});
@@ -107,7 +112,8 @@ void Manager::Start() {
 void Manager::StartRunner(Runner* r) {
   // The first slot is fixed here, not when the thread gets going.
   const int64_t interval = r->group->interval_ms();
-  r->first_eval = EvalTimestamp(interval, r->slot_hash, clock_->NowMs()) + interval;
+  r->first_eval =
+      EvalTimestamp(interval, r->slot_hash, clock_->NowMs()) + interval;
   r->thread = std::thread([this, r] { Run(r); });
 }
 
@@ -150,7 +156,8 @@ void Manager::Run(Runner* r) {
       continue;
     }
     // A fake clock moves without notice: poll it.
-    const int64_t wait_ms = real ? next - now : std::min<int64_t>(next - now, 2);
+    const int64_t wait_ms =
+        real ? next - now : std::min<int64_t>(next - now, 2);
     absl::MutexLock lock(&r->mu);
     if (r->stop) return;
     r->cv.WaitWithTimeout(&r->mu, absl::Milliseconds(wait_ms));

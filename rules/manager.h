@@ -73,7 +73,8 @@ class Manager {
 
   // The evaluation timestamp at or before `now` for a group with this
   // interval and `slot_hash` (Prometheus's Group.EvalTimestamp).
-  static Timestamp EvalTimestamp(int64_t interval_ms, uint64_t slot_hash, Timestamp now);
+  static Timestamp EvalTimestamp(int64_t interval_ms, uint64_t slot_hash,
+                                 Timestamp now);
   // The slot hash of a group: a hash of its name and file.
   static uint64_t SlotHash(const std::string& name, const std::string& file);
 

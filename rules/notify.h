@@ -31,8 +31,8 @@ using QueryFunc = std::function<absl::StatusOr<promql::Vector>(
 
 // An alert as handed to the notifier (Prometheus's notifier.Alert).
 struct NotifyAlert {
-  Labels labels;       // includes alertname and the rule's labels
-  Labels annotations;  // expanded
+  Labels labels;            // includes alertname and the rule's labels
+  Labels annotations;       // expanded
   Timestamp starts_at = 0;  // when the alert started firing (FiredAt), ms
   // Firing: eval time + 4 * max(resend delay, group interval) (the alert
   // expires there unless re-sent). Resolved: the resolution time.
@@ -50,11 +50,11 @@ using NotifyFunc =
 
 // What a rule needs to evaluate once.
 struct EvalContext {
-  QueryFunc query;          // REQUIRES: non-empty
-  Labels external_labels;   // $externalLabels in templates
-  std::string external_url; // $externalURL in templates
+  QueryFunc query;              // REQUIRES: non-empty
+  Labels external_labels;       // $externalLabels in templates
+  std::string external_url;     // $externalURL in templates
   int64_t query_offset_ms = 0;  // rules query at t - offset
-  int limit = 0;            // 0 = unlimited output series / alerts
+  int limit = 0;                // 0 = unlimited output series / alerts
 };
 
 }  // namespace vigil::rules

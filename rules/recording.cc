@@ -10,8 +10,8 @@ namespace vigil::rules {
 RecordingRule::RecordingRule(Rule def)
     : def_(std::move(def)), text_(promql::Format(*def_.expr)) {}
 
-absl::StatusOr<promql::Vector> RecordingRule::Eval(Timestamp t,
-                                                   const EvalContext& ctx) const {
+absl::StatusOr<promql::Vector> RecordingRule::Eval(
+    Timestamp t, const EvalContext& ctx) const {
   auto res = ctx.query(*def_.expr, text_, t - ctx.query_offset_ms);
   if (!res.ok()) return res.status();
   promql::Vector vec = std::move(*res);

@@ -27,7 +27,8 @@ class RecordingRule {
   // InvalidArgument "vector contains metrics with the same labelset after
   // applying rule labels"; ResourceExhausted "exceeded limit of N with M
   // series" when ctx.limit > 0 and the result has more series.
-  absl::StatusOr<promql::Vector> Eval(Timestamp t, const EvalContext& ctx) const;
+  absl::StatusOr<promql::Vector> Eval(Timestamp t,
+                                      const EvalContext& ctx) const;
 
   const Rule& def() const { return def_; }
 

@@ -61,9 +61,9 @@ std::string DirOf(const std::string& p) {
 
 // resolveAndGlobFilepaths: relative patterns are joined to the test file's
 // directory, then globbed; a pattern matching nothing is a warning.
-std::vector<std::string> ResolveRuleFiles(const std::string& base,
-                                          const std::vector<std::string>& patterns,
-                                          std::string* warnings) {
+std::vector<std::string> ResolveRuleFiles(
+    const std::string& base, const std::vector<std::string>& patterns,
+    std::string* warnings) {
   std::vector<std::string> out;
   for (std::string rf : patterns) {
     if (!rf.empty() && rf[0] != '/') rf = CleanPath(base + "/" + rf);
@@ -73,7 +73,8 @@ std::vector<std::string> ResolveRuleFiles(const std::string& base,
       for (size_t i = 0; i < g.gl_pathc; ++i) matches.push_back(g.gl_pathv[i]);
     }
     globfree(&g);
-    if (matches.empty()) *warnings += "  WARNING: no file match pattern " + rf + "\n";
+    if (matches.empty())
+      *warnings += "  WARNING: no file match pattern " + rf + "\n";
     out.insert(out.end(), matches.begin(), matches.end());
   }
   return out;
@@ -85,7 +86,8 @@ QueryFunc MakeQueryFunc(const promql::Engine* engine, storage::Queryable* q) {
                      Timestamp t) -> absl::StatusOr<promql::Vector> {
     auto r = engine->Exec(q, expr, text, t, t, 0);
     if (!r.ok()) return r.status();
-    if (r->value.type == promql::ValueType::kVector) return std::move(r->value.vector);
+    if (r->value.type == promql::ValueType::kVector)
+      return std::move(r->value.vector);
     if (r->value.type == promql::ValueType::kScalar) {
       return promql::Vector{{Labels(), r->value.scalar.t, r->value.scalar.v}};
     }
@@ -114,16 +116,19 @@ absl::Status NonEqualMatcherError(std::string_view text) {
     std::string_view op = text.substr(i, 2);
     if (op == "=~" || op == "!=" || op == "!~") {
       return absl::InvalidArgumentError(fmt::format(
-          "1:{}: parse error: unexpected <op:{}> in label set, expected \"=\"", i + 1, op));
+          "1:{}: parse error: unexpected <op:{}> in label set, expected \"=\"",
+          i + 1, op));
     }
   }
-  return absl::InvalidArgumentError("parse error: unexpected matcher in metric");
+  return absl::InvalidArgumentError(
+      "parse error: unexpected matcher in metric");
 }
 
 // parser.ParseMetric: `name{a="b"}` or `{a="b"}` into labels.
 absl::StatusOr<Labels> ParseMetric(const std::string& text) {
   std::string_view trimmed = text;
-  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) {
+  while (!trimmed.empty() &&
+         (trimmed.front() == ' ' || trimmed.front() == '\t')) {
     trimmed.remove_prefix(1);
   }
   if (trimmed.empty() || trimmed == "{}") return Labels();
@@ -143,18 +148,22 @@ struct GroupRun {
   bool fuzzy;
 };
 
-std::string GoDur(int64_t ms) { return internal::GoDurationString(ms * 1000000); }
+std::string GoDur(int64_t ms) {
+  return internal::GoDurationString(ms * 1000000);
+}
 
 // The firing alerts of every alerting rule named `name`, in all groups.
 std::vector<LabelsAndAnnotations> FiringAlerts(
-    const std::vector<std::unique_ptr<Group>>& groups, const std::string& name) {
+    const std::vector<std::unique_ptr<Group>>& groups,
+    const std::string& name) {
   std::vector<LabelsAndAnnotations> got;
   for (const auto& g : groups) {
     for (size_t i = 0; i < g->size(); ++i) {
       AlertingRule* ar = g->alerting(i);
       if (!ar || ar->def().name != name) continue;
       for (const Alert& a : ar->ActiveAlerts()) {
-        if (a.state == AlertState::kFiring) got.push_back({a.labels, a.annotations});
+        if (a.state == AlertState::kFiring)
+          got.push_back({a.labels, a.annotations});
       }
     }
   }
@@ -172,12 +181,14 @@ void CheckAlerts(const UtTestGroup& tg, const internal::UtAlertTest& tc,
     std::vector<Label> ls, as;
     for (const auto& [k, v] : labels) ls.push_back({k, v});
     for (const auto& [k, v] : a.exp_annotations) as.push_back({k, v});
-    exp.push_back({Labels::FromSorted(std::move(ls)), Labels::FromSorted(std::move(as))});
+    exp.push_back(
+        {Labels::FromSorted(std::move(ls)), Labels::FromSorted(std::move(as))});
   }
   internal::SortAlerts(&got);
   internal::SortAlerts(&exp);
   if (internal::AlertsEqual(exp, got)) return;
-  std::string name = tg.name.empty() ? "" : fmt::format("    name: {},\n", tg.name);
+  std::string name =
+      tg.name.empty() ? "" : fmt::format("    name: {},\n", tg.name);
   errs->push_back(fmt::format(
       "{}    alertname: {}, time: {}, \n        exp:{}, \n        got:{}", name,
       tc.alertname, FormatDurationMs(tc.eval_time_ms),
@@ -185,15 +196,17 @@ void CheckAlerts(const UtTestGroup& tg, const internal::UtAlertTest& tc,
       internal::IndentLines(internal::AlertsString(got), "            ")));
 }
 
-void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query, bool fuzzy,
-               std::vector<std::string>* errs) {
+void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query,
+               bool fuzzy, std::vector<std::string>* errs) {
   const std::string head =
-      fmt::format("    expr: {}, time: {}", GoQuote(tc.expr), FormatDurationMs(tc.eval_time_ms));
+      fmt::format("    expr: {}, time: {}", GoQuote(tc.expr),
+                  FormatDurationMs(tc.eval_time_ms));
   absl::StatusOr<promql::Vector> got = absl::InvalidArgumentError("");
   auto expr = promql::ParseExpr(tc.expr);
   got = expr.ok() ? query(**expr, tc.expr, tc.eval_time_ms) : expr.status();
   if (!got.ok()) {
-    errs->push_back(fmt::format("{}, err: {}", head, std::string(got.status().message())));
+    errs->push_back(
+        fmt::format("{}, err: {}", head, std::string(got.status().message())));
     return;
   }
   std::vector<ParsedSample> got_s, exp_s;
@@ -201,7 +214,8 @@ void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query, bool fuzz
   for (const auto& s : tc.exp_samples) {
     auto lb = ParseMetric(s.labels);
     if (!lb.ok()) {
-      errs->push_back(fmt::format("{}, err: labels {}: {}", head, GoQuote(s.labels),
+      errs->push_back(fmt::format("{}, err: labels {}: {}", head,
+                                  GoQuote(s.labels),
                                   std::string(lb.status().message())));
       return;
     }
@@ -211,12 +225,14 @@ void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query, bool fuzz
   internal::SortSamples(&got_s);
   if (internal::SamplesEqual(exp_s, got_s, fuzzy)) return;
   errs->push_back(fmt::format("{},\n        exp: {}\n        got: {}", head,
-                              internal::SamplesString(exp_s), internal::SamplesString(got_s)));
+                              internal::SamplesString(exp_s),
+                              internal::SamplesString(got_s)));
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<Group>>> LoadGroups(
-    const std::vector<std::string>& files, const std::map<std::string, int>& order,
-    const GroupOptions& opts, std::vector<std::string>* errs) {
+    const std::vector<std::string>& files,
+    const std::map<std::string, int>& order, const GroupOptions& opts,
+    std::vector<std::string>* errs) {
   std::vector<std::unique_ptr<Group>> groups;
   for (const std::string& f : files) {
     ParsedRuleFile parsed = ReadRuleFile(f);
@@ -224,23 +240,26 @@ absl::StatusOr<std::vector<std::unique_ptr<Group>>> LoadGroups(
       for (const auto& e : parsed.errors) errs->push_back(e.ToString());
       return absl::InvalidArgumentError("rule files");
     }
-    for (const RuleGroup& rg : parsed.groups) groups.push_back(std::make_unique<Group>(rg, opts));
+    for (const RuleGroup& rg : parsed.groups)
+      groups.push_back(std::make_unique<Group>(rg, opts));
   }
   auto rank = [&](const Group& g) {
     auto it = order.find(g.name());
     return it == order.end() ? 0 : it->second;
   };
-  std::stable_sort(groups.begin(), groups.end(),
-                   [&](const auto& a, const auto& b) { return rank(*a) < rank(*b); });
+  std::stable_sort(
+      groups.begin(), groups.end(),
+      [&](const auto& a, const auto& b) { return rank(*a) < rank(*b); });
   return groups;
 }
 
 }  // namespace
 
 namespace internal {
-std::vector<std::string> RunTestGroup(const UtTestGroup& tg, const UtFile& file,
-                                      const std::vector<std::string>& rule_files,
-                                      const std::map<std::string, int>& order);
+std::vector<std::string> RunTestGroup(
+    const UtTestGroup& tg, const UtFile& file,
+    const std::vector<std::string>& rule_files,
+    const std::map<std::string, int>& order);
 }  // namespace internal
 
 std::vector<std::string> RunRuleUnitTestFile(const std::string& filename,
@@ -251,12 +270,14 @@ std::vector<std::string> RunRuleUnitTestFile(const std::string& filename,
   ss << in.rdbuf();
   auto file = internal::DecodeUnitTestFile(ss.str());
   if (!file.ok()) return {std::string(file.status().message())};
-  auto rule_files = ResolveRuleFiles(DirOf(filename), file->rule_files, warnings);
+  auto rule_files =
+      ResolveRuleFiles(DirOf(filename), file->rule_files, warnings);
   if (file->evaluation_interval_ms == 0) file->evaluation_interval_ms = 60000;
   std::map<std::string, int> order;
   for (size_t i = 0; i < file->group_eval_order.size(); ++i) {
     const std::string& gn = file->group_eval_order[i];
-    if (order.count(gn)) return {"group name repeated in evaluation order: " + gn};
+    if (order.count(gn))
+      return {"group name repeated in evaluation order: " + gn};
     order[gn] = static_cast<int>(i);
   }
   std::vector<std::string> errs;
@@ -291,9 +312,10 @@ namespace internal {
 
 // testGroup.test(): evaluates the groups over the time grid, checking
 // alerts as it goes, then the PromQL expressions.
-std::vector<std::string> RunTestGroup(const UtTestGroup& tg, const UtFile& file,
-                                      const std::vector<std::string>& rule_files,
-                                      const std::map<std::string, int>& order) {
+std::vector<std::string> RunTestGroup(
+    const UtTestGroup& tg, const UtFile& file,
+    const std::vector<std::string>& rule_files,
+    const std::map<std::string, int>& order) {
   const int64_t eval_interval = file.evaluation_interval_ms;
   const int64_t interval = tg.interval_ms > 0 ? tg.interval_ms : eval_interval;
   UnitTestStorage st;
@@ -321,10 +343,12 @@ std::vector<std::string> RunTestGroup(const UtTestGroup& tg, const UtFile& file,
   std::map<int64_t, std::vector<const UtAlertTest*>> alert_tests;
   for (const auto& at : tg.alert_rule_tests) {
     if (at.alertname.empty()) {
-      std::string in = tg.name.empty() ? "" : fmt::format(" (in TestGroup {})", tg.name);
-      return {fmt::format("an item under alert_rule_test misses required attribute "
-                          "alertname at eval_time {}{}",
-                          FormatDurationMs(at.eval_time_ms), in)};
+      std::string in =
+          tg.name.empty() ? "" : fmt::format(" (in TestGroup {})", tg.name);
+      return {
+          fmt::format("an item under alert_rule_test misses required attribute "
+                      "alertname at eval_time {}{}",
+                      FormatDurationMs(at.eval_time_ms), in)};
     }
     alert_tests[at.eval_time_ms].push_back(&at);
     maxt = std::max(maxt, at.eval_time_ms);
@@ -339,8 +363,9 @@ std::vector<std::string> RunTestGroup(const UtTestGroup& tg, const UtFile& file,
       for (size_t i = 0; i < g->size(); ++i) {
         RuleStatus rs = g->status(i);
         if (rs.health != RuleHealth::kErr) continue;
-        eval_errs.push_back(fmt::format("    rule: {}, time: {}, err: {}", g->rule_def(i).name,
-                                        GoDur(ts), rs.last_error));
+        eval_errs.push_back(fmt::format("    rule: {}, time: {}, err: {}",
+                                        g->rule_def(i).name, GoDur(ts),
+                                        rs.last_error));
       }
     }
     if (!eval_errs.empty()) {
@@ -352,10 +377,12 @@ std::vector<std::string> RunTestGroup(const UtTestGroup& tg, const UtFile& file,
     for (; next_check != alert_tests.end() && ts <= next_check->first &&
            next_check->first < ts + eval_interval;
          ++next_check) {
-      for (const UtAlertTest* tc : next_check->second) CheckAlerts(tg, *tc, *groups, &errs);
+      for (const UtAlertTest* tc : next_check->second)
+        CheckAlerts(tg, *tc, *groups, &errs);
     }
   }
-  for (const auto& et : tg.expr_tests) CheckExpr(et, opts.query, file.fuzzy_compare, &errs);
+  for (const auto& et : tg.expr_tests)
+    CheckExpr(et, opts.query, file.fuzzy_compare, &errs);
   return errs;
 }
 

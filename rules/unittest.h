@@ -30,8 +30,8 @@ namespace vigil::rules {
 
 // What running test files printed, and the exit code promtool would give.
 struct UnitTestReport {
-  std::string out;  // what promtool writes to stdout
-  std::string err;  // ... and to stderr
+  std::string out;    // what promtool writes to stdout
+  std::string err;    // ... and to stderr
   int exit_code = 0;  // 0 all passed, 1 any failure
 };
 

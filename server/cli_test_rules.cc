@@ -12,7 +12,8 @@ namespace vigil::cli {
 int TestRules(const std::vector<std::string>& args) {
   Args a(args, {}, {});
   if (!a.ok() || a.positional().empty()) {
-    std::fprintf(stderr, "usage: vigil test rules TEST.yml...\n%s\n", a.error().c_str());
+    std::fprintf(stderr, "usage: vigil test rules TEST.yml...\n%s\n",
+                 a.error().c_str());
     return 2;
   }
   // promtool prints each file's result as it goes; so do we (per file, so a

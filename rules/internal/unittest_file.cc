@@ -20,9 +20,12 @@ bool Float(GoYamlDecoder& d, const YAML::Node& n, double* out) {
     for (char c : n.Scalar()) {
       if (c != '_') s += c;
     }
-    if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf") return *out = HUGE_VAL, true;
-    if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return *out = -HUGE_VAL, true;
-    if (s == ".nan" || s == ".NaN" || s == ".NAN") return *out = std::nan(""), true;
+    if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf")
+      return *out = HUGE_VAL, true;
+    if (s == "-.inf" || s == "-.Inf" || s == "-.INF")
+      return *out = -HUGE_VAL, true;
+    if (s == ".nan" || s == ".NaN" || s == ".NAN")
+      return *out = std::nan(""), true;
     char* end = nullptr;
     *out = std::strtod(s.c_str(), &end);
     if (end && *end == '\0') return true;
@@ -31,7 +34,8 @@ bool Float(GoYamlDecoder& d, const YAML::Node& n, double* out) {
   return false;
 }
 
-void StringList(GoYamlDecoder& d, const YAML::Node& n, std::vector<std::string>* out) {
+void StringList(GoYamlDecoder& d, const YAML::Node& n,
+                std::vector<std::string>* out) {
   if (auto items = d.Sequence(n, "[]string")) {
     for (const auto& item : *items) {
       std::string s;
@@ -50,7 +54,8 @@ std::map<std::string, std::string> Map(GoYamlDecoder& d, const YAML::Node& n) {
 
 UtAlertTest DecodeAlertTest(GoYamlDecoder& d, const YAML::Node& n) {
   UtAlertTest t;
-  auto fields = d.Struct(n, "main.alertTestCase", {"eval_time", "alertname", "exp_alerts"});
+  auto fields = d.Struct(n, "main.alertTestCase",
+                         {"eval_time", "alertname", "exp_alerts"});
   for (const Field& f : fields ? *fields : std::vector<Field>{}) {
     if (f.key == "eval_time") {
       d.Duration(f.value, &t.eval_time_ms);
@@ -59,9 +64,11 @@ UtAlertTest DecodeAlertTest(GoYamlDecoder& d, const YAML::Node& n) {
     } else if (auto items = d.Sequence(f.value, "[]main.alert")) {
       for (const auto& item : *items) {
         UtAlert a;
-        auto af = d.Struct(item, "main.alert", {"exp_labels", "exp_annotations"});
+        auto af =
+            d.Struct(item, "main.alert", {"exp_labels", "exp_annotations"});
         for (const Field& g : af ? *af : std::vector<Field>{}) {
-          (g.key == "exp_labels" ? a.exp_labels : a.exp_annotations) = Map(d, g.value);
+          (g.key == "exp_labels" ? a.exp_labels : a.exp_annotations) =
+              Map(d, g.value);
         }
         t.exp_alerts.push_back(std::move(a));
       }
@@ -72,7 +79,8 @@ UtAlertTest DecodeAlertTest(GoYamlDecoder& d, const YAML::Node& n) {
 
 UtExprTest DecodeExprTest(GoYamlDecoder& d, const YAML::Node& n) {
   UtExprTest t;
-  auto fields = d.Struct(n, "main.promqlTestCase", {"expr", "eval_time", "exp_samples"});
+  auto fields =
+      d.Struct(n, "main.promqlTestCase", {"expr", "eval_time", "exp_samples"});
   for (const Field& f : fields ? *fields : std::vector<Field>{}) {
     if (f.key == "expr") {
       d.String(f.value, &t.expr);
@@ -81,7 +89,8 @@ UtExprTest DecodeExprTest(GoYamlDecoder& d, const YAML::Node& n) {
     } else if (auto items = d.Sequence(f.value, "[]main.sample")) {
       for (const auto& item : *items) {
         UtSample s;
-        auto sf = d.Struct(item, "main.sample", {"labels", "value", "histogram"});
+        auto sf =
+            d.Struct(item, "main.sample", {"labels", "value", "histogram"});
         for (const Field& g : sf ? *sf : std::vector<Field>{}) {
           std::string ignored;
           if (g.key == "labels") {
@@ -99,7 +108,8 @@ UtExprTest DecodeExprTest(GoYamlDecoder& d, const YAML::Node& n) {
   return t;
 }
 
-void DecodeSeries(GoYamlDecoder& d, const YAML::Node& n, std::vector<UtSeries>* out) {
+void DecodeSeries(GoYamlDecoder& d, const YAML::Node& n,
+                  std::vector<UtSeries>* out) {
   auto items = d.Sequence(n, "[]main.series");
   for (const auto& item : items ? *items : std::vector<YAML::Node>{}) {
     UtSeries s;
@@ -113,9 +123,10 @@ void DecodeSeries(GoYamlDecoder& d, const YAML::Node& n, std::vector<UtSeries>* 
 
 UtTestGroup DecodeTestGroup(GoYamlDecoder& d, const YAML::Node& n) {
   UtTestGroup g;
-  auto fields = d.Struct(n, "main.testGroup",
-                         {"interval", "input_series", "alert_rule_test", "promql_expr_test",
-                          "external_labels", "external_url", "name"});
+  auto fields =
+      d.Struct(n, "main.testGroup",
+               {"interval", "input_series", "alert_rule_test",
+                "promql_expr_test", "external_labels", "external_url", "name"});
   for (const Field& f : fields ? *fields : std::vector<Field>{}) {
     if (f.key == "interval") {
       d.Duration(f.value, &g.interval_ms);
@@ -158,8 +169,8 @@ absl::StatusOr<UtFile> DecodeUnitTestFile(std::string_view yaml) {
   GoYamlDecoder d(yaml);
   d.set_yaml_v2(true);
   auto top = d.Struct(root, "main.unitTestFile",
-                      {"rule_files", "evaluation_interval", "group_eval_order", "tests",
-                       "fuzzy_compare"});
+                      {"rule_files", "evaluation_interval", "group_eval_order",
+                       "tests", "fuzzy_compare"});
   for (const Field& f : top ? *top : std::vector<Field>{}) {
     if (d.fatal()) break;
     if (f.key == "rule_files") {
@@ -176,7 +187,8 @@ absl::StatusOr<UtFile> DecodeUnitTestFile(std::string_view yaml) {
     } else {
       std::string s;
       d.String(f.value, &s);
-      file.fuzzy_compare = s == "true" || s == "True" || s == "TRUE" || s == "yes" || s == "on";
+      file.fuzzy_compare =
+          s == "true" || s == "True" || s == "TRUE" || s == "yes" || s == "on";
     }
   }
   if (d.fatal()) return absl::InvalidArgumentError(d.fatal()->text);

@@ -13,8 +13,9 @@ class MemAppender : public storage::Appender {
  public:
   explicit MemAppender(promql::promqltest::MemStorage* mem) : mem_(mem) {}
 
-  absl::StatusOr<storage::SeriesRef> Append(storage::SeriesRef, const Labels& labels,
-                                            Timestamp t, double v) override {
+  absl::StatusOr<storage::SeriesRef> Append(storage::SeriesRef,
+                                            const Labels& labels, Timestamp t,
+                                            double v) override {
     if (labels.empty()) return absl::InvalidArgumentError("empty labelset");
     auto it = mem_->series().find(labels);
     if (it != mem_->series().end() && !it->second.ts.empty()) {
@@ -54,7 +55,8 @@ std::unique_ptr<storage::Appender> UnitTestStorage::NewAppender() {
 }
 
 absl::Status UnitTestStorage::LoadSeries(
-    const std::vector<std::pair<std::string, std::string>>& series, int64_t interval_ms) {
+    const std::vector<std::pair<std::string, std::string>>& series,
+    int64_t interval_ms) {
   // promtool builds a `load` command of the PromQL test language; so do we,
   // and reuse its parser.
   std::string script = "load " + FormatDurationMs(interval_ms) + "\n";
@@ -70,9 +72,11 @@ absl::Status UnitTestStorage::LoadSeries(
         using Slot = promql::promqltest::Slot;
         if (slot.kind == Slot::kGap) continue;
         if (slot.kind == Slot::kHistogram) {
-          return absl::UnimplementedError("native histograms are not supported");
+          return absl::UnimplementedError(
+              "native histograms are not supported");
         }
-        mem_.Append(line.labels, t, slot.kind == Slot::kStale ? StaleNaN() : slot.v);
+        mem_.Append(line.labels, t,
+                    slot.kind == Slot::kStale ? StaleNaN() : slot.v);
       }
     }
   }

@@ -1,9 +1,10 @@
 // Rule evaluation: recording rules, the alerting state machine, staleness,
 // limits, notifications and template errors, driven by explicit evaluation
 // timestamps (a fake clock) over the in-memory test storage.
-#include <catch2/catch.hpp>
+#include "rules/group.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -13,7 +14,6 @@
 #include <vector>
 
 #include "promql/engine.h"
-#include "rules/group.h"
 #include "rules/internal/unittest_storage.h"
 #include "rules/manager.h"
 #include "rules/rule_file.h"
@@ -35,8 +35,9 @@ struct Fixture {
   std::vector<std::vector<NotifyAlert>> sent;
   std::unique_ptr<Group> group;
 
-  explicit Fixture(const std::string& yaml,
-                   std::vector<std::pair<std::string, std::string>> series = {}) {
+  explicit Fixture(
+      const std::string& yaml,
+      std::vector<std::pair<std::string, std::string>> series = {}) {
     REQUIRE(st.LoadSeries(series, kMin).ok());
     auto parsed = ParseRuleFile(yaml, "rules.yml");
     INFO((parsed.errors.empty() ? "" : parsed.errors[0].ToString()));
@@ -76,10 +77,13 @@ std::string AlertRule(const std::string& body) {
 
 }  // namespace
 
-TEST_CASE("recording rule renames, adds labels and appends at eval time", "[group]") {
-  Fixture f(AlertRule("      - record: job:x:sum\n        expr: sum by (job) (x)\n"
-                      "        labels: {team: a}\n"),
-            {{"x{job=\"a\", i=\"1\"}", "1 2 3"}, {"x{job=\"a\", i=\"2\"}", "10 20 30"}});
+TEST_CASE("recording rule renames, adds labels and appends at eval time",
+          "[group]") {
+  Fixture f(
+      AlertRule("      - record: job:x:sum\n        expr: sum by (job) (x)\n"
+                "        labels: {team: a}\n"),
+      {{"x{job=\"a\", i=\"1\"}", "1 2 3"},
+       {"x{job=\"a\", i=\"2\"}", "10 20 30"}});
   f.group->Eval(2 * kMin);
   Labels out{{"__name__", "job:x:sum"}, {"job", "a"}, {"team", "a"}};
   REQUIRE(f.At(out, 2 * kMin) == 33.0);
@@ -89,7 +93,8 @@ TEST_CASE("recording rule renames, adds labels and appends at eval time", "[grou
   REQUIRE(RuleHealthName(st.health) == "ok");
 }
 
-TEST_CASE("later rules see earlier rules' output in the same evaluation", "[group]") {
+TEST_CASE("later rules see earlier rules' output in the same evaluation",
+          "[group]") {
   Fixture f(AlertRule("      - record: a\n        expr: x * 2\n"
                       "      - record: b\n        expr: a + 1\n"),
             {{"x", "5"}});
@@ -98,13 +103,16 @@ TEST_CASE("later rules see earlier rules' output in the same evaluation", "[grou
 }
 
 TEST_CASE("recording rule: duplicate output series is an error", "[group]") {
-  Fixture f(AlertRule("      - record: r\n        expr: x\n        labels: {i: same}\n"),
-            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+  Fixture f(
+      AlertRule(
+          "      - record: r\n        expr: x\n        labels: {i: same}\n"),
+      {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
   f.group->Eval(0);
   RuleStatus st = f.group->status(0);
   REQUIRE(st.health == RuleHealth::kErr);
   REQUIRE(st.last_error ==
-          "vector contains metrics with the same labelset after applying rule labels");
+          "vector contains metrics with the same labelset after applying rule "
+          "labels");
 }
 
 TEST_CASE("recording rule: vanished series get a staleness marker", "[group]") {
@@ -121,18 +129,23 @@ TEST_CASE("recording rule: vanished series get a staleness marker", "[group]") {
 }
 
 TEST_CASE("recording rule: limit", "[group]") {
-  Fixture f("groups:\n  - name: g\n    limit: 1\n    rules:\n      - record: r\n        expr: x\n",
-            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+  Fixture f(
+      "groups:\n  - name: g\n    limit: 1\n    rules:\n      - record: r\n     "
+      "   expr: x\n",
+      {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
   f.group->Eval(0);
   REQUIRE(f.group->status(0).last_error == "exceeded limit of 1 with 2 series");
 }
 
-TEST_CASE("alert goes pending, then fires exactly at the for edge, then resolves",
-          "[group][alerting]") {
-  Fixture f(AlertRule("      - alert: Down\n        expr: up == 0\n        for: 2m\n"
-                      "        labels: {severity: page}\n"
-                      "        annotations: {summary: '{{ $labels.job }} is {{ $value }}'}\n"),
-            {{"up{job=\"n\"}", "1 0 0 0 1 1"}});
+TEST_CASE(
+    "alert goes pending, then fires exactly at the for edge, then resolves",
+    "[group][alerting]") {
+  Fixture f(
+      AlertRule("      - alert: Down\n        expr: up == 0\n        for: 2m\n"
+                "        labels: {severity: page}\n"
+                "        annotations: {summary: '{{ $labels.job }} is {{ "
+                "$value }}'}\n"),
+      {{"up{job=\"n\"}", "1 0 0 0 1 1"}});
   AlertingRule* ar = f.group->alerting(0);
   REQUIRE(ar != nullptr);
   f.group->Eval(0);
@@ -142,12 +155,18 @@ TEST_CASE("alert goes pending, then fires exactly at the for edge, then resolves
   REQUIRE(a.size() == 1);
   REQUIRE(a[0].state == AlertState::kPending);
   REQUIRE(a[0].active_at == kMin);
-  REQUIRE(a[0].labels == Labels{{"alertname", "Down"}, {"job", "n"}, {"severity", "page"}});
+  REQUIRE(a[0].labels ==
+          Labels{{"alertname", "Down"}, {"job", "n"}, {"severity", "page"}});
   REQUIRE(a[0].annotations == Labels{{"summary", "n is 0"}});
-  Labels alerts_pending{{"__name__", "ALERTS"}, {"alertname", "Down"},
-                        {"alertstate", "pending"}, {"job", "n"}, {"severity", "page"}};
+  Labels alerts_pending{{"__name__", "ALERTS"},
+                        {"alertname", "Down"},
+                        {"alertstate", "pending"},
+                        {"job", "n"},
+                        {"severity", "page"}};
   REQUIRE(f.At(alerts_pending, kMin) == 1.0);
-  Labels for_state{{"__name__", "ALERTS_FOR_STATE"}, {"alertname", "Down"}, {"job", "n"},
+  Labels for_state{{"__name__", "ALERTS_FOR_STATE"},
+                   {"alertname", "Down"},
+                   {"job", "n"},
                    {"severity", "page"}};
   REQUIRE(f.At(for_state, kMin) == 60.0);
   f.group->Eval(2 * kMin);  // 1m pending: not yet
@@ -160,7 +179,8 @@ TEST_CASE("alert goes pending, then fires exactly at the for edge, then resolves
   // The pending ALERTS series went stale when the firing one appeared.
   REQUIRE(vigil::IsStaleNaN(*f.At(alerts_pending, 3 * kMin)));
   Labels alerts_firing = alerts_pending;
-  alerts_firing = vigil::LabelsBuilder(alerts_pending).Set("alertstate", "firing").Build();
+  alerts_firing =
+      vigil::LabelsBuilder(alerts_pending).Set("alertstate", "firing").Build();
   REQUIRE(f.At(alerts_firing, 3 * kMin) == 1.0);
   // Notified: firing, EndsAt = t + 4 * max(1m resend, 1m interval).
   REQUIRE(f.sent.back().size() == 1);
@@ -184,9 +204,11 @@ TEST_CASE("alert goes pending, then fires exactly at the for edge, then resolves
   REQUIRE(ar->AllAlerts().empty());
 }
 
-TEST_CASE("alert with for: 0 fires on the first evaluation; resend waits the delay",
-          "[group][alerting]") {
-  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n"), {{"x", "1x10"}});
+TEST_CASE(
+    "alert with for: 0 fires on the first evaluation; resend waits the delay",
+    "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n"),
+            {{"x", "1x10"}});
   f.group->Eval(0);
   REQUIRE(f.group->alerting(0)->ActiveAlerts()[0].state == AlertState::kFiring);
   REQUIRE(f.sent.back().size() == 1);
@@ -196,9 +218,11 @@ TEST_CASE("alert with for: 0 fires on the first evaluation; resend waits the del
   REQUIRE(f.sent.back().size() == 1);
 }
 
-TEST_CASE("pending alert that disappears is dropped, not resolved", "[group][alerting]") {
-  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n        for: 5m\n"),
-            {{"x", "1 0"}});
+TEST_CASE("pending alert that disappears is dropped, not resolved",
+          "[group][alerting]") {
+  Fixture f(
+      AlertRule("      - alert: A\n        expr: x > 0\n        for: 5m\n"),
+      {{"x", "1 0"}});
   f.group->Eval(0);
   REQUIRE(f.group->alerting(0)->ActiveAlerts().size() == 1);
   f.group->Eval(kMin);
@@ -206,8 +230,10 @@ TEST_CASE("pending alert that disappears is dropped, not resolved", "[group][ale
   REQUIRE(f.sent.back().empty());
 }
 
-TEST_CASE("keep_firing_for keeps a firing alert until it elapses", "[group][alerting]") {
-  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n        keep_firing_for: 2m\n"),
+TEST_CASE("keep_firing_for keeps a firing alert until it elapses",
+          "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n        "
+                      "keep_firing_for: 2m\n"),
             {{"x", "1 0 0 0 0"}});
   AlertingRule* ar = f.group->alerting(0);
   f.group->Eval(0);
@@ -221,10 +247,12 @@ TEST_CASE("keep_firing_for keeps a firing alert until it elapses", "[group][aler
   REQUIRE(ar->AllAlerts()[0].resolved_at == 3 * kMin);
 }
 
-TEST_CASE("alerting rule: limit drops all state and reports an error", "[group][alerting]") {
-  Fixture f("groups:\n  - name: g\n    limit: 1\n    rules:\n      - alert: A\n"
-            "        expr: x > 0\n",
-            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+TEST_CASE("alerting rule: limit drops all state and reports an error",
+          "[group][alerting]") {
+  Fixture f(
+      "groups:\n  - name: g\n    limit: 1\n    rules:\n      - alert: A\n"
+      "        expr: x > 0\n",
+      {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
   f.group->Eval(0);
   REQUIRE(f.group->status(0).health == RuleHealth::kErr);
   REQUIRE(f.group->status(0).last_error == "exceeded limit of 1 with 2 alerts");
@@ -233,22 +261,26 @@ TEST_CASE("alerting rule: limit drops all state and reports an error", "[group][
 
 TEST_CASE("alerting rule: duplicate labelset after alert labels is an error",
           "[group][alerting]") {
-  Fixture f(AlertRule("      - alert: A\n        expr: x\n        labels: {i: same}\n"),
-            {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
+  Fixture f(
+      AlertRule(
+          "      - alert: A\n        expr: x\n        labels: {i: same}\n"),
+      {{"x{i=\"1\"}", "1"}, {"x{i=\"2\"}", "1"}});
   f.group->Eval(0);
   REQUIRE(f.group->status(0).last_error ==
-          "vector contains metrics with the same labelset after applying alert labels");
+          "vector contains metrics with the same labelset after applying alert "
+          "labels");
 }
 
-TEST_CASE("alert templates: label templates, external labels/URL, execution errors",
-          "[group][alerting]") {
-  Fixture f(AlertRule(
-                "      - alert: A\n        expr: x\n"
-                "        labels: {where: '{{ $labels.i }}-{{ $externalLabels.cluster }}'}\n"
-                "        annotations:\n"
-                "          url: '{{ $externalURL }}'\n"
-                "          bad: '{{ humanize \"x\" }}'\n"
-                "          q: '{{ query \"x\" | first | value }}'\n"),
+TEST_CASE(
+    "alert templates: label templates, external labels/URL, execution errors",
+    "[group][alerting]") {
+  Fixture f(AlertRule("      - alert: A\n        expr: x\n"
+                      "        labels: {where: '{{ $labels.i }}-{{ "
+                      "$externalLabels.cluster }}'}\n"
+                      "        annotations:\n"
+                      "          url: '{{ $externalURL }}'\n"
+                      "          bad: '{{ humanize \"x\" }}'\n"
+                      "          q: '{{ query \"x\" | first | value }}'\n"),
             {{"x{i=\"1\"}", "7"}});
   f.group->Eval(0);
   auto a = f.group->alerting(0)->ActiveAlerts();
@@ -256,15 +288,21 @@ TEST_CASE("alert templates: label templates, external labels/URL, execution erro
   REQUIRE(a[0].labels.Get("where") == "1-c1");
   REQUIRE(a[0].annotations.Get("url") == "http://vigil:9090");
   REQUIRE(a[0].annotations.Get("q") == "7");
-  REQUIRE(std::string(a[0].annotations.Get("bad")).rfind(
-              "<error expanding template: error executing template __alert_A:", 0) == 0);
+  REQUIRE(
+      std::string(a[0].annotations.Get("bad"))
+          .rfind(
+              "<error expanding template: error executing template __alert_A:",
+              0) == 0);
 }
 
-TEST_CASE("a failing query marks the rule unhealthy and the group carries on", "[group]") {
-  Fixture f(AlertRule("      - record: bad\n        expr: x / on(i) group_left y\n"
-                      "      - record: good\n        expr: vector(1)\n"),
-            {{"x{i=\"1\", j=\"1\"}", "1"}, {"y{i=\"1\", k=\"1\"}", "1"},
-             {"y{i=\"1\", k=\"2\"}", "1"}});
+TEST_CASE("a failing query marks the rule unhealthy and the group carries on",
+          "[group]") {
+  Fixture f(
+      AlertRule("      - record: bad\n        expr: x / on(i) group_left y\n"
+                "      - record: good\n        expr: vector(1)\n"),
+      {{"x{i=\"1\", j=\"1\"}", "1"},
+       {"y{i=\"1\", k=\"1\"}", "1"},
+       {"y{i=\"1\", k=\"2\"}", "1"}});
   f.group->Eval(0);
   REQUIRE(f.group->status(0).health == RuleHealth::kErr);
   REQUIRE_FALSE(f.group->status(0).last_error.empty());
@@ -276,13 +314,14 @@ TEST_CASE("rules append through a real storage::DB", "[group][db]") {
   vigil::testutil::TempDir dir;
   auto db = vigil::storage::DB::Open({}, dir.path());
   REQUIRE(db.ok());
-  auto parsed = ParseRuleFile(AlertRule("      - record: r\n        expr: vector(3)\n"), "r.yml");
+  auto parsed = ParseRuleFile(
+      AlertRule("      - record: r\n        expr: vector(3)\n"), "r.yml");
   REQUIRE(parsed.ok());
   vigil::promql::Engine engine;
   GroupOptions o;
   vigil::storage::DB* d = db->get();
-  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text, Timestamp t)
-      -> absl::StatusOr<vigil::promql::Vector> {
+  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text,
+                         Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
     auto r = engine.Exec(d, e, text, t, t, 0);
     if (!r.ok()) return r.status();
     return r->value.vector;
@@ -325,14 +364,16 @@ bool WaitFor(F pred) {
 
 }  // namespace
 
-TEST_CASE("Manager evaluates each group at its stable slot and keeps state on reload",
-          "[manager]") {
+TEST_CASE(
+    "Manager evaluates each group at its stable slot and keeps state on reload",
+    "[manager]") {
   vigil::testutil::TempDir dir;
   auto db = vigil::storage::DB::Open({}, dir.Sub("db"));
   REQUIRE(db.ok());
   const std::string rules = dir.Sub("rules.yml");
-  std::ofstream(rules) << "groups:\n  - name: g\n    interval: 10s\n    rules:\n"
-                          "      - alert: Always\n        expr: vector(1)\n        for: 20s\n";
+  std::ofstream(rules)
+      << "groups:\n  - name: g\n    interval: 10s\n    rules:\n"
+         "      - alert: Always\n        expr: vector(1)\n        for: 20s\n";
   vigil::promql::Engine engine;
   vigil::storage::DB* d = db->get();
   // Start 1 ms after the group's slot, so the expected times are exact.
@@ -340,8 +381,8 @@ TEST_CASE("Manager evaluates each group at its stable slot and keeps state on re
   const Timestamp slot = Manager::EvalTimestamp(10000, hash, 1'000'000'000);
   FakeClock clock(slot + 1);
   ManagerOptions o;
-  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text, Timestamp t)
-      -> absl::StatusOr<vigil::promql::Vector> {
+  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text,
+                         Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
     auto r = engine.Exec(d, e, text, t, t, 0);
     if (!r.ok()) return r.status();
     return r->value.vector;
@@ -368,10 +409,12 @@ TEST_CASE("Manager evaluates each group at its stable slot and keeps state on re
   REQUIRE(group->alerting(0)->ActiveAlerts()[0].state == AlertState::kFiring);
   // Skipped slots are not caught up.
   clock.Advance(35000);
-  REQUIRE(WaitFor([&] { return group->status(0).last_eval_ts == slot + 60000; }));
+  REQUIRE(
+      WaitFor([&] { return group->status(0).last_eval_ts == slot + 60000; }));
 
   // A bad file keeps the running groups.
-  std::ofstream(dir.Sub("bad.yml")) << "groups:\n  - name: b\n    rules:\n      - record: x\n";
+  std::ofstream(dir.Sub("bad.yml"))
+      << "groups:\n  - name: b\n    rules:\n      - record: x\n";
   REQUIRE_FALSE(m.Update({dir.Sub("*.yml")}).ok());
   REQUIRE(m.Groups()[0] == group);
   std::filesystem::remove(dir.Sub("bad.yml"));
@@ -384,6 +427,7 @@ TEST_CASE("Manager evaluates each group at its stable slot and keeps state on re
   REQUIRE(a[0].state == AlertState::kFiring);
   REQUIRE(a[0].active_at == slot + 10000);
   clock.Advance(10000);
-  REQUIRE(WaitFor([&] { return reloaded->status(0).last_eval_ts == slot + 70000; }));
+  REQUIRE(WaitFor(
+      [&] { return reloaded->status(0).last_eval_ts == slot + 70000; }));
   m.Stop();
 }

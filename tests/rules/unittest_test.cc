@@ -1,25 +1,27 @@
 // Rule unit tests (promtool's format), in process: the printing helpers
 // against strings recorded from promtool 2.42, and whole files from
 // tests/rules/testdata/unit/.
-#include <catch2/catch.hpp>
+#include "rules/unittest.h"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 
 #include "rules/internal/unittest_file.h"
 #include "rules/internal/unittest_format.h"
-#include "rules/unittest.h"
 
 namespace {
 
 using namespace vigil::rules;  // NOLINT: the module under test
 using vigil::Labels;
 
-const std::string kUnit = std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/unit/";
+const std::string kUnit =
+    std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/unit/";
 
 }  // namespace
 
-TEST_CASE("FormatFloatE prints Go's strconv.FormatFloat(v, 'E', -1, 64)", "[unittest]") {
+TEST_CASE("FormatFloatE prints Go's strconv.FormatFloat(v, 'E', -1, 64)",
+          "[unittest]") {
   using internal::FormatFloatE;
   REQUIRE(FormatFloatE(1) == "1E+00");
   REQUIRE(FormatFloatE(1.5e-7) == "1.5E-07");
@@ -32,7 +34,8 @@ TEST_CASE("FormatFloatE prints Go's strconv.FormatFloat(v, 'E', -1, 64)", "[unit
   REQUIRE(FormatFloatE(NAN) == "NaN");
 }
 
-TEST_CASE("alert lists print as promtool's labelsAndAnnotations", "[unittest]") {
+TEST_CASE("alert lists print as promtool's labelsAndAnnotations",
+          "[unittest]") {
   using internal::AlertsString;
   using internal::IndentLines;
   REQUIRE(AlertsString({}) == "[]");
@@ -41,11 +44,14 @@ TEST_CASE("alert lists print as promtool's labelsAndAnnotations", "[unittest]") 
       {Labels{{"alertname", "A"}, {"i", "a"}}, Labels{{"s", "x"}}}};
   internal::SortAlerts(&v);
   REQUIRE(IndentLines(AlertsString(v), "    ") ==
-          "[\n    0:\n      Labels:{alertname=\"A\", i=\"a\"}\n      Annotations:{s=\"x\"},\n"
-          "    1:\n      Labels:{alertname=\"A\", i=\"b\"}\n      Annotations:{}\n    ]");
+          "[\n    0:\n      Labels:{alertname=\"A\", i=\"a\"}\n      "
+          "Annotations:{s=\"x\"},\n"
+          "    1:\n      Labels:{alertname=\"A\", i=\"b\"}\n      "
+          "Annotations:{}\n    ]");
 }
 
-TEST_CASE("samples compare exactly, or one ULP apart with fuzzy_compare", "[unittest]") {
+TEST_CASE("samples compare exactly, or one ULP apart with fuzzy_compare",
+          "[unittest]") {
   std::vector<internal::ParsedSample> a = {{Labels{{"x", "1"}}, 0.3}};
   std::vector<internal::ParsedSample> b = {{Labels{{"x", "1"}}, 0.1 * 3}};
   REQUIRE_FALSE(internal::SamplesEqual(a, b, false));
@@ -55,9 +61,11 @@ TEST_CASE("samples compare exactly, or one ULP apart with fuzzy_compare", "[unit
   REQUIRE(internal::SamplesString({}) == "nil");
 }
 
-TEST_CASE("unit-test files decode strictly, with go-yaml's errors", "[unittest]") {
+TEST_CASE("unit-test files decode strictly, with go-yaml's errors",
+          "[unittest]") {
   auto f = internal::DecodeUnitTestFile(
-      "rule_files: [a.yml]\nevaluation_interval: 30s\ngroup_eval_order: [x, y]\n"
+      "rule_files: [a.yml]\nevaluation_interval: 30s\ngroup_eval_order: [x, "
+      "y]\n"
       "tests:\n  - interval: 1m\n    name: n\n    external_labels: {c: d}\n"
       "    input_series: [{series: up, values: '1x3'}]\n"
       "    alert_rule_test: [{eval_time: 2m, alertname: A, exp_alerts: "
@@ -74,40 +82,52 @@ TEST_CASE("unit-test files decode strictly, with go-yaml's errors", "[unittest]"
   REQUIRE(tg.alert_rule_tests[0].exp_alerts[0].exp_labels.at("a") == "b");
   REQUIRE(std::isinf(tg.expr_tests[0].exp_samples[0].value));
 
-  auto bad = internal::DecodeUnitTestFile("rule_files: x\ntests:\n  - foo: 1\n");
+  auto bad =
+      internal::DecodeUnitTestFile("rule_files: x\ntests:\n  - foo: 1\n");
   REQUIRE_FALSE(bad.ok());
   REQUIRE(std::string(bad.status().message()) ==
-          "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!str `x` into []string\n"
+          "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!str `x` into "
+          "[]string\n"
           "  line 3: field foo not found in type main.testGroup");
   auto dur = internal::DecodeUnitTestFile("evaluation_interval: 1x\n");
   REQUIRE_FALSE(dur.ok());
-  REQUIRE(std::string(dur.status().message()) == "not a valid duration string: \"1x\"");
+  REQUIRE(std::string(dur.status().message()) ==
+          "not a valid duration string: \"1x\"");
 }
 
-TEST_CASE("RunRuleUnitTests: verdicts and promtool's blocks for the testdata", "[unittest]") {
-  UnitTestReport ok = RunRuleUnitTests({kUnit + "pass_basic.yml", kUnit + "pass_edges.yml"});
+TEST_CASE("RunRuleUnitTests: verdicts and promtool's blocks for the testdata",
+          "[unittest]") {
+  UnitTestReport ok =
+      RunRuleUnitTests({kUnit + "pass_basic.yml", kUnit + "pass_edges.yml"});
   REQUIRE(ok.exit_code == 0);
   REQUIRE(ok.err.empty());
-  REQUIRE(ok.out == "Unit Testing:  " + kUnit + "pass_basic.yml\n  SUCCESS\n\nUnit Testing:  " +
-                        kUnit + "pass_edges.yml\n  SUCCESS\n\n");
+  REQUIRE(ok.out == "Unit Testing:  " + kUnit +
+                        "pass_basic.yml\n  SUCCESS\n\nUnit Testing:  " + kUnit +
+                        "pass_edges.yml\n  SUCCESS\n\n");
 
   UnitTestReport eval = RunRuleUnitTests({kUnit + "fail_eval_error.yml"});
   REQUIRE(eval.exit_code == 1);
   REQUIRE(eval.err ==
-          "  FAILED:\n    rule: clash, time: 1m0s, err: vector contains metrics with the same "
+          "  FAILED:\n    rule: clash, time: 1m0s, err: vector contains "
+          "metrics with the same "
           "labelset after applying rule labels\n");
   REQUIRE(eval.out == "Unit Testing:  " + kUnit + "fail_eval_error.yml\n\n\n");
 
   std::string warnings;
   auto errs = RunRuleUnitTestFile(kUnit + "fail_bad_rules.yml", &warnings);
-  REQUIRE(warnings == "  WARNING: no file match pattern " + kUnit + "nothing_matches_*.yml\n");
+  REQUIRE(warnings == "  WARNING: no file match pattern " + kUnit +
+                          "nothing_matches_*.yml\n");
   REQUIRE(errs.size() == 1);
-  REQUIRE(errs[0].find("rules_bad.yml: 5:15: group \"bad\", rule 1, \"x2\": could not parse "
-                       "expression") != std::string::npos);
+  REQUIRE(
+      errs[0].find(
+          "rules_bad.yml: 5:15: group \"bad\", rule 1, \"x2\": could not parse "
+          "expression") != std::string::npos);
 
-  UnitTestReport both = RunRuleUnitTests({kUnit + "fail_missing_alertname.yml", kUnit + "pass_order.yml"});
+  UnitTestReport both = RunRuleUnitTests(
+      {kUnit + "fail_missing_alertname.yml", kUnit + "pass_order.yml"});
   REQUIRE(both.exit_code == 1);
   REQUIRE(both.err ==
-          "  FAILED:\nan item under alert_rule_test misses required attribute alertname at "
+          "  FAILED:\nan item under alert_rule_test misses required attribute "
+          "alertname at "
           "eval_time 1m (in TestGroup no-alertname)\n");
 }

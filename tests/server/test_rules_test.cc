@@ -3,9 +3,8 @@
 // rules` and, when `promtool` is on PATH, through `promtool test rules`:
 // the verdicts (exit codes) must agree, and for our own files stdout and
 // stderr must be identical too (unless the file says "# output-differs").
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -30,9 +29,11 @@ std::vector<std::string> TestFiles(const std::string& dir) {
   if (!fs::is_directory(dir)) return out;
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string p = e.path().string();
-    if (e.path().extension() != ".yml" && e.path().extension() != ".yaml") continue;
+    if (e.path().extension() != ".yml" && e.path().extension() != ".yaml")
+      continue;
     const std::string text = ReadFile(p);
-    if (text.rfind("rule_files:", 0) == 0 || text.find("\nrule_files:") != std::string::npos) {
+    if (text.rfind("rule_files:", 0) == 0 ||
+        text.find("\nrule_files:") != std::string::npos) {
       out.push_back(e.path().filename().string());
     }
   }
@@ -40,7 +41,8 @@ std::vector<std::string> TestFiles(const std::string& dir) {
   return out;
 }
 
-RunResult TestRules(const std::string& tool, const std::string& dir, const std::string& file) {
+RunResult TestRules(const std::string& tool, const std::string& dir,
+                    const std::string& file) {
   return Run("cd '" + dir + "' && " + tool + " test rules '" + file + "'");
 }
 
@@ -66,22 +68,27 @@ bool OnlyFloatNoise(const std::string& err) {
     }
     if (line.rfind("        got: ", 0) != 0) return false;
     std::string got = line.substr(13);
-    if (std::regex_replace(exp, num, "N") != std::regex_replace(got, num, "N")) return false;
-    std::sregex_iterator e(exp.begin(), exp.end(), num), g(got.begin(), got.end(), num), end;
+    if (std::regex_replace(exp, num, "N") != std::regex_replace(got, num, "N"))
+      return false;
+    std::sregex_iterator e(exp.begin(), exp.end(), num),
+        g(got.begin(), got.end(), num), end;
     for (; e != end && g != end; ++e, ++g) {
       double a = std::stod(e->str()), b = std::stod(g->str());
-      if (std::fabs(a - b) > 1e-12 * std::max(std::fabs(a), std::fabs(b))) return false;
+      if (std::fabs(a - b) > 1e-12 * std::max(std::fabs(a), std::fabs(b)))
+        return false;
     }
     any = true;
   }
   return any;
 }
 
-const std::string kUnitDir = std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/unit";
+const std::string kUnitDir =
+    std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/unit";
 
 }  // namespace
 
-TEST_CASE("vigil test rules: passing files succeed, failing files fail", "[test_rules]") {
+TEST_CASE("vigil test rules: passing files succeed, failing files fail",
+          "[test_rules]") {
   auto files = TestFiles(kUnitDir);
   REQUIRE(files.size() >= 4);
   for (const auto& f : files) {
@@ -100,27 +107,34 @@ TEST_CASE("vigil test rules: passing files succeed, failing files fail", "[test_
   }
 }
 
-TEST_CASE("vigil test rules: a known failure prints promtool's block", "[test_rules]") {
+TEST_CASE("vigil test rules: a known failure prints promtool's block",
+          "[test_rules]") {
   RunResult r = Vigil(kUnitDir, "fail_alerts.yml");
   REQUIRE(r.code == 1);
-  REQUIRE(r.err.find("    name: wrong-expectations,\n    alertname: InstanceDown, time: 2m, \n"
-                     "        exp:[\n            0:\n"
-                     "              Labels:{alertname=\"InstanceDown\", instance=\"a\"}\n"
-                     "              Annotations:{}\n            ], \n        got:[]\n") !=
-          std::string::npos);
-  REQUIRE(r.err.find("    expr: \"up == 5\", time: 1m,\n        exp: {__name__=\"up\", job=\"x\"} "
+  REQUIRE(
+      r.err.find(
+          "    name: wrong-expectations,\n    alertname: InstanceDown, time: "
+          "2m, \n"
+          "        exp:[\n            0:\n"
+          "              Labels:{alertname=\"InstanceDown\", instance=\"a\"}\n"
+          "              Annotations:{}\n            ], \n        got:[]\n") !=
+      std::string::npos);
+  REQUIRE(r.err.find("    expr: \"up == 5\", time: 1m,\n        exp: "
+                     "{__name__=\"up\", job=\"x\"} "
                      "5E+00\n        got: nil\n") != std::string::npos);
 }
 
 TEST_CASE("vigil test rules: missing file and usage", "[test_rules]") {
   RunResult r = Vigil(kUnitDir, "does_not_exist.yml");
   REQUIRE(r.code == 1);
-  REQUIRE(r.err == "  FAILED:\nopen does_not_exist.yml: no such file or directory\n");
+  REQUIRE(r.err ==
+          "  FAILED:\nopen does_not_exist.yml: no such file or directory\n");
   RunResult u = Run(std::string("'") + VIGIL_BINARY + "' test rules");
   REQUIRE(u.code == 2);
 }
 
-TEST_CASE("vigil test rules agrees with promtool test rules", "[test_rules][promtool]") {
+TEST_CASE("vigil test rules agrees with promtool test rules",
+          "[test_rules][promtool]") {
   if (!HaveCommand("promtool")) return;
   std::vector<std::pair<std::string, bool>> dirs = {
       {kUnitDir, true},
@@ -132,12 +146,14 @@ TEST_CASE("vigil test rules agrees with promtool test rules", "[test_rules][prom
       RunResult p = TestRules("promtool", dir, f);
       INFO("vigil:\n" << v.out << v.err << "promtool:\n" << p.out << p.err);
       if (v.code != p.code && p.code == 0 && OnlyFloatNoise(v.err)) {
-        WARN(f << ": promtool 2.42 passes, vigil differs by float rounding only "
-                  "(Prometheus 3 range windows)");
+        WARN(
+            f << ": promtool 2.42 passes, vigil differs by float rounding only "
+                 "(Prometheus 3 range windows)");
         continue;
       }
       REQUIRE(v.code == p.code);
-      if (compare_output && ReadFile(dir + "/" + f).find("# output-differs") == std::string::npos) {
+      if (compare_output && ReadFile(dir + "/" + f).find("# output-differs") ==
+                                std::string::npos) {
         REQUIRE(v.out == p.out);
         REQUIRE(v.err == p.err);
       }
