@@ -238,6 +238,28 @@ std::vector<Alert> AlertingRule::ActiveAlerts() const {
   return out;
 }
 
+void AlertingRule::RestoreForState(
+    const std::map<Labels, std::pair<Timestamp, double>>& last, Timestamp ts,
+    int64_t grace_ms) {
+  absl::MutexLock lock(&mu_);
+  for (auto& [labels, a] : active_) {
+    auto it = last.find(labels);
+    if (it == last.end() || IsStaleNaN(it->second.second)) continue;
+    // Prometheus works in whole seconds here (time.Unix).
+    const int64_t down_at = it->second.first / 1000 * 1000;
+    int64_t active_at = static_cast<int64_t>(it->second.second) * 1000;
+    const int64_t remaining = def_.for_ms - (down_at - active_at);
+    if (remaining <= 0) {
+      // Was firing: the original ActiveAt, so the next evaluation fires it.
+    } else if (remaining < grace_ms) {
+      active_at = ts + grace_ms - def_.for_ms;
+    } else {
+      active_at += ts - down_at;
+    }
+    a.active_at = active_at;
+  }
+}
+
 void AlertingRule::CopyStateFrom(const AlertingRule& from) {
   if (&from == this) return;
   std::map<Labels, Alert> copy;

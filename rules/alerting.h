@@ -83,6 +83,15 @@ class AlertingRule {
   // Also the resolved ones still retained.
   std::vector<Alert> AllAlerts() const;
 
+  // Restores ActiveAt of the current alerts after a restart, as
+  // Prometheus's Group.RestoreForState: `last` maps an alert's labels to the
+  // newest (time, value) of its ALERTS_FOR_STATE series before `ts`. An
+  // alert that was still pending is kept pending for the time it had left,
+  // shifted by the downtime, and at least `grace_ms` from `ts`.
+  void RestoreForState(
+      const std::map<Labels, std::pair<Timestamp, double>>& last, Timestamp ts,
+      int64_t grace_ms);
+
   // Takes over the alert state of `from` (the same rule before a reload),
   // as Prometheus's Group.CopyState does.
   void CopyStateFrom(const AlertingRule& from);

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/clock.h"
+#include "core/matcher.h"
 
 namespace vigil::rules {
 
@@ -54,6 +55,61 @@ void Group::CopyState(const Group& from) {
     e.prev_series = old.prev_series;
     if (e.alerting && old.alerting) e.alerting->CopyStateFrom(*old.alerting);
   }
+}
+
+void Group::SetRestored(bool v) {
+  for (Entry& e : rules_) {
+    if (e.alerting) e.alerting->set_restored(v);
+  }
+}
+
+// The newest sample of each ALERTS_FOR_STATE series of `rule`, keyed by the
+// series' labels without __name__ (= the alert's labels).
+static absl::StatusOr<std::map<Labels, std::pair<Timestamp, double>>>
+LastForState(storage::Querier* q, const Rule& rule) {
+  std::vector<Matcher> ms;
+  for (auto [n, v] : {std::pair<std::string_view, std::string_view>{
+                          kMetricName, "ALERTS_FOR_STATE"},
+                      {"alertname", rule.name}}) {
+    auto m = Matcher::Make(MatchType::kEqual, n, v);
+    if (!m.ok()) return m.status();
+    ms.push_back(std::move(*m));
+  }
+  auto set = q->Select(ms);
+  if (!set.ok()) return set.status();
+  std::map<Labels, std::pair<Timestamp, double>> out;
+  while ((*set)->Next()) {
+    const storage::Series& s = (*set)->At();
+    auto it = s.Iterator();
+    bool any = false;
+    std::pair<Timestamp, double> last;
+    while (it->Next()) {
+      last = {it->t(), it->v()};
+      any = true;
+    }
+    if (any) out[LabelsBuilder(s.labels()).Del(kMetricName).Build()] = last;
+  }
+  return out;
+}
+
+absl::Status Group::RestoreForState(storage::Queryable* q, Timestamp ts,
+                                    int64_t outage_tolerance_ms,
+                                    int64_t grace_ms) {
+  absl::Status result;
+  auto querier = q->NewQuerier(ts - outage_tolerance_ms, ts);
+  for (Entry& e : rules_) {
+    if (!e.alerting) continue;
+    if (querier.ok() && e.def.for_ms >= grace_ms) {
+      auto last = LastForState(querier->get(), e.def);
+      if (last.ok()) {
+        e.alerting->RestoreForState(*last, ts, grace_ms);
+      } else {
+        result = last.status();
+      }
+    }
+    e.alerting->set_restored(true);
+  }
+  return querier.ok() ? result : querier.status();
 }
 
 RuleStatus Group::status(size_t i) const {

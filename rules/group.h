@@ -32,6 +32,7 @@
 #include "rules/recording.h"
 #include "rules/rule_file.h"
 #include "storage/appender.h"
+#include "storage/querier.h"
 
 namespace vigil::rules {
 
@@ -72,6 +73,18 @@ class Group {
   // (see status()), never returned; a failed rule leaves its previous
   // output series un-staled, as in Prometheus.
   void Eval(Timestamp t);
+
+  // After a restart: sets every alerting rule's ActiveAt from the
+  // ALERTS_FOR_STATE series in `q` within [ts - outage_tolerance_ms, ts]
+  // (see AlertingRule::RestoreForState) and marks the rules restored, so
+  // they write ALERTS again. Rules whose `for` is below `grace_ms` are only
+  // marked restored. A query error is returned after marking all restored.
+  [[nodiscard]] absl::Status RestoreForState(storage::Queryable* q,
+                                             Timestamp ts,
+                                             int64_t outage_tolerance_ms,
+                                             int64_t grace_ms);
+  // Sets every alerting rule's restored flag (see AlertingRule).
+  void SetRestored(bool v);
 
   // Takes over the state of `from`, the same group before a reload: alert
   // state and the series written last time (so they still go stale), for

@@ -14,6 +14,7 @@ struct Manager::Runner {
   std::shared_ptr<Group> group;
   uint64_t slot_hash = 0;
   Timestamp first_eval = 0;  // set before the thread starts
+  bool restore = false;      // restore `for` state after the 2nd evaluation
   std::thread thread;
   absl::Mutex mu;
   absl::CondVar cv;
@@ -93,7 +94,13 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
   for (auto& r : old)
     by_key[{r->group->file(), r->group->name()}] = r->group.get();
   absl::MutexLock lock(&mu_);
+  const bool restore = !loaded_once_ && opts_.queryable != nullptr;
+  loaded_once_ = true;
   for (auto& r : fresh) {
+    if (restore) {
+      r->restore = true;
+      r->group->SetRestored(false);
+    }
     auto it = by_key.find({r->group->file(), r->group->name()});
     if (it != by_key.end()) r->group->CopyState(*it->second);
     if (started_) StartRunner(r.get());
@@ -145,6 +152,7 @@ std::vector<std::shared_ptr<Group>> Manager::Groups() const {
 void Manager::Run(Runner* r) {
   const int64_t interval = r->group->interval_ms();
   Timestamp next = r->first_eval;
+  int evals = 0;
   const bool real = clock_ == Clock::Real();
   while (true) {
     const Timestamp now = clock_->NowMs();
@@ -153,6 +161,15 @@ void Manager::Run(Runner* r) {
       next += missed * interval;
       r->group->Eval(next);
       next += interval;
+      if (r->restore && ++evals == 2) {
+        r->restore = false;
+        // Errors leave the alerts to start afresh; nothing else to do.
+        r->group
+            ->RestoreForState(opts_.queryable, clock_->NowMs(),
+                              opts_.outage_tolerance_ms,
+                              opts_.for_grace_period_ms)
+            .IgnoreError();
+      }
       continue;
     }
     // A fake clock moves without notice: poll it.

@@ -47,6 +47,15 @@ struct ManagerOptions {
   int64_t default_query_offset_ms = 0;
   // Default: 60000 (1m, Prometheus's --rules.alert.resend-delay)
   int64_t resend_delay_ms = 60000;
+  // Where ALERTS_FOR_STATE is read back after a restart; null disables the
+  // restore (alerts then start pending afresh). Not owned; must outlive.
+  storage::Queryable* queryable = nullptr;
+  // Restore only from ALERTS_FOR_STATE this recent.
+  // Default: 3600000 (1h, Prometheus's --rules.alert.for-outage-tolerance)
+  int64_t outage_tolerance_ms = 3600000;
+  // A restored pending alert fires no sooner than this after the restore.
+  // Default: 600000 (10m, Prometheus's --rules.alert.for-grace-period)
+  int64_t for_grace_period_ms = 600000;
   // Time source for evaluation timestamps. Not owned; must outlive.
   // Default: Clock::Real()
   Clock* clock = nullptr;
@@ -60,7 +69,10 @@ class Manager {
   // Loads `files` (glob patterns) and replaces the running groups. All or
   // nothing: on error (InvalidArgument listing every problem, one per line)
   // the current groups keep running. A group with the same file and name as
-  // before keeps its alert state and staleness tracking.
+  // before keeps its alert state and staleness tracking. On the first
+  // successful Update (start-up), with `queryable` set, alerting rules write
+  // no ALERTS until their `for` state is restored, which happens after the
+  // group's second evaluation, as in Prometheus.
   [[nodiscard]] absl::Status Update(const std::vector<std::string>& files);
 
   // Starts one evaluation thread per group (and per group added later).
@@ -87,6 +99,7 @@ class Manager {
   Clock* clock_;
   mutable absl::Mutex mu_;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool loaded_once_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::unique_ptr<Runner>> runners_ ABSL_GUARDED_BY(mu_);
 };
 

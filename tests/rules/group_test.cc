@@ -389,6 +389,7 @@ TEST_CASE(
   };
   o.appendable = d;
   o.clock = &clock;
+  o.queryable = d;  // restore `for` state on start-up
   Manager m(o);
   REQUIRE(m.Update({dir.Sub("*.yml")}).ok());
   REQUIRE(m.Groups().size() == 1);
@@ -405,6 +406,14 @@ TEST_CASE(
     const Timestamp want = slot + k * 10000;
     REQUIRE(WaitFor([&] { return group->status(0).last_eval_ts == want; }));
   }
+  // Start-up: no ALERTS_FOR_STATE until the restore after the second
+  // evaluation (slot + 20s); the third writes it.
+  auto for_state = [&](Timestamp t) {
+    auto r = engine.InstantQuery(d, "ALERTS_FOR_STATE", t);
+    return r.ok() ? r->value.vector.size() : 99;
+  };
+  REQUIRE(for_state(slot + 20000) == 0);
+  REQUIRE(for_state(slot + 30000) == 1);
   // ActiveAt = slot + 10s; at slot + 30s it has been pending 20s: firing.
   REQUIRE(group->alerting(0)->ActiveAlerts()[0].state == AlertState::kFiring);
   // Skipped slots are not caught up.
@@ -430,4 +439,70 @@ TEST_CASE(
   REQUIRE(WaitFor(
       [&] { return reloaded->status(0).last_eval_ts == slot + 70000; }));
   m.Stop();
+}
+
+TEST_CASE("for state is restored from ALERTS_FOR_STATE after a restart",
+          "[group][restore]") {
+  // for: 30m, pending since 0 when "Vigil went down" at 10m; restarted at
+  // 20m; restored at the second evaluation (21m).
+  auto restart = [](const std::string& for_dur) {
+    auto f = std::make_unique<Fixture>(
+        AlertRule("      - alert: A\n        expr: x > 0\n        for: " +
+                  for_dur + "\n"),
+        std::vector<std::pair<std::string, std::string>>{{"x", "1x60"}});
+    for (int m = 0; m <= 10; ++m) f->group->Eval(m * kMin);
+    auto parsed = ParseRuleFile(
+        AlertRule("      - alert: A\n        expr: x > 0\n        for: " +
+                  for_dur + "\n"),
+        "rules.yml");
+    GroupOptions o;
+    auto* mem = f->st.mem();
+    auto* eng = &f->engine;
+    o.query = [mem, eng](const vigil::promql::Expr& e, std::string_view text,
+                         Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
+      auto r = eng->Exec(mem, e, text, t, t, 0);
+      if (!r.ok()) return r.status();
+      return r->value.vector;
+    };
+    o.appendable = &f->st;
+    f->group = std::make_unique<Group>(parsed.groups[0], o);
+    f->group->SetRestored(false);
+    f->group->Eval(20 * kMin);
+    f->group->Eval(21 * kMin);
+    Labels for_state{{"__name__", "ALERTS_FOR_STATE"}, {"alertname", "A"}};
+    REQUIRE_FALSE(f->At(for_state, 20 * kMin).has_value());  // not written yet
+    REQUIRE(f->group->RestoreForState(mem, 21 * kMin, 3600000, 600000).ok());
+    return f;
+  };
+  SECTION(
+      "remaining pending time above the grace period: shifted by the "
+      "downtime") {
+    auto f = restart("30m");
+    REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].active_at == 11 * kMin);
+    f->group->Eval(22 * kMin);
+    REQUIRE(f->At(Labels{{"__name__", "ALERTS_FOR_STATE"}, {"alertname", "A"}},
+                  22 * kMin) == 660.0);
+    f->group->Eval(40 * kMin);
+    REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].state ==
+            AlertState::kPending);
+    f->group->Eval(41 * kMin);
+    REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].state ==
+            AlertState::kFiring);
+  }
+  SECTION("less than the grace period left: fires grace after the restore") {
+    auto f = restart("15m");
+    REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].active_at == 16 * kMin);
+  }
+  SECTION("was firing: the original ActiveAt, firing at the next evaluation") {
+    auto f = restart("10m");
+    REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].active_at == 0);
+    f->group->Eval(22 * kMin);
+    REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].state ==
+            AlertState::kFiring);
+  }
+  SECTION("for below the grace period: not restored") {
+    auto f = restart("5m");
+    REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].active_at == 20 * kMin);
+    REQUIRE(f->group->alerting(0)->restored());
+  }
 }
