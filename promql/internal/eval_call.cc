@@ -179,7 +179,8 @@ EvalValue MapPoints(const Evaluator& ev, EvalValue in, F f) {
 
 absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
   const std::string_view name = e.func->name;
-  if (name == "histogram_quantile" || name == "histogram_fraction") {
+  if (name == "histogram_quantile" || name == "histogram_fraction" ||
+      name == "histogram_quantiles") {
     return EvalHistogramQuantile(e);
   }
   if (e.func->native_histogram || name == "info") {

@@ -46,29 +46,40 @@ struct QuantileResult {
   double min_bucket = INFINITY, max_bucket = -INFINITY, max_diff = 0;
 };
 
-// Prometheus's BucketQuantile.
+// Merges buckets with equal bounds into a prefix of `b` (Go's
+// coalesceBuckets); returns the prefix length. Entries past it are left as
+// they were, as in Go, where the caller's slice keeps its length.
+size_t Coalesce(std::vector<Bucket>* bp) {
+  std::vector<Bucket>& b = *bp;
+  size_t k = 0;
+  Bucket last = b[0];
+  for (size_t i = 1; i < b.size(); i++) {
+    if (b[i].upper == last.upper) {
+      last.count += b[i].count;
+    } else {
+      b[k++] = last;
+      last = b[i];
+    }
+  }
+  b[k] = last;
+  return k + 1;
+}
+
+// Prometheus's BucketQuantile. Sorts and fixes `*bp` in place like Go does.
 QuantileResult BucketQuantile(double q, std::vector<Bucket>* bp) {
   QuantileResult r;
-  std::vector<Bucket>& b = *bp;
+  std::vector<Bucket>& all = *bp;
   if (std::isnan(q)) return r.q = NAN, r;
   if (q < 0) return r.q = -INFINITY, r;
   if (q > 1) return r.q = INFINITY, r;
-  std::stable_sort(b.begin(), b.end(),
+  std::stable_sort(all.begin(), all.end(),
                    [](const Bucket& x, const Bucket& y) { return x.upper < y.upper; });
-  if (!std::isinf(b.back().upper) || b.back().upper < 0) return r.q = NAN, r;
-  // Merge buckets with the same bound.
-  size_t k = 0;
-  for (size_t i = 1; i < b.size(); i++) {
-    if (b[i].upper == b[k].upper) {
-      b[k].count += b[i].count;
-    } else {
-      b[++k] = b[i];
-    }
-  }
-  b.resize(k + 1);
+  if (!std::isinf(all.back().upper) || all.back().upper < 0) return r.q = NAN, r;
+  const size_t n = Coalesce(bp);
+  Bucket* b = all.data();
   // Monotonicity fix, ignoring tiny deltas.
   double prev = b[0].count;
-  for (size_t i = 1; i < b.size(); i++) {
+  for (size_t i = 1; i < n; i++) {
     double curr = b[i].count;
     if (curr == prev) continue;
     if (AlmostEqual(prev, curr, 1e-12)) {
@@ -85,14 +96,14 @@ QuantileResult BucketQuantile(double q, std::vector<Bucket>* bp) {
     }
     prev = curr;
   }
-  if (b.size() < 2) return r.q = NAN, r;
-  double observations = b.back().count;
+  if (n < 2) return r.q = NAN, r;
+  double observations = b[n - 1].count;
   if (observations == 0) return r.q = NAN, r;
   double rank = q * observations;
   size_t idx = 0;
-  while (idx < b.size() - 1 && !(b[idx].count >= rank)) idx++;
-  if (idx == b.size() - 1) {
-    r.q = b[b.size() - 2].upper;
+  while (idx < n - 1 && !(b[idx].count >= rank)) idx++;
+  if (idx == n - 1) {
+    r.q = b[n - 2].upper;
   } else if (idx == 0 && b[0].upper <= 0) {
     r.q = b[0].upper;
   } else {
@@ -114,15 +125,7 @@ double BucketFraction(double lower, double upper, std::vector<Bucket>* bp) {
   std::stable_sort(b.begin(), b.end(),
                    [](const Bucket& x, const Bucket& y) { return x.upper < y.upper; });
   if (!(std::isinf(b.back().upper) && b.back().upper > 0)) return NAN;
-  size_t k = 0;
-  for (size_t i = 1; i < b.size(); i++) {
-    if (b[i].upper == b[k].upper) {
-      b[k].count += b[i].count;
-    } else {
-      b[++k] = b[i];
-    }
-  }
-  b.resize(k + 1);
+  b.resize(Coalesce(bp));
   double count = b.back().count;
   if (count == 0 || std::isnan(lower) || std::isnan(upper)) return NAN;
   if (lower >= upper) return 0;
@@ -161,73 +164,120 @@ double BucketFraction(double lower, double upper, std::vector<Bucket>* bp) {
   return (upper_rank - lower_rank) / count;
 }
 
-}  // namespace
+// OpenMetrics float text (labels.FormatOpenMetricsFloat): Go's %g, with
+// ".0" appended when it has neither "." nor "e".
+std::string OpenMetricsFloat(double f) {
+  if (f == 0) return "0.0";
+  std::string s = FormatGoG(f);
+  if (std::isnan(f) || std::isinf(f)) return s;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
 
-absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
-  const bool fraction = e.func->name == "histogram_fraction";
-  const int vec_arg = fraction ? 2 : 1;
-  VIGIL_ASSIGN_OR_RETURN(EvalValue qv, Eval(*e.args[0]));
-  EvalValue upper_v;
-  if (fraction) {
-    VIGIL_ASSIGN_OR_RETURN(upper_v, Eval(*e.args[1]));
-  }
-  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.args[vec_arg]));
-  // Per input series: its group (labels without `le`) and bucket bound.
-  struct Info {
-    int group = -1;
-    double upper = 0;
-  };
-  std::vector<Info> info(in.mat.size());
-  std::vector<Labels> group_labels;
-  absl::flat_hash_map<uint64_t, int> group_of;
-  for (size_t i = 0; i < in.mat.size(); i++) {
-    const Labels& m = in.mat[i].metric;
-    if (!ParseGoFloat(std::string(m.Get("le")), &info[i].upper)) continue;
-    Labels g = LabelsBuilder(m).Del("le").Build();
-    auto [it, inserted] = group_of.try_emplace(g.Hash(), static_cast<int>(group_labels.size()));
-    if (inserted) group_labels.push_back(std::move(g));
-    info[i].group = it->second;
-  }
-  MatrixBuilder out(instant());
-  StepCursor cur(&in.mat);
-  std::vector<StepPoint> pts;
-  std::vector<std::vector<Bucket>> buckets(group_labels.size());
-  std::vector<int> order;
-  for (int64_t t = start_; t <= end_; t += interval_) {
-    VIGIL_RETURN_IF_ERROR(CheckDeadline());
-    cur.Gather(t, &pts);
-    double q = qv.scalar[StepIndex(t)];
-    if (!fraction && (std::isnan(q) || q < 0 || q > 1)) {
-      annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(q), e.args[0]->pos);
+// Classic-histogram inputs grouped by their labels without `le` (the
+// metric name stays: it is dropped only at the end of the query).
+struct BucketGroups {
+  std::vector<int> group_of;  // input series -> group, -1 if `le` is bad
+  std::vector<double> upper;  // input series -> bucket bound
+  std::vector<Labels> labels;
+  std::vector<std::vector<Bucket>> buckets;  // this step's
+  std::vector<int> order;                    // groups seen this step
+
+  explicit BucketGroups(const Matrix& in) : group_of(in.size(), -1), upper(in.size()) {
+    absl::flat_hash_map<uint64_t, int> index;
+    for (size_t i = 0; i < in.size(); i++) {
+      const Labels& m = in[i].metric;
+      if (!ParseGoFloat(std::string(m.Get("le")), &upper[i])) continue;
+      Labels g = LabelsBuilder(m).Del("le").Build();
+      auto [it, inserted] = index.try_emplace(g.Hash(), static_cast<int>(labels.size()));
+      if (inserted) labels.push_back(std::move(g));
+      group_of[i] = it->second;
     }
+    buckets.resize(labels.size());
+  }
+
+  void Collect(const Matrix& in, const std::vector<StepPoint>& pts, Annotations* annos,
+               PosRange pos) {
+    for (int g : order) buckets[g].clear();
     order.clear();
     for (const StepPoint& p : pts) {
-      const Info& inf = info[p.series];
-      if (inf.group < 0) {
-        const Labels& m = in.mat[p.series].metric;
+      int g = group_of[p.series];
+      if (g < 0) {
+        const Labels& m = in[p.series].metric;
         std::string msg = "bucket label \"le\" is missing or has a malformed value of " +
                           GoQuote(m.Get("le"));
         if (!m.MetricName().empty()) msg += " for metric name " + GoQuote(m.MetricName());
-        annos_->Warn(std::move(msg), e.args[vec_arg]->pos);
+        annos->Warn(std::move(msg), pos);
         continue;
       }
-      if (buckets[inf.group].empty()) order.push_back(inf.group);
-      buckets[inf.group].push_back({inf.upper, p.v});
+      if (buckets[g].empty()) order.push_back(g);
+      buckets[g].push_back({upper[p.series], p.v});
     }
-    for (int g : order) {
-      if (fraction) {
-        double f = BucketFraction(q, upper_v.scalar[StepIndex(t)], &buckets[g]);
-        buckets[g].clear();
-        VIGIL_RETURN_IF_ERROR(out.AddKeyed(g, t, f, true, [&] { return group_labels[g]; }));
-        continue;
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
+  const std::string_view name = e.func->name;
+  const bool fraction = name == "histogram_fraction";
+  const bool multi = name == "histogram_quantiles";
+  const int vec_arg = fraction ? 2 : multi ? 0 : 1;
+  // Scalar arguments: the quantile(s), or the fraction's bounds.
+  std::vector<std::vector<double>> sc;
+  std::vector<int> sc_arg;
+  for (size_t i = 0; i < e.args.size(); i++) {
+    if (static_cast<int>(i) == vec_arg || (multi && i == 1)) continue;
+    VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(*e.args[i]));
+    sc.push_back(std::move(v.scalar));
+    sc_arg.push_back(static_cast<int>(i));
+  }
+  std::string label;
+  if (multi) {
+    VIGIL_ASSIGN_OR_RETURN(EvalValue l, Eval(*e.args[1]));
+    label = l.str;
+  }
+  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.args[vec_arg]));
+  BucketGroups bg(in.mat);
+  MatrixBuilder out(instant());
+  StepCursor cur(&in.mat);
+  std::vector<StepPoint> pts;
+  const size_t nq = fraction ? 1 : sc.size();
+  for (int64_t t = start_; t <= end_; t += interval_) {
+    VIGIL_RETURN_IF_ERROR(CheckDeadline());
+    cur.Gather(t, &pts);
+    const int step = StepIndex(t);
+    for (size_t qi = 0; !fraction && qi < nq; qi++) {
+      double q = sc[qi][step];
+      if (std::isnan(q) || q < 0 || q > 1) {
+        annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(q),
+                     e.args[sc_arg[qi]]->pos);
       }
-      QuantileResult r = BucketQuantile(q, &buckets[g]);
-      buckets[g].clear();
-      if (r.forced) {
-        annos_->ForcedMonotonicity(std::string(group_labels[g].MetricName()), e.args[vec_arg]->pos, t,
-                                   r.min_bucket, r.max_bucket, r.max_diff);
+    }
+    bg.Collect(in.mat, pts, annos_, e.args[vec_arg]->pos);
+    for (size_t qi = 0; qi < nq; qi++) {
+      for (int g : bg.order) {
+        double v;
+        if (fraction) {
+          v = BucketFraction(sc[0][step], sc[1][step], &bg.buckets[g]);
+        } else {
+          QuantileResult r = BucketQuantile(sc[qi][step], &bg.buckets[g]);
+          if (r.forced) {
+            annos_->ForcedMonotonicity(std::string(bg.labels[g].MetricName()),
+                                       e.args[vec_arg]->pos, t, r.min_bucket, r.max_bucket,
+                                       r.max_diff);
+          }
+          v = r.q;
+        }
+        auto make = [&] {
+          if (!multi) return bg.labels[g];
+          return LabelsBuilder(bg.labels[g]).Set(label, OpenMetricsFloat(sc[qi][step])).Build();
+        };
+        uint64_t key = static_cast<uint64_t>(g) * nq + qi;
+        // Quantile labels may differ per step when q is not constant.
+        if (multi) key = key * 1000003ULL + std::hash<double>()(sc[qi][step]);
+        VIGIL_RETURN_IF_ERROR(out.AddKeyed(key, t, v, true, make));
       }
-      VIGIL_RETURN_IF_ERROR(out.AddKeyed(g, t, r.q, true, [&] { return group_labels[g]; }));
     }
   }
   VIGIL_RETURN_IF_ERROR(AddSamples(out.points()));

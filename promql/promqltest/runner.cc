@@ -54,7 +54,7 @@ bool EngineHasExperimental(std::string_view name) {
                              "ts_of_first_over_time", "ts_of_last_over_time",
                              "ts_of_max_over_time", "ts_of_min_over_time",
                              "double_exponential_smoothing", "min_of", "max_of", "start",
-                             "end", "range", "step"}) {
+                             "end", "range", "step", "histogram_quantiles"}) {
     if (f == name) return true;
   }
   return false;
