@@ -229,6 +229,13 @@ std::vector<NotifyAlert> AlertingRule::AlertsToSend(Timestamp t,
   return out;
 }
 
+AlertState AlertingRule::State() const {
+  absl::MutexLock lock(&mu_);
+  AlertState max = AlertState::kInactive;
+  for (const auto& [_, a] : active_) max = std::max(max, a.state);
+  return max;
+}
+
 std::vector<Alert> AlertingRule::ActiveAlerts() const {
   std::vector<Alert> out;
   absl::MutexLock lock(&mu_);

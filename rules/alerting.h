@@ -78,6 +78,10 @@ class AlertingRule {
   std::vector<NotifyAlert> AlertsToSend(Timestamp t, int64_t resend_delay_ms,
                                         int64_t interval_ms);
 
+  // The highest state of the rule's alerts (firing > pending > inactive),
+  // as /api/v1/rules shows it; kInactive without alerts.
+  AlertState State() const;
+
   // Pending and firing alerts (not the resolved ones), sorted by labels.
   std::vector<Alert> ActiveAlerts() const;
   // Also the resolved ones still retained.

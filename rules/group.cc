@@ -55,6 +55,29 @@ void Group::CopyState(const Group& from) {
     e.prev_series = old.prev_series;
     if (e.alerting && old.alerting) e.alerting->CopyStateFrom(*old.alerting);
   }
+  stale_series_ = from.stale_series_;
+  for (const auto& [_, unmatched] : by_key) {
+    for (size_t fi : unmatched) {
+      for (const auto& [lset, _] : from.rules_[fi].prev_series) {
+        stale_series_.push_back(lset);
+      }
+    }
+  }
+}
+
+std::vector<Labels> Group::OutputSeries() const {
+  std::vector<Labels> out = stale_series_;
+  for (const Entry& e : rules_) {
+    for (const auto& [lset, _] : e.prev_series) out.push_back(lset);
+  }
+  return out;
+}
+
+void Group::MarkStale(const std::vector<Labels>& series, Timestamp t) {
+  if (series.empty()) return;
+  auto app = opts_.appendable->NewAppender();
+  for (const Labels& l : series) app->Append(0, l, t, StaleNaN()).IgnoreError();
+  app->Commit().IgnoreError();
 }
 
 void Group::SetRestored(bool v) {
@@ -125,7 +148,22 @@ void Group::Eval(Timestamp t) {
   ctx.query_offset_ms =
       def_.query_offset_ms.value_or(opts_.default_query_offset_ms);
   ctx.limit = def_.limit;
+  const auto start = std::chrono::steady_clock::now();
+  const Timestamp wall = Clock::Real()->NowMs();
   for (size_t i = 0; i < rules_.size(); ++i) EvalRule(i, t, ctx);
+  MarkStale(stale_series_, t - ctx.query_offset_ms);
+  stale_series_.clear();
+  const auto dur = std::chrono::steady_clock::now() - start;
+  absl::MutexLock lock(&mu_);
+  group_status_.last_eval_ts = t;
+  group_status_.last_eval_wall_ms = wall;
+  group_status_.eval_duration_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(dur).count();
+}
+
+RuleStatus Group::last_eval() const {
+  absl::MutexLock lock(&mu_);
+  return group_status_;
 }
 
 void Group::EvalRule(size_t i, Timestamp t, const EvalContext& ctx) {

@@ -89,8 +89,16 @@ class Group {
   // Takes over the state of `from`, the same group before a reload: alert
   // state and the series written last time (so they still go stale), for
   // rules matched by name and labels (duplicates in order), as Prometheus's
-  // Group.CopyState. REQUIRES: neither group is being evaluated.
+  // Group.CopyState. The series of `from`'s rules that match none here are
+  // marked stale at the end of the next Eval. REQUIRES: neither group is
+  // being evaluated.
   void CopyState(const Group& from);
+
+  // Every series the rules wrote at their last successful evaluation.
+  std::vector<Labels> OutputSeries() const;
+  // Appends a staleness marker at `t` to each of `series` and commits;
+  // errors (e.g. a newer sample exists) are ignored, as in Prometheus.
+  void MarkStale(const std::vector<Labels>& series, Timestamp t);
 
   const std::string& name() const { return def_.name; }
   const std::string& file() const { return def_.source_file; }
@@ -100,6 +108,9 @@ class Group {
   // Null for recording rules.
   AlertingRule* alerting(size_t i) const { return rules_[i].alerting.get(); }
   RuleStatus status(size_t i) const;
+  // The whole group's last evaluation: its timestamp, wall-clock start and
+  // duration (health/last_error unused).
+  RuleStatus last_eval() const;
 
  private:
   struct Entry {
@@ -117,8 +128,10 @@ class Group {
   GroupOptions opts_;
   int64_t interval_ms_;
   std::vector<Entry> rules_;
+  std::vector<Labels> stale_series_;  // of rules removed by a reload
   mutable absl::Mutex mu_;
   std::vector<RuleStatus> status_ ABSL_GUARDED_BY(mu_);
+  RuleStatus group_status_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace vigil::rules

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "rules/rule_file.h"
 
@@ -91,8 +92,17 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
   for (auto& r : old) r->RequestStop();
   for (auto& r : old) r->Join();
   std::map<std::pair<std::string, std::string>, Group*> by_key;
-  for (auto& r : old)
+  for (auto& r : old) {
     by_key[{r->group->file(), r->group->name()}] = r->group.get();
+  }
+  // Groups that are gone: their output goes stale now (Prometheus waits two
+  // intervals so renamed rules can take over first; a series a new group
+  // still writes just resumes at its next evaluation).
+  std::set<std::pair<std::string, std::string>> kept;
+  for (auto& r : fresh) kept.insert({r->group->file(), r->group->name()});
+  for (auto& [key, g] : by_key) {
+    if (!kept.count(key)) g->MarkStale(g->OutputSeries(), clock_->NowMs());
+  }
   absl::MutexLock lock(&mu_);
   const bool restore = !loaded_once_ && opts_.queryable != nullptr;
   loaded_once_ = true;

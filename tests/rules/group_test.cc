@@ -169,12 +169,15 @@ TEST_CASE(
                    {"job", "n"},
                    {"severity", "page"}};
   REQUIRE(f.At(for_state, kMin) == 60.0);
+  REQUIRE(ar->State() == AlertState::kPending);
+  REQUIRE(f.group->last_eval().last_eval_ts == kMin);
   f.group->Eval(2 * kMin);  // 1m pending: not yet
   REQUIRE(ar->ActiveAlerts()[0].state == AlertState::kPending);
   REQUIRE(f.sent.back().empty());
   f.group->Eval(3 * kMin);  // t - ActiveAt == for: fires
   a = ar->ActiveAlerts();
   REQUIRE(a[0].state == AlertState::kFiring);
+  REQUIRE(ar->State() == AlertState::kFiring);
   REQUIRE(a[0].fired_at == 3 * kMin);
   // The pending ALERTS series went stale when the firing one appeared.
   REQUIRE(vigil::IsStaleNaN(*f.At(alerts_pending, 3 * kMin)));
@@ -438,6 +441,15 @@ TEST_CASE(
   clock.Advance(10000);
   REQUIRE(WaitFor(
       [&] { return reloaded->status(0).last_eval_ts == slot + 70000; }));
+  // Removing the group marks its output stale at once.
+  auto alerts_at = [&](Timestamp t) {
+    auto r = engine.InstantQuery(d, "ALERTS", t);
+    return r.ok() ? r->value.vector.size() : 99;
+  };
+  REQUIRE(alerts_at(clock.NowMs()) == 1);
+  REQUIRE(m.Update({}).ok());
+  REQUIRE(m.Groups().empty());
+  REQUIRE(alerts_at(clock.NowMs()) == 0);
   m.Stop();
 }
 
@@ -505,4 +517,32 @@ TEST_CASE("for state is restored from ALERTS_FOR_STATE after a restart",
     REQUIRE(f->group->alerting(0)->ActiveAlerts()[0].active_at == 20 * kMin);
     REQUIRE(f->group->alerting(0)->restored());
   }
+}
+
+TEST_CASE("rules removed by a reload have their series marked stale",
+          "[group]") {
+  Fixture f(AlertRule("      - record: keep\n        expr: x\n"
+                      "      - record: gone\n        expr: x\n"),
+            {{"x", "1x5"}});
+  f.group->Eval(0);
+  auto parsed = ParseRuleFile(
+      AlertRule("      - record: keep\n        expr: x\n"), "r.yml");
+  REQUIRE(parsed.ok());
+  GroupOptions o;
+  auto* mem = f.st.mem();
+  auto* eng = &f.engine;
+  o.query = [mem, eng](const vigil::promql::Expr& e, std::string_view text,
+                       Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
+    auto r = eng->Exec(mem, e, text, t, t, 0);
+    if (!r.ok()) return r.status();
+    return r->value.vector;
+  };
+  o.appendable = &f.st;
+  Group next(parsed.groups[0], o);
+  next.CopyState(*f.group);
+  next.Eval(kMin);
+  REQUIRE(vigil::IsStaleNaN(*f.At(Labels{{"__name__", "gone"}}, kMin)));
+  REQUIRE(f.At(Labels{{"__name__", "keep"}}, kMin) == 1.0);
+  REQUIRE(next.OutputSeries() ==
+          std::vector<Labels>{Labels{{"__name__", "keep"}}});
 }
