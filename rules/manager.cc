@@ -52,6 +52,7 @@ Timestamp Manager::EvalTimestamp(int64_t interval_ms, uint64_t slot_hash,
 }
 
 absl::Status Manager::Update(const std::vector<std::string>& files) {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
   std::vector<std::string> paths;
   for (const std::string& pattern : files) {
     glob_t g{};
@@ -120,6 +121,7 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
 }
 
 void Manager::Start() {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
   absl::MutexLock lock(&mu_);
   if (started_) return;
   started_ = true;
@@ -135,6 +137,7 @@ void Manager::StartRunner(Runner* r) {
 }
 
 void Manager::Stop() {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
   std::vector<Runner*> rs;
   {
     absl::MutexLock lock(&mu_);

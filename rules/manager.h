@@ -97,6 +97,8 @@ class Manager {
 
   ManagerOptions opts_;
   Clock* clock_;
+  // Serialises Update/Start/Stop (thread lifecycle); taken before mu_.
+  absl::Mutex lifecycle_mu_;
   mutable absl::Mutex mu_;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool loaded_once_ ABSL_GUARDED_BY(mu_) = false;
