@@ -51,8 +51,9 @@ Timestamp Manager::EvalTimestamp(int64_t interval_ms, uint64_t slot_hash,
   return adj - rem + offset;
 }
 
-absl::Status Manager::Update(const std::vector<std::string>& files) {
-  absl::MutexLock lifecycle(&lifecycle_mu_);
+// Parses every file matching `files` into new (not started) runners.
+absl::Status Manager::Load(const std::vector<std::string>& files,
+                           std::vector<std::unique_ptr<Runner>>* out) const {
   std::vector<std::string> paths;
   for (const std::string& pattern : files) {
     glob_t g{};
@@ -70,7 +71,6 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
   go.default_interval_ms = opts_.default_interval_ms;
   go.default_query_offset_ms = opts_.default_query_offset_ms;
   go.resend_delay_ms = opts_.resend_delay_ms;
-  std::vector<std::unique_ptr<Runner>> fresh;
   std::string errors;
   for (const std::string& p : paths) {
     ParsedRuleFile f = ReadRuleFile(p);
@@ -80,10 +80,17 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
       auto r = std::make_unique<Runner>();
       r->group = std::make_shared<Group>(rg, go);
       r->slot_hash = SlotHash(rg.name, rg.source_file);
-      fresh.push_back(std::move(r));
+      out->push_back(std::move(r));
     }
   }
   if (!errors.empty()) return absl::InvalidArgumentError(errors);
+  return absl::OkStatus();
+}
+
+absl::Status Manager::Update(const std::vector<std::string>& files) {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
+  std::vector<std::unique_ptr<Runner>> fresh;
+  if (absl::Status s = Load(files, &fresh); !s.ok()) return s;
 
   std::vector<std::unique_ptr<Runner>> old;
   {

@@ -92,6 +92,8 @@ class Manager {
 
  private:
   struct Runner;
+  absl::Status Load(const std::vector<std::string>& files,
+                    std::vector<std::unique_ptr<Runner>>* out) const;
   void StartRunner(Runner* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Run(Runner* r);
 

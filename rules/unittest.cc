@@ -310,6 +310,28 @@ UnitTestReport RunRuleUnitTests(const std::vector<std::string>& files) {
 
 namespace internal {
 
+// Alert tests by eval_time, and the largest eval_time of all tests; or
+// promtool's error for an alert test without alertname.
+std::string CollectAlertTests(
+    const UtTestGroup& tg,
+    std::map<int64_t, std::vector<const UtAlertTest*>>* by_time,
+    int64_t* maxt) {
+  for (const auto& at : tg.alert_rule_tests) {
+    if (at.alertname.empty()) {
+      std::string in =
+          tg.name.empty() ? "" : fmt::format(" (in TestGroup {})", tg.name);
+      return fmt::format(
+          "an item under alert_rule_test misses required attribute "
+          "alertname at eval_time {}{}",
+          FormatDurationMs(at.eval_time_ms), in);
+    }
+    (*by_time)[at.eval_time_ms].push_back(&at);
+    *maxt = std::max(*maxt, at.eval_time_ms);
+  }
+  for (const auto& et : tg.expr_tests) *maxt = std::max(*maxt, et.eval_time_ms);
+  return "";
+}
+
 // testGroup.test(): evaluates the groups over the time grid, checking
 // alerts as it goes, then the PromQL expressions.
 std::vector<std::string> RunTestGroup(
@@ -339,21 +361,11 @@ std::vector<std::string> RunTestGroup(
   auto groups = LoadGroups(rule_files, order, opts, &errs);
   if (!groups.ok()) return errs;
 
-  int64_t maxt = 0;
   std::map<int64_t, std::vector<const UtAlertTest*>> alert_tests;
-  for (const auto& at : tg.alert_rule_tests) {
-    if (at.alertname.empty()) {
-      std::string in =
-          tg.name.empty() ? "" : fmt::format(" (in TestGroup {})", tg.name);
-      return {
-          fmt::format("an item under alert_rule_test misses required attribute "
-                      "alertname at eval_time {}{}",
-                      FormatDurationMs(at.eval_time_ms), in)};
-    }
-    alert_tests[at.eval_time_ms].push_back(&at);
-    maxt = std::max(maxt, at.eval_time_ms);
+  int64_t maxt = 0;
+  if (std::string e = CollectAlertTests(tg, &alert_tests, &maxt); !e.empty()) {
+    return {e};
   }
-  for (const auto& et : tg.expr_tests) maxt = std::max(maxt, et.eval_time_ms);
 
   auto next_check = alert_tests.begin();
   for (int64_t ts = 0; ts <= maxt; ts += eval_interval) {
