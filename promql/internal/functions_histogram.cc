@@ -1,4 +1,5 @@
-// histogram_quantile over classic `le` buckets: interpolation within the
+// histogram_quantile, histogram_quantiles and histogram_fraction over classic
+// `le` buckets: interpolation within the
 // bucket, required +Inf bucket, merging of duplicate bounds, monotonicity
 // fix, and the annotations Prometheus gives.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The in-memory Queryable behind the test runner's `load` (and handy as a
+// fake in engine tests): a sorted map of series, binary-searched windows.
 #include "promql/promqltest/storage.h"
 
 #include <algorithm>
