@@ -1,7 +1,7 @@
 // histogram_quantile, histogram_quantiles and histogram_fraction over classic
-// `le` buckets: interpolation within the
-// bucket, required +Inf bucket, merging of duplicate bounds, monotonicity
-// fix, and the annotations Prometheus gives.
+// `le` buckets: interpolation within the bucket, required +Inf bucket,
+// merging of duplicate bounds, monotonicity fix, and the annotations
+// Prometheus gives.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
