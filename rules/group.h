@@ -21,6 +21,7 @@
 #define VIGIL_RULES_GROUP_H_
 
 #include <cstdint>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -108,6 +109,12 @@ class Group {
   // Null for recording rules.
   AlertingRule* alerting(size_t i) const { return rules_[i].alerting.get(); }
   RuleStatus status(size_t i) const;
+
+  // Evaluation slots skipped because an evaluation overran its interval
+  // (Prometheus's rule_group_iterations_missed_total). The Manager counts
+  // them; they are never caught up.
+  void AddMissedIterations(int64_t n) { missed_.fetch_add(n, std::memory_order_relaxed); }
+  int64_t iterations_missed() const { return missed_.load(std::memory_order_relaxed); }
   // The whole group's last evaluation: its timestamp, wall-clock start and
   // duration (health/last_error unused).
   RuleStatus last_eval() const;
@@ -131,6 +138,7 @@ class Group {
   std::vector<Labels> stale_series_;  // of rules removed by a reload
   mutable absl::Mutex mu_;
   std::vector<RuleStatus> status_ ABSL_GUARDED_BY(mu_);
+  std::atomic<int64_t> missed_{0};
   RuleStatus group_status_ ABSL_GUARDED_BY(mu_);
 };
 

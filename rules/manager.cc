@@ -178,6 +178,7 @@ void Manager::Run(Runner* r) {
     const Timestamp now = clock_->NowMs();
     if (now >= next) {
       const int64_t missed = (now - next) / interval;
+      if (missed > 0) r->group->AddMissedIterations(missed);
       next += missed * interval;
       r->group->Eval(next);
       next += interval;

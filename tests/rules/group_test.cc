@@ -423,6 +423,7 @@ TEST_CASE(
   clock.Advance(35000);
   REQUIRE(
       WaitFor([&] { return group->status(0).last_eval_ts == slot + 60000; }));
+  REQUIRE(group->iterations_missed() == 2);  // slot+40s and slot+50s
 
   // A bad file keeps the running groups.
   std::ofstream(dir.Sub("bad.yml"))
