@@ -11,8 +11,9 @@ namespace {
 
 const char kHex[] = "0123456789abcdef";
 
-// Decodes one UTF-8 rune at s[i]; returns its length, or 0 if invalid.
-size_t DecodeRune(std::string_view s, size_t i, uint32_t* rune) {
+}  // namespace
+
+size_t DecodeUtf8Rune(std::string_view s, size_t i, uint32_t* rune) {
   unsigned char c = s[i];
   if (c < 0x80) {
     *rune = c;
@@ -40,7 +41,24 @@ size_t DecodeRune(std::string_view s, size_t i, uint32_t* rune) {
   return n;
 }
 
-}  // namespace
+void AppendUtf8Rune(std::string* out, uint32_t r) {
+  if (r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff)) r = 0xfffd;
+  if (r < 0x80) {
+    out->push_back(static_cast<char>(r));
+  } else if (r < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (r >> 6)));
+    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+  } else if (r < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (r >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (r >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((r >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+  }
+}
 
 bool IsGoPrintable(uint32_t r) {
   if (r < 0x20 || (r >= 0x7f && r <= 0xa0) || r == 0xad) return false;
@@ -58,7 +76,7 @@ void AppendGoQuote(std::string* out, std::string_view s) {
   out->push_back('"');
   for (size_t i = 0; i < s.size();) {
     uint32_t r;
-    size_t n = DecodeRune(s, i, &r);
+    size_t n = DecodeUtf8Rune(s, i, &r);
     if (n == 0) {
       unsigned char b = s[i];
       out->append("\\x");

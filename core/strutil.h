@@ -28,6 +28,15 @@ void AppendGoG(std::string* out, double v);
 // formats sample values ("1", "0.1", "1e+06" never appears; "NaN", "+Inf").
 std::string FormatGoF(double v);
 
+// Decodes the UTF-8 rune starting at s[i] into *rune and returns its length
+// in bytes, or 0 if the bytes there are not valid UTF-8 (truncated,
+// overlong, surrogate, > U+10FFFF). REQUIRES: i < s.size().
+size_t DecodeUtf8Rune(std::string_view s, size_t i, uint32_t* rune);
+
+// Appends `rune` as UTF-8; invalid runes (surrogates, > U+10FFFF) become
+// U+FFFD, as Go's utf8.AppendRune does.
+void AppendUtf8Rune(std::string* out, uint32_t rune);
+
 // Same rune-wise printability test Go's strconv.IsPrint uses (approximate
 // for rare scripts: treats all assigned non-control runes as printable).
 bool IsGoPrintable(uint32_t rune);

@@ -16,49 +16,13 @@ int32_t DecodeRune(std::string_view s, size_t pos, int* width) {
     *width = 0;
     return kEofRune;
   }
-  auto b0 = static_cast<unsigned char>(s[pos]);
-  *width = 1;
-  if (b0 < 0x80) return b0;
-  int n;
   uint32_t r;
-  uint32_t min;
-  if ((b0 & 0xE0) == 0xC0) {
-    n = 2, r = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    n = 3, r = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    n = 4, r = b0 & 0x07, min = 0x10000;
-  } else {
-    return kRuneError;
-  }
-  if (pos + n > s.size()) return kRuneError;
-  for (int i = 1; i < n; ++i) {
-    auto b = static_cast<unsigned char>(s[pos + i]);
-    if ((b & 0xC0) != 0x80) return kRuneError;
-    r = (r << 6) | (b & 0x3F);
-  }
-  if (r < min || r > 0x10FFFF || (r >= 0xD800 && r < 0xE000)) return kRuneError;
-  *width = n;
-  return static_cast<int32_t>(r);
+  size_t n = DecodeUtf8Rune(s, pos, &r);
+  *width = n == 0 ? 1 : int(n);
+  return n == 0 ? kRuneError : static_cast<int32_t>(r);
 }
 
-void AppendUtf8(std::string* out, uint32_t r) {
-  if (r < 0x80) {
-    out->push_back(static_cast<char>(r));
-  } else if (r < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (r >> 6)));
-    out->push_back(static_cast<char>(0x80 | (r & 0x3F)));
-  } else if (r < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (r >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (r & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (r >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((r >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (r & 0x3F)));
-  }
-}
+void AppendUtf8(std::string* out, uint32_t r) { AppendUtf8Rune(out, r); }
 
 std::string QuoteRune(int32_t r) {
   if (r < 0 || r > 0x10FFFF || (r >= 0xD800 && r < 0xE000)) r = kRuneError;
