@@ -24,6 +24,13 @@ void Annotations::Add(bool info, std::string msg, PosRange pos) {
   order_.push_back(std::move(msg));
 }
 
+void Annotations::MergeFrom(const Annotations& other) {
+  for (const std::string& msg : other.order_) {
+    auto [it, inserted] = entries_.try_emplace(msg, other.entries_.at(msg));
+    if (inserted) order_.push_back(msg);
+  }
+}
+
 void Annotations::ForcedMonotonicity(const std::string& metric, PosRange pos,
                                      int64_t ts, double min_bucket,
                                      double max_bucket, double max_diff) {

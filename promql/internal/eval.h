@@ -42,6 +42,10 @@ class Annotations {
   // histogram_quantile's forced-monotonicity info, merged over steps.
   void ForcedMonotonicity(const std::string& metric, PosRange pos, int64_t ts,
                           double min_bucket, double max_bucket, double max_diff);
+  // Appends `other`'s annotations not already present, in its order (for
+  // work split across threads: merging in series order keeps the order a
+  // single thread would have produced).
+  void MergeFrom(const Annotations& other);
   // Renders "PromQL warning: <msg> (<line>:<col>)" into `out`.
   void Render(std::string_view query, std::vector<std::string>* warnings,
               std::vector<std::string>* infos) const;
@@ -228,9 +232,16 @@ class Evaluator {
   absl::StatusOr<std::vector<RawSeries>> LoadMatrixArg(const Expr& arg, WindowSpec* w);
   // Applies `fn` to the windows of `rs` at every step; for absent_over_time
   // (fn == null) marks the steps with samples in `present`.
+  // Thread-safe for different `out` and `annos` while nothing adds samples.
   absl::Status RangeSeries(const Call& e, RangeFn fn, const RawSeries& rs, const WindowSpec& w,
                            const std::vector<std::vector<double>>& params, Series* out,
-                           std::vector<char>* present);
+                           std::vector<char>* present, Annotations* annos) const;
+  // RangeSeries over all of `raw` into (*out)[i], on two threads when there
+  // are enough series to pay for one.
+  absl::Status RangeSeriesAll(const Call& e, RangeFn fn, const std::vector<RawSeries>& raw,
+                              const WindowSpec& w,
+                              const std::vector<std::vector<double>>& params,
+                              std::vector<Series>* out);
   // Element-wise and small vector/scalar functions on evaluated arguments.
   absl::StatusOr<EvalValue> EvalSimpleCall(const Call& e, std::vector<EvalValue> args);
   // scalar, vector, absent and the sort functions.

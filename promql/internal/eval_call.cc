@@ -3,6 +3,7 @@
 // the small vector/scalar functions.
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "core/status_macros.h"
 #include "core/strutil.h"
@@ -71,7 +72,7 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadMatrixArg(const Expr& arg,
 absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& rs,
                                     const WindowSpec& w,
                                     const std::vector<std::vector<double>>& params, Series* out,
-                                    std::vector<char>* present) {
+                                    std::vector<char>* present, Annotations* annos) const {
   std::vector<double> pvals(params.size());
   size_t lo = 0, hi = 0;
   const size_t n = rs.ts.size();
@@ -91,7 +92,7 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
     }
     for (size_t i = 0; i < params.size(); i++) pvals[i] = params[i][step];
     RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
-                static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric, &e, annos_};
+                static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric, &e, annos};
     double v;
     if (fn(c, &v)) {
       out->ts.push_back(t);
@@ -99,6 +100,39 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status Evaluator::RangeSeriesAll(const Call& e, RangeFn fn,
+                                       const std::vector<RawSeries>& raw, const WindowSpec& w,
+                                       const std::vector<std::vector<double>>& params,
+                                       std::vector<Series>* out) {
+  out->resize(raw.size());
+  auto run = [&](size_t from, size_t to, Annotations* annos) -> absl::Status {
+    for (size_t i = from; i < to; i++) {
+      VIGIL_RETURN_IF_ERROR(CheckDeadline());
+      VIGIL_RETURN_IF_ERROR(RangeSeries(e, fn, raw[i], w, params, &(*out)[i], nullptr, annos));
+    }
+    return absl::OkStatus();
+  };
+  // A second thread pays for itself only with enough windows to compute.
+  size_t work = 0;
+  for (const RawSeries& rs : raw) work += rs.ts.size();
+  const size_t steps = static_cast<size_t>(num_steps());
+  if (raw.size() < 16 || work + steps * raw.size() < 200000 ||
+      std::thread::hardware_concurrency() < 2) {
+    return run(0, raw.size(), annos_);
+  }
+  // No samples are added while the threads run (AddSamples comes after),
+  // so the sample-limit reads in RangeSeries see a fixed count.
+  const size_t mid = raw.size() / 2;
+  Annotations second_annos;
+  absl::Status second;
+  std::thread t([&] { second = run(mid, raw.size(), &second_annos); });
+  absl::Status first = run(0, mid, annos_);
+  t.join();
+  annos_->MergeFrom(second_annos);
+  VIGIL_RETURN_IF_ERROR(first);
+  return second;
 }
 
 absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg) {
@@ -120,13 +154,22 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg
   }
   const bool keep_name = name == "last_over_time" || name == "first_over_time";
   std::vector<char> present(absent ? num_steps() : 0, 0);
+  std::vector<Series> computed;
+  if (absent) {
+    for (const RawSeries& rs : raw) {
+      VIGIL_RETURN_IF_ERROR(CheckDeadline());
+      Series ignored;
+      VIGIL_RETURN_IF_ERROR(RangeSeries(e, fn, rs, w, params, &ignored, &present, annos_));
+    }
+  } else {
+    VIGIL_RETURN_IF_ERROR(RangeSeriesAll(e, fn, raw, w, params, &computed));
+  }
   Matrix out;
-  for (const RawSeries& rs : raw) {
-    VIGIL_RETURN_IF_ERROR(CheckDeadline());
-    Series ser;
+  for (size_t i = 0; i < computed.size(); i++) {
+    const RawSeries& rs = raw[i];
+    Series& ser = computed[i];
     ser.metric = rs.metric;
     ser.drop_name = !keep_name || rs.drop_name;
-    VIGIL_RETURN_IF_ERROR(RangeSeries(e, fn, rs, w, params, &ser, &present));
     if (ser.ts.empty()) continue;
     VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
     std::string_view metric = rs.metric.MetricName();
