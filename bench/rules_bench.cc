@@ -123,15 +123,8 @@ void BM_LLMPackEvalCycle(benchmark::State& state) {
   rules::GroupOptions go;
   go.appendable = db.get();
   storage::DB* dbp = db.get();
-  go.query = [&](const promql::Expr& e, std::string_view text,
-                 Timestamp t) -> absl::StatusOr<promql::Vector> {
-    auto r = engine.Exec(dbp, e, text, t, t, 0);
-    if (!r.ok()) return r.status();
-    if (r->value.type == promql::ValueType::kScalar) {
-      return promql::Vector{promql::Sample{Labels(), t, r->value.scalar.v}};
-    }
-    return std::move(r->value.vector);
-  };
+  go.query = rules::EngineQueryFunc(&engine, dbp);
+
   std::vector<std::unique_ptr<rules::Group>> groups;
   size_t rules_n = 0;
   for (const auto& d : defs) {

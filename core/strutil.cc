@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <vector>
 
 namespace vigil {
 
@@ -58,6 +60,29 @@ void AppendUtf8Rune(std::string* out, uint32_t r) {
     out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
     out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
   }
+}
+
+std::string CleanPath(std::string_view path) {
+  std::string p(path);
+  if (p.empty()) return ".";
+  const bool rooted = p[0] == '/';
+  std::vector<std::string> parts;
+  std::stringstream ss(p);
+  std::string part;
+  while (std::getline(ss, part, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") {
+        parts.pop_back();
+        continue;
+      }
+      if (rooted) continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out = rooted ? "/" : "";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "/" : "") + parts[i];
+  return out.empty() ? "." : out;
 }
 
 bool IsGoPrintable(uint32_t r) {

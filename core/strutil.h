@@ -37,6 +37,10 @@ size_t DecodeUtf8Rune(std::string_view s, size_t i, uint32_t* rune);
 // U+FFFD, as Go's utf8.AppendRune does.
 void AppendUtf8Rune(std::string* out, uint32_t rune);
 
+// Go's path.Clean for '/'-separated paths: "a/./b/../c" -> "a/c",
+// "" -> ".", leading ".." kept for relative paths, dropped at the root.
+std::string CleanPath(std::string_view path);
+
 // Same rune-wise printability test Go's strconv.IsPrint uses (approximate
 // for rare scripts: treats all assigned non-control runes as printable).
 bool IsGoPrintable(uint32_t rune);

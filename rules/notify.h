@@ -19,6 +19,11 @@
 #include "core/time.h"
 #include "promql/ast.h"
 #include "promql/value.h"
+#include "storage/querier.h"
+
+namespace vigil::promql {
+class Engine;
+}  // namespace vigil::promql
 
 namespace vigil::rules {
 
@@ -28,6 +33,11 @@ namespace vigil::rules {
 // the evaluating thread; must be thread-safe if groups run concurrently.
 using QueryFunc = std::function<absl::StatusOr<promql::Vector>(
     const promql::Expr& expr, std::string_view text, Timestamp t)>;
+
+// Prometheus's rules.EngineQueryFunc: instant queries through `engine` over
+// `q` (both must outlive the function); a scalar result becomes one sample
+// without labels, a string or matrix result is InvalidArgument.
+QueryFunc EngineQueryFunc(const promql::Engine* engine, storage::Queryable* q);
 
 // An alert as handed to the notifier (Prometheus's notifier.Alert).
 struct NotifyAlert {

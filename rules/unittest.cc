@@ -30,28 +30,6 @@ using internal::ParsedSample;
 using internal::UtFile;
 using internal::UtTestGroup;
 
-// Go's path/filepath.Clean for '/'-separated paths.
-std::string CleanPath(const std::string& p) {
-  if (p.empty()) return ".";
-  const bool rooted = p[0] == '/';
-  std::vector<std::string> parts;
-  std::stringstream ss(p);
-  std::string part;
-  while (std::getline(ss, part, '/')) {
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty() && parts.back() != "..") {
-        parts.pop_back();
-        continue;
-      }
-      if (rooted) continue;
-    }
-    parts.push_back(part);
-  }
-  std::string out = rooted ? "/" : "";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "/" : "") + parts[i];
-  return out.empty() ? "." : out;
-}
 
 std::string DirOf(const std::string& p) {
   size_t slash = p.rfind('/');
@@ -80,20 +58,6 @@ std::vector<std::string> ResolveRuleFiles(
   return out;
 }
 
-// Prometheus's rules.EngineQueryFunc over the test storage.
-QueryFunc MakeQueryFunc(const promql::Engine* engine, storage::Queryable* q) {
-  return [engine, q](const promql::Expr& expr, std::string_view text,
-                     Timestamp t) -> absl::StatusOr<promql::Vector> {
-    auto r = engine->Exec(q, expr, text, t, t, 0);
-    if (!r.ok()) return r.status();
-    if (r->value.type == promql::ValueType::kVector)
-      return std::move(r->value.vector);
-    if (r->value.type == promql::ValueType::kScalar) {
-      return promql::Vector{{Labels(), r->value.scalar.t, r->value.scalar.v}};
-    }
-    return absl::InvalidArgumentError("rule result is not a vector or scalar");
-  };
-}
 
 // Prometheus's parser error for `{a=~"x"}` in a metric: the first =~, !=
 // or !~ outside quotes, with its 1-based column.
@@ -352,7 +316,7 @@ std::vector<std::string> RunTestGroup(
   eo.default_subquery_step_ms = eval_interval;
   promql::Engine engine(eo);
   GroupOptions opts;
-  opts.query = MakeQueryFunc(&engine, st.mem());
+  opts.query = EngineQueryFunc(&engine, st.mem());
   opts.appendable = &st;
   opts.external_labels = tg.external_labels;
   opts.external_url = tg.external_url;

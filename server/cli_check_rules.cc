@@ -158,29 +158,6 @@ bool CheckExisting(const std::vector<std::string>& files, const char* what) {
   return true;
 }
 
-// Go's filepath.Clean for '/'-separated paths.
-std::string CleanPath(const std::string& p) {
-  if (p.empty()) return ".";
-  const bool rooted = p[0] == '/';
-  std::vector<std::string> parts;
-  std::stringstream ss(p);
-  std::string part;
-  while (std::getline(ss, part, '/')) {
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty() && parts.back() != "..") {
-        parts.pop_back();
-      } else if (!rooted) {
-        parts.push_back(part);
-      }
-      continue;
-    }
-    parts.push_back(part);
-  }
-  std::string out = rooted ? "/" : "";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "/" : "") + parts[i];
-  return out.empty() ? "." : out;
-}
 
 std::string DirOf(const std::string& p) {
   const size_t slash = p.rfind('/');

@@ -171,15 +171,8 @@ int RulesReplay(const std::vector<std::string>& argv) {
   rules::GroupOptions go;
   go.appendable = dbp;
   go.default_interval_ms = *interval;
-  go.query = [&](const promql::Expr& e, std::string_view text,
-                 Timestamp t) -> absl::StatusOr<promql::Vector> {
-    auto r = engine.Exec(dbp, e, text, t, t, 0);
-    if (!r.ok()) return r.status();
-    if (r->value.type == promql::ValueType::kScalar) {
-      return promql::Vector{promql::Sample{Labels(), t, r->value.scalar.v}};
-    }
-    return std::move(r->value.vector);
-  };
+  go.query = rules::EngineQueryFunc(&engine, dbp);
+
   std::vector<std::unique_ptr<rules::Group>> groups;
   for (const auto& d : defs) groups.push_back(std::make_unique<rules::Group>(d, go));
   // Evaluate all groups on one time line so a group reading another's

@@ -65,4 +65,13 @@ TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)", "[strutil]") 
   REQUIRE(FormatGoF(-std::numeric_limits<double>::infinity()) == "-Inf");
 }
 
+TEST_CASE("CleanPath matches Go's path.Clean", "[strutil]") {
+  REQUIRE(CleanPath("") == ".");
+  REQUIRE(CleanPath("a/./b/../c") == "a/c");
+  REQUIRE(CleanPath("../../x") == "../../x");
+  REQUIRE(CleanPath("/../x") == "/x");
+  REQUIRE(CleanPath("a/..") == ".");
+  REQUIRE(CleanPath("/a//b/") == "/a/b");
+}
+
 }  // namespace vigil

@@ -323,12 +323,7 @@ TEST_CASE("rules append through a real storage::DB", "[group][db]") {
   vigil::promql::Engine engine;
   GroupOptions o;
   vigil::storage::DB* d = db->get();
-  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text,
-                         Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
-    auto r = engine.Exec(d, e, text, t, t, 0);
-    if (!r.ok()) return r.status();
-    return r->value.vector;
-  };
+  o.query = EngineQueryFunc(&engine, d);
   o.appendable = d;
   Group g(parsed.groups[0], o);
   g.Eval(1000);
@@ -384,12 +379,7 @@ TEST_CASE(
   const Timestamp slot = Manager::EvalTimestamp(10000, hash, 1'000'000'000);
   FakeClock clock(slot + 1);
   ManagerOptions o;
-  o.query = [&engine, d](const vigil::promql::Expr& e, std::string_view text,
-                         Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
-    auto r = engine.Exec(d, e, text, t, t, 0);
-    if (!r.ok()) return r.status();
-    return r->value.vector;
-  };
+  o.query = EngineQueryFunc(&engine, d);
   o.appendable = d;
   o.clock = &clock;
   o.queryable = d;  // restore `for` state on start-up
