@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "core/process.h"
 #include "promql/engine.h"
 #include "storage/db.h"
 
@@ -162,6 +163,7 @@ bool RegisterExternal() {
 }  // namespace vigil
 
 int main(int argc, char** argv) {
+  vigil::TuneMallocForQueries();  // as the vigil binary does
   if (!vigil::RegisterExternal()) vigil::RegisterBuiltIn();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "core/process.h"
 #include "server/cli.h"
 
 namespace {
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   // Abseil's debug-time lock-order graph costs a few percent on every lock
   // and our lock order is fixed by design (commit lock, then series lock).
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  vigil::TuneMallocForQueries();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto rest = [&](size_t n) {
     return std::vector<std::string>(args.begin() + n, args.end());

@@ -66,6 +66,10 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(const VectorSelector& vs
                         const std::vector<double>& vals) -> absl::Status {
     Series ser;
     ser.metric = lbls;
+    if (!ts.empty()) {
+      ser.ts.reserve(num_steps());
+      ser.vs.reserve(num_steps());
+    }
     size_t j = 0;
     for (int64_t t = start_; t <= end_; t += interval_) {
       int64_t ref = ref_of(t);

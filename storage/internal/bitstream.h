@@ -81,10 +81,7 @@ class BitReader {
   // Reads `nbits` (0..64) bits. Past the end: returns 0 and sets overflow().
   uint64_t ReadBits(int nbits) {
     if (nbits == 0) return 0;
-    if (nbits > 56) {
-      uint64_t hi = ReadBits(nbits - 32);
-      return (hi << 32) | ReadBits(32);
-    }
+    if (nbits > 56) [[unlikely]] return ReadWideBits(nbits);
     if (pos_ + static_cast<uint64_t>(nbits) > size_bits_) {
       overflow_ = true;
       pos_ = size_bits_;
@@ -125,6 +122,12 @@ class BitReader {
   uint64_t bits_left() const { return size_bits_ - pos_; }
 
  private:
+  // ReadBits for 57..64 bits, out of line so that ReadBits (not recursive)
+  // inlines into decoding loops.
+  [[gnu::noinline]] uint64_t ReadWideBits(int nbits) {
+    uint64_t hi = ReadBits(nbits - 32);
+    return (hi << 32) | ReadBits(32);
+  }
   void Skip(int nbits) {
     if (pos_ + static_cast<uint64_t>(nbits) > size_bits_) {
       overflow_ = true;

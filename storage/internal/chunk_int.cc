@@ -192,7 +192,12 @@ bool ReadIntColumn(BitReader* r, size_t n, int64_t* out) {
       case IntPacker::kFor: {
         const int w = static_cast<int>(r->ReadBits(7));
         if (w > 64) return false;
-        for (size_t i = 0; i < m; ++i) res[i] = S(base + r->ReadBits(w));
+        if (w == 0) {
+          // Regular timestamps, constant-rate counters: no bits at all.
+          std::fill(res, res + m, S(base));
+        } else {
+          for (size_t i = 0; i < m; ++i) res[i] = S(base + r->ReadBits(w));
+        }
         break;
       }
       case IntPacker::kRice: {

@@ -240,6 +240,7 @@ absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
   wo.sync = options_.sync_commits;
   VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "write chunks"));
   // Only now may the head forget them (queries read head, then RocksDB).
+  chunk_writes_.fetch_add(1, std::memory_order_release);
   for (MemSeries* s : series) {
     SpinLockHolder l(&s->mu);
     s->pending.clear();

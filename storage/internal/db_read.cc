@@ -156,9 +156,19 @@ class DBQuerier : public Querier {
       const std::string& name, const std::vector<Matcher>& matchers) override;
 
  private:
+  // A chunk iterator shared by the series of one Select, with what is
+  // needed to avoid Refresh() and Seek() calls that cannot change anything.
+  struct ChunkCursor {
+    std::unique_ptr<rocksdb::Iterator> it;
+    uint64_t writes_seen = 0;  // DBImpl::chunk_writes_ when created/refreshed
+    // The (day, ref) prefix the iterator last scanned; it stopped at the
+    // first key past that prefix's chunks in range (or at the end).
+    bool positioned = false;
+    uint32_t day = 0;
+    uint64_t ref = 0;
+  };
   // Loads the chunks of `s` overlapping the range, in time order.
-  absl::Status LoadChunks(MemSeries* s, rocksdb::Iterator* it,
-                          std::vector<ChunkData>* out);
+  absl::Status LoadChunks(MemSeries* s, ChunkCursor* cur, std::vector<ChunkData>* out);
   std::vector<MemSeries*> Matching(const std::vector<Matcher>& matchers);
 
   DBImpl* db_;
@@ -175,8 +185,9 @@ std::vector<MemSeries*> DBQuerier::Matching(const std::vector<Matcher>& matchers
   return out;
 }
 
-absl::Status DBQuerier::LoadChunks(MemSeries* s, rocksdb::Iterator* it,
+absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
                                    std::vector<ChunkData>* out) {
+  rocksdb::Iterator* it = cur->it.get();
   std::vector<ChunkData> head;
   {
     SpinLockHolder l(&s->mu);
@@ -193,18 +204,32 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, rocksdb::Iterator* it,
   Timestamp hi = std::min(maxt_, db_->max_time_.load());
   const int64_t range = db_->options().chunk_range_ms;
   if (lo <= hi) {
-    // The iterator is a snapshot: refresh it after the head copy above, so
-    // a chunk cut and written since the last series is visible.
-    // (A read-only DB has no writers, and RocksDB cannot refresh there.)
-    if (!db_->options().read_only) {
+    // The iterator is a snapshot: refresh it after the head copy above if
+    // chunks were written since it was taken, so a chunk the head no longer
+    // holds is visible. (A read-only DB has no writers, and RocksDB cannot
+    // refresh there.)
+    uint64_t writes = db_->chunk_writes_.load(std::memory_order_acquire);
+    if (writes != cur->writes_seen && !db_->options().read_only) {
       VIGIL_RETURN_IF_ERROR(FromRocks(it->Refresh(), "refresh chunk iterator"));
+      cur->writes_seen = writes;
+      cur->positioned = false;
     }
     // Chunks never cross a chunk-range boundary, so the first chunk that
     // can hold samples >= lo starts at or after lo's range start.
     Timestamp start = lo - ((lo % range) + range) % range;
     for (uint32_t day = DayOf(start); day <= DayOf(hi); ++day) {
       Timestamp from = std::max(start, DayStart(day));
-      it->Seek(ChunkKey(day, s->ref, from));
+      std::string key = ChunkKey(day, s->ref, from);
+      // Every key the iterator passed since its last Seek had the previous
+      // prefix; if this prefix sorts after it, and the iterator already
+      // stands at or past `key`, it stands at the first key >= `key`.
+      // Series come in ascending ref order, so a query over one day walks
+      // the chunks column family once instead of seeking per series.
+      bool ahead = cur->positioned && (day > cur->day || (day == cur->day && s->ref > cur->ref));
+      if (!(ahead && it->Valid() && it->key().compare(key) >= 0)) it->Seek(key);
+      cur->positioned = true;
+      cur->day = day;
+      cur->ref = s->ref;
       for (; it->Valid(); it->Next()) {
         rocksdb::Slice k = it->key();
         if (k.size() != kChunkKeySize || GetBE32(k.data()) != day ||
@@ -236,12 +261,13 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, rocksdb::Iterator* it,
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::Select(
     const std::vector<Matcher>& matchers) {
   std::vector<MemSeries*> matched = Matching(matchers);
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+  ChunkCursor cur;
+  cur.writes_seen = db_->chunk_writes_.load(std::memory_order_acquire);
+  cur.it.reset(db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
   std::vector<std::unique_ptr<DBSeries>> out;
   for (MemSeries* s : matched) {
     std::vector<ChunkData> chunks;
-    VIGIL_RETURN_IF_ERROR(LoadChunks(s, it.get(), &chunks));
+    VIGIL_RETURN_IF_ERROR(LoadChunks(s, &cur, &chunks));
     if (chunks.empty()) continue;
     out.push_back(std::make_unique<DBSeries>(db_->head().LabelsOf(*s),
                                              std::move(chunks), mint_, maxt_));

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "fmt/format.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -248,6 +249,49 @@ TEST_CASE("Metadata persists", "[db]") {
   REQUIRE(md.size() == 1);
   REQUIRE(md[0].first == "up");
   REQUIRE(md[0].second.help == "is it up");
+}
+
+TEST_CASE("Select walks persisted chunks of many series over several days", "[db]") {
+  // Series are read in ref order with one RocksDB iterator that only seeks
+  // when it must; every series must still get exactly its own chunks.
+  testutil::TempDir tmp;
+  Options o;
+  o.max_chunk_samples = 50;
+  o.retention_ms = 0;
+  auto db = MustOpen(tmp.path(), o);
+  const Timestamp day = 86400000, step = 600000;  // 10 min: 144 per day
+  const int kSeries = 40;
+  auto app = db->NewAppender();
+  for (Timestamp t = 0; t < 3 * day; t += step) {
+    for (int i = 0; i < kSeries; ++i) {
+      // Every third series skips the middle day entirely.
+      if (i % 3 == 0 && t >= day && t < 2 * day) continue;
+      REQUIRE(app->Append(0, {{"__name__", "m"}, {"i", std::to_string(i)}}, t, double(t / step + i)).ok());
+    }
+    REQUIRE(app->Commit().ok());
+  }
+  REQUIRE(db->Flush().ok());
+  for (auto [mint, maxt] : {std::pair<Timestamp, Timestamp>{0, 3 * day}, {day - 5 * step, 2 * day + 7},
+                            {day + 3, day + 3 * step}, {2 * day - 1, 2 * day}}) {
+    auto got = Query(db.get(), {Eq("__name__", "m")}, mint, maxt);
+    size_t want_series = 0;
+    for (int i = 0; i < kSeries; ++i) {
+      Samples want;
+      for (Timestamp t = 0; t < 3 * day; t += step) {
+        if (t < mint || t > maxt || (i % 3 == 0 && t >= day && t < 2 * day)) continue;
+        want.push_back({t, double(t / step + i)});
+      }
+      std::string key = fmt::format("{{__name__=\"m\", i=\"{}\"}}", i);
+      INFO(key << " in [" << mint << ", " << maxt << "]");
+      if (want.empty()) {
+        REQUIRE(got.count(key) == 0);
+        continue;
+      }
+      ++want_series;
+      REQUIRE(got[key] == want);
+    }
+    REQUIRE(got.size() == want_series);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,15 @@
+#include "core/process.h"
+
+#include <malloc.h>
+
+namespace vigil {
+
+void TuneMallocForQueries() {
+#ifdef M_TRIM_THRESHOLD
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_TOP_PAD, 4 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
+}
+
+}  // namespace vigil
