@@ -170,11 +170,21 @@ struct RangeCall {
   const Labels* metric;
   const Call* call;
   Annotations* annos;
+  // For functions that RangeFunctionUsesResets: the indices j (into the
+  // whole series, ascending) where v[j] < v[j-1], and the index of t[0]
+  // in the whole series, so a window finds its counter resets without
+  // rescanning its samples.
+  const uint32_t* resets = nullptr;
+  const uint32_t* resets_end = nullptr;
+  size_t first_index = 0;
 };
 using RangeFn = bool (*)(const RangeCall& c, double* out);
 // Looks up the range function `name` (rate, avg_over_time, ...); null if
 // `name` is not one.
 RangeFn LookupRangeFunction(std::string_view name);
+// True for the functions that read RangeCall::resets (rate, increase,
+// resets): the caller must fill it.
+bool RangeFunctionUsesResets(RangeFn fn);
 
 // Evaluates expressions of one query over one step grid. Not thread-safe;
 // a query creates its own (subqueries create children sharing the sample

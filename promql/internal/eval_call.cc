@@ -77,6 +77,12 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
   size_t lo = 0, hi = 0;
   const size_t n = rs.ts.size();
   int step = 0;
+  std::vector<uint32_t> resets;
+  if (fn != nullptr && RangeFunctionUsesResets(fn)) {
+    for (size_t j = 1; j < n; j++) {
+      if (rs.vs[j] < rs.vs[j - 1]) resets.push_back(static_cast<uint32_t>(j));
+    }
+  }
   // Two pointers: [lo, hi) is the window (ref - range, ref]; both only move
   // forward as the steps advance (a pinned window stays put).
   for (int64_t t = start_; t <= end_; t += interval_, step++) {
@@ -92,7 +98,8 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
     }
     for (size_t i = 0; i < params.size(); i++) pvals[i] = params[i][step];
     RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
-                static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric, &e, annos};
+                static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric, &e, annos,
+                resets.data(), resets.data() + resets.size(), lo};
     double v;
     if (fn(c, &v)) {
       out->ts.push_back(t);

@@ -1,6 +1,7 @@
 // Counter and gauge range functions: rate, increase, delta, irate, idelta,
 // deriv, predict_linear, resets, changes. Each computes one step's value
 // from the samples of its window (c.t/c.v, c.n > 0, no staleness markers).
+#include <algorithm>
 #include <cmath>
 
 #include "promql/internal/eval.h"
@@ -9,14 +10,22 @@ namespace vigil::promql::internal {
 
 namespace {
 
+// The first reset of the series inside the window: a reset at j counts when
+// both j - 1 and j are in the window.
+const uint32_t* WindowResets(const RangeCall& c) {
+  return std::upper_bound(c.resets, c.resets_end, static_cast<uint32_t>(c.first_index));
+}
+
 // Prometheus's extrapolatedRate for float samples.
 bool ExtrapolatedRate(const RangeCall& c, bool is_counter, bool is_rate, double* out) {
   if (c.n < 2) return false;
   const size_t last = c.n - 1;
   double result = c.v[last] - c.v[0];
   if (is_counter) {
-    for (size_t i = 1; i < c.n; i++) {
-      if (c.v[i] < c.v[i - 1]) result += c.v[i - 1];
+    // Adds the value before each reset, in order, exactly as a scan of the
+    // window would; the resets come precomputed for the whole series.
+    for (const uint32_t* r = WindowResets(c); r != c.resets_end && *r < c.first_index + c.n; ++r) {
+      result += c.v[*r - c.first_index - 1];
     }
   }
   double duration_to_start = static_cast<double>(c.t[0] - c.range_start) / 1000;
@@ -117,11 +126,10 @@ bool PredictLinear(const RangeCall& c, double* out) {
 }
 
 bool Resets(const RangeCall& c, double* out) {
-  int resets = 0;
-  for (size_t i = 1; i < c.n; i++) {
-    if (c.v[i] < c.v[i - 1]) resets++;
-  }
-  *out = resets;
+  const uint32_t* first = WindowResets(c);
+  const uint32_t* end = std::lower_bound(first, c.resets_end,
+                                         static_cast<uint32_t>(c.first_index + c.n));
+  *out = static_cast<double>(end - first);
   return true;
 }
 
@@ -135,6 +143,8 @@ bool Changes(const RangeCall& c, double* out) {
 }
 
 }  // namespace
+
+bool RangeFunctionUsesResets(RangeFn fn) { return fn == Rate || fn == Increase || fn == Resets; }
 
 RangeFn LookupRateFunction(std::string_view name) {
   if (name == "rate") return Rate;
