@@ -135,17 +135,38 @@ absl::Status MatrixBuilder::Append(int idx, int64_t ts, double v) {
   return absl::OkStatus();
 }
 
-void StepCursor::Gather(int64_t ts, std::vector<StepPoint>* out) {
-  out->clear();
-  for (size_t i = 0; i < m_->size(); i++) {
-    const Series& s = (*m_)[i];
-    size_t& p = pos_[i];
-    while (p < s.ts.size() && s.ts[p] < ts) p++;
-    if (p < s.ts.size() && s.ts[p] == ts) {
-      out->push_back({static_cast<int>(i), s.vs[p]});
-      p++;
+StepCursor::StepCursor(const Matrix& m, int64_t start, int64_t interval, int steps)
+    : start_(start), interval_(interval), offset_(static_cast<size_t>(steps) + 2, 0) {
+  auto step_of = [&](int64_t ts) -> int64_t {
+    if (ts < start || (ts - start) % interval != 0) return -1;
+    int64_t k = (ts - start) / interval;
+    return k < steps ? k : -1;
+  };
+  // Counting sort by step: count, prefix-sum, scatter (stable in series order).
+  for (const Series& s : m) {
+    for (int64_t ts : s.ts) {
+      if (int64_t k = step_of(ts); k >= 0) offset_[static_cast<size_t>(k) + 2]++;
     }
   }
+  for (size_t k = 2; k < offset_.size(); k++) offset_[k] += offset_[k - 1];
+  points_.resize(offset_.back());
+  for (size_t i = 0; i < m.size(); i++) {
+    const Series& s = m[i];
+    for (size_t j = 0; j < s.ts.size(); j++) {
+      if (int64_t k = step_of(s.ts[j]); k >= 0) {
+        points_[offset_[static_cast<size_t>(k) + 1]++] = {static_cast<int>(i), s.vs[j]};
+      }
+    }
+  }
+  offset_.pop_back();  // now offset_[k] .. offset_[k + 1] is step k
+}
+
+void StepCursor::Gather(int64_t ts, std::vector<StepPoint>* out) const {
+  out->clear();
+  if (ts < start_ || (ts - start_) % interval_ != 0) return;
+  size_t k = static_cast<size_t>((ts - start_) / interval_);
+  if (k + 1 >= offset_.size()) return;
+  out->assign(points_.begin() + offset_[k], points_.begin() + offset_[k + 1]);
 }
 
 // ---- small shared helpers ----------------------------------------------------

@@ -127,16 +127,20 @@ class MatrixBuilder {
   int64_t points_ = 0;
 };
 
-// Walks a vector EvalValue step by step (series in order).
+// A vector EvalValue transposed to step-major order: one pass over the
+// series' columns at construction, then each step's points are contiguous
+// (series in order), instead of probing every series at every step.
 class StepCursor {
  public:
-  explicit StepCursor(const Matrix* m) : m_(m), pos_(m->size(), 0) {}
-  // Points of all series at `ts`, in series order.
-  void Gather(int64_t ts, std::vector<StepPoint>* out);
+  // `m`'s points must lie on the grid start + k * interval, k < steps.
+  StepCursor(const Matrix& m, int64_t start, int64_t interval, int steps);
+  // Points of all series at step `ts`, in series order.
+  void Gather(int64_t ts, std::vector<StepPoint>* out) const;
 
  private:
-  const Matrix* m_;
-  std::vector<size_t> pos_;
+  int64_t start_, interval_;
+  std::vector<uint32_t> offset_;  // steps + 1 entries
+  std::vector<StepPoint> points_;
 };
 
 // A source of raw samples for range functions: one series' columns,

@@ -48,8 +48,6 @@ struct Group {
   double value = 0, mean = 0, kahan_c = 0, count = 0;
   bool incremental = false;
   bool drop_name = false;
-  std::vector<double> values;             // quantile
-  std::vector<std::pair<double, int>> heap;  // topk/bottomk: (value, series)
 };
 
 void Accumulate(AggOp op, Group* g, double f) {
@@ -95,15 +93,13 @@ void Accumulate(AggOp op, Group* g, double f) {
       g->value += delta * (f - g->mean);
       break;
     }
-    case AggOp::kQuantile:
-      g->values.push_back(f);
-      break;
     default:
       break;
   }
 }
 
-double Finish(AggOp op, Group* g, double param) {
+// `values`: the group's values at this step (quantile only).
+double Finish(AggOp op, Group* g, double param, std::vector<double>* values) {
   switch (op) {
     case AggOp::kAvg:
       if (g->incremental) return g->mean + g->kahan_c;
@@ -111,7 +107,7 @@ double Finish(AggOp op, Group* g, double param) {
     case AggOp::kCount: return g->count;
     case AggOp::kStdvar: return g->value / g->count;
     case AggOp::kStddev: return std::sqrt(g->value / g->count);
-    case AggOp::kQuantile: return Quantile(param, &g->values);
+    case AggOp::kQuantile: return Quantile(param, values);
     case AggOp::kSum: return g->value + g->kahan_c;
     default: return g->value;
   }
@@ -184,6 +180,8 @@ struct Aggregation {
   std::vector<int> group_of;          // input series -> group
   std::vector<Labels> group_labels;
   std::vector<Group> groups;
+  std::vector<std::vector<double>> qvalues;                 // quantile, per group
+  std::vector<std::vector<std::pair<double, int>>> heaps;  // topk/bottomk: (value, series)
 
   void MakeGroups() {
     absl::flat_hash_map<uint64_t, int> index;
@@ -195,6 +193,8 @@ struct Aggregation {
       group_of[i] = it->second;
     }
     groups.resize(group_labels.size());
+    if (e.op == AggOp::kQuantile) qvalues.resize(groups.size());
+    if (e.op == AggOp::kTopK || e.op == AggOp::kBottomK) heaps.resize(groups.size());
   }
 
   absl::Status CountValues(int64_t t, const std::vector<StepPoint>& pts,
@@ -227,9 +227,9 @@ struct Aggregation {
       Group& g = groups[group_of[sp.series]];
       if (!g.seen) {
         g.seen = true;
-        g.heap.clear();
+        heaps[group_of[sp.series]].clear();
       }
-      auto& h = g.heap;
+      auto& h = heaps[group_of[sp.series]];
       if (static_cast<int64_t>(h.size()) < k) {
         h.push_back({sp.v, sp.series});
         HeapUp(&h, static_cast<int>(h.size()) - 1, less);
@@ -239,15 +239,76 @@ struct Aggregation {
         if (k > 1 && !HeapDown(&h, 0, static_cast<int>(h.size()), less)) HeapUp(&h, 0, less);
       }
     }
-    for (Group& g : groups) {
-      if (!g.seen) continue;
-      GoSort(&g.heap, [&](const auto& a, const auto& b) { return less(b, a); });
-      for (const auto& [v, si] : g.heap) {
+    for (size_t gi = 0; gi < groups.size(); gi++) {
+      if (!groups[gi].seen) continue;
+      auto& heap = heaps[gi];
+      GoSort(&heap, [&](const auto& a, const auto& b) { return less(b, a); });
+      for (const auto& [v, si] : heap) {
         VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t, v, in[si].drop_name,
                                             [&] { return in[si].metric; }));
       }
     }
     return absl::OkStatus();
+  }
+
+  // Folds the value `f` of input series `series` into `g`; quantile
+  // collects into `values` instead.
+  void Fold(Group* g, int series, double f, std::vector<double>* values) const {
+    const AggOp op = e.op;
+    if (!g->seen) {
+      *g = Group();
+      g->seen = true;
+      g->value = f;
+      g->mean = f;
+      g->count = 1;
+      g->drop_name = in[series].drop_name;
+      if (op == AggOp::kStddev || op == AggOp::kStdvar) {
+        g->value = std::isnan(f) || std::isinf(f) ? NAN : 0;
+      } else if (op == AggOp::kQuantile) {
+        values->clear();
+        values->push_back(f);
+      } else if (op == AggOp::kGroup) {
+        g->value = 1;
+      }
+      return;
+    }
+    if (in[series].drop_name) g->drop_name = true;
+    if (op == AggOp::kQuantile) {
+      values->push_back(f);
+    } else {
+      Accumulate(op, g, f);
+    }
+  }
+
+  // sum, avg, count, min, max, group, stddev, stdvar over all steps at
+  // once, series by series into one cell per (group, step). Each cell sees
+  // its inputs in series order, exactly as the step-by-step pass does, so
+  // the result is the same bit for bit; but every input column is read
+  // once, in order. Returns the number of points added to out[group].
+  int64_t BySeries(const Evaluator& ev, Matrix* out) const {
+    const size_t steps = static_cast<size_t>(ev.num_steps());
+    std::vector<Group> cells(groups.size() * steps);
+    for (size_t i = 0; i < in.size(); i++) {
+      Group* row = &cells[static_cast<size_t>(group_of[i]) * steps];
+      const Series& s = in[i];
+      for (size_t j = 0; j < s.ts.size(); j++) {
+        Fold(&row[ev.StepIndex(s.ts[j])], static_cast<int>(i), s.vs[j], nullptr);
+      }
+    }
+    int64_t points = 0;
+    for (size_t gi = 0; gi < groups.size(); gi++) {
+      Group* row = &cells[gi * steps];
+      Series& o = (*out)[gi];
+      for (size_t k = 0; k < steps; k++) {
+        Group& g = row[k];
+        if (!g.seen) continue;
+        o.ts.push_back(ev.start() + static_cast<int64_t>(k) * ev.interval());
+        o.vs.push_back(Finish(e.op, &g, 0, nullptr));
+        o.drop_name = g.drop_name;  // the last step's, as step by step
+        points++;
+      }
+    }
+    return points;
   }
 
   // sum, avg, count, min, max, group, stddev, stdvar, quantile at one step;
@@ -256,33 +317,15 @@ struct Aggregation {
     const AggOp op = e.op;
     for (Group& g : groups) g.seen = false;
     for (const StepPoint& sp : pts) {
-      Group& g = groups[group_of[sp.series]];
-      double f = sp.v;
-      if (!g.seen) {
-        g = Group();
-        g.seen = true;
-        g.value = f;
-        g.mean = f;
-        g.count = 1;
-        g.drop_name = in[sp.series].drop_name;
-        if (op == AggOp::kStddev || op == AggOp::kStdvar) {
-          g.value = std::isnan(f) || std::isinf(f) ? NAN : 0;
-        } else if (op == AggOp::kQuantile) {
-          g.values.push_back(f);
-        } else if (op == AggOp::kGroup) {
-          g.value = 1;
-        }
-        continue;
-      }
-      if (in[sp.series].drop_name) g.drop_name = true;
-      Accumulate(op, &g, f);
+      int gi = group_of[sp.series];
+      Fold(&groups[gi], sp.series, sp.v, &qvalues[gi]);
     }
     int64_t points = 0;
     for (size_t gi = 0; gi < groups.size(); gi++) {
       Group& g = groups[gi];
       if (!g.seen) continue;
       (*out)[gi].ts.push_back(t);
-      (*out)[gi].vs.push_back(Finish(op, &g, p));
+      (*out)[gi].vs.push_back(Finish(op, &g, p, op == AggOp::kQuantile ? &qvalues[gi] : nullptr));
       (*out)[gi].drop_name = g.drop_name;
       points++;
     }
@@ -302,7 +345,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
     VIGIL_ASSIGN_OR_RETURN(param, Eval(*e.param));
   }
   VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.expr));
-  Aggregation agg{e, in.mat, e.grouping, {}, {}, {}};
+  Aggregation agg{e, in.mat, e.grouping, {}, {}, {}, {}, {}};
   std::sort(agg.grouping.begin(), agg.grouping.end());
   if (op == AggOp::kCountValues) {
     if (param.str.empty() || !ValidUtf8Name(param.str)) {
@@ -317,8 +360,21 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   if (op != AggOp::kCountValues) agg.MakeGroups();
   Matrix out(stepwise_out ? 0 : agg.group_labels.size());
   for (size_t g = 0; g < out.size(); g++) out[g].metric = agg.group_labels[g];
+  // Series by series when the (group, step) cells stay small; quantile
+  // keeps a value list per cell, so it stays step by step.
+  constexpr size_t kMaxCells = size_t{1} << 21;
+  if (!stepwise_out && op != AggOp::kQuantile &&
+      agg.groups.size() * static_cast<size_t>(num_steps()) <= kMaxCells) {
+    VIGIL_RETURN_IF_ERROR(CheckDeadline());
+    VIGIL_RETURN_IF_ERROR(AddSamples(agg.BySeries(*this, &out)));
+    Matrix res;
+    for (Series& s : out) {
+      if (!s.ts.empty()) res.push_back(std::move(s));
+    }
+    return MakeVector(std::move(res));
+  }
   MatrixBuilder kout(instant());
-  StepCursor cur(&in.mat);
+  StepCursor cur(in.mat, start_, interval_, num_steps());
   std::vector<StepPoint> pts;
   int64_t points = 0;
   for (int64_t t = start_; t <= end_; t += interval_) {

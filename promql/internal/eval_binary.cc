@@ -260,7 +260,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
   if (l.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(r.mat), l.scalar, true, *this));
   if (r.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(l.mat), r.scalar, false, *this));
   VectorVector vv(e, l.mat, r.mat, instant());
-  StepCursor lc(&l.mat), rc(&r.mat);
+  StepCursor lc(l.mat, start_, interval_, num_steps());
+  StepCursor rc(r.mat, start_, interval_, num_steps());
   std::vector<StepPoint> lp, rp;
   for (int64_t t = start_; t <= end_; t += interval_) {
     VIGIL_RETURN_IF_ERROR(CheckDeadline());

@@ -241,7 +241,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
   VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.args[vec_arg]));
   BucketGroups bg(in.mat);
   MatrixBuilder out(instant());
-  StepCursor cur(&in.mat);
+  StepCursor cur(in.mat, start_, interval_, num_steps());
   std::vector<StepPoint> pts;
   const size_t nq = fraction ? 1 : sc.size();
   for (int64_t t = start_; t <= end_; t += interval_) {
