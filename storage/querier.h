@@ -64,7 +64,9 @@ class SeriesSet {
  public:
   virtual ~SeriesSet() = default;
   virtual bool Next() = 0;
-  // REQUIRES: the last Next() returned true. Valid until the next Next().
+  // REQUIRES: the last Next() returned true. The Series stays valid as long
+  // as the SeriesSet, so a reader may collect them all and then read their
+  // samples, iterators of different series on different threads.
   virtual const Series& At() const = 0;
   virtual absl::Status err() const { return absl::OkStatus(); }
 };

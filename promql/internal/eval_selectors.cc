@@ -1,7 +1,9 @@
 // Selectors: instant-vector selectors (lookback, staleness), range windows
 // of raw samples for range functions, and subqueries.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "core/status_macros.h"
 #include "promql/internal/eval.h"
@@ -10,44 +12,81 @@ namespace vigil::promql::internal {
 
 namespace {
 
-// Reads all series matching `vs` with samples in [mint, maxt] and calls
-// `fn(labels, ts, vs)` for each (columns reused between series).
-template <typename Fn>
-absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
-                           int64_t mint, int64_t maxt, const Evaluator& ev, Fn fn) {
+// Copies the samples of `s` in [mint, maxt] into ts/vals (cleared first).
+absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
+                         std::vector<int64_t>* ts, std::vector<double>* vals) {
+  ts->clear();
+  vals->clear();
+  auto it = s.Iterator();
+  if (it->Seek(mint) && it->t() <= maxt) {
+    ts->push_back(it->t());
+    vals->push_back(it->v());
+    // Copy the rest in runs; the storage iterator hands out decoded
+    // columns without a virtual call per sample.
+    constexpr size_t kBatch = 512;
+    int64_t tb[kBatch];
+    double vb[kBatch];
+    while (ts->back() <= maxt) {
+      size_t n = it->NextBatch(tb, vb, kBatch);
+      if (n == 0) break;
+      ts->insert(ts->end(), tb, tb + n);
+      vals->insert(vals->end(), vb, vb + n);
+    }
+    while (!ts->empty() && ts->back() > maxt) {
+      ts->pop_back();
+      vals->pop_back();
+    }
+  }
+  return it->err();
+}
+
+// Reads all series matching `vs` with samples in [mint, maxt]: for each,
+// `make(labels, ts, vs, &r)` turns its columns into an R (on any thread;
+// it must not touch shared state), then `sink(std::move(r))` consumes the
+// results on the calling thread, in series order. Decoding and `make` run
+// on two threads when there are enough series to pay for the second one.
+template <typename R, typename Make, typename Sink>
+absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs, int64_t mint,
+                           int64_t maxt, const Evaluator& ev, Make make, Sink sink) {
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
   VIGIL_ASSIGN_OR_RETURN(auto set, querier->Select(vs.matchers));
-  std::vector<int64_t> ts;
-  std::vector<double> vals;
-  while (set->Next()) {
-    VIGIL_RETURN_IF_ERROR(ev.CheckDeadline());
-    const storage::Series& s = set->At();
-    ts.clear();
-    vals.clear();
-    auto it = s.Iterator();
-    if (it->Seek(mint) && it->t() <= maxt) {
-      ts.push_back(it->t());
-      vals.push_back(it->v());
-      // Copy the rest in runs; the storage iterator hands out decoded
-      // columns without a virtual call per sample.
-      constexpr size_t kBatch = 512;
-      int64_t tb[kBatch];
-      double vb[kBatch];
-      while (ts.back() <= maxt) {
-        size_t n = it->NextBatch(tb, vb, kBatch);
-        if (n == 0) break;
-        ts.insert(ts.end(), tb, tb + n);
-        vals.insert(vals.end(), vb, vb + n);
+  std::vector<const storage::Series*> all;
+  while (set->Next()) all.push_back(&set->At());
+  VIGIL_RETURN_IF_ERROR(set->err());
+  std::vector<R> results(all.size());
+  // Work is handed out in blocks; each block keeps its first error, and the
+  // first error in series order wins, as on one thread.
+  constexpr size_t kBlock = 32;
+  const size_t blocks = (all.size() + kBlock - 1) / kBlock;
+  std::vector<absl::Status> errs(blocks);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    std::vector<int64_t> ts;
+    std::vector<double> vals;
+    for (size_t b; (b = next.fetch_add(1)) < blocks;) {
+      absl::Status st = ev.CheckDeadline();
+      for (size_t i = b * kBlock; st.ok() && i < std::min(all.size(), (b + 1) * kBlock); i++) {
+        st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
+        if (st.ok()) make(all[i]->labels(), ts, vals, &results[i]);
       }
-      while (!ts.empty() && ts.back() > maxt) {
-        ts.pop_back();
-        vals.pop_back();
-      }
+      errs[b] = std::move(st);
     }
-    VIGIL_RETURN_IF_ERROR(it->err());
-    VIGIL_RETURN_IF_ERROR(fn(s.labels(), ts, vals));
+  };
+  constexpr size_t kMinParallelSeries = 128;
+  if (all.size() >= kMinParallelSeries && std::thread::hardware_concurrency() >= 2) {
+    std::thread helper(work);
+    work();
+    helper.join();
+  } else {
+    work();
   }
-  return set->err();
+  for (size_t b = 0; b < blocks; b++) {
+    VIGIL_RETURN_IF_ERROR(errs[b]);
+    for (size_t i = b * kBlock; i < std::min(all.size(), (b + 1) * kBlock); i++) {
+      VIGIL_RETURN_IF_ERROR(sink(std::move(results[i])));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -61,36 +100,35 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(const VectorSelector& vs
   int64_t mint = ref_of(start_) - lookback + 1;
   int64_t maxt = ref_of(end_);
   Matrix out;
-  int64_t total = 0;
-  auto per_series = [&](const Labels& lbls, const std::vector<int64_t>& ts,
-                        const std::vector<double>& vals) -> absl::Status {
-    Series ser;
-    ser.metric = lbls;
-    if (!ts.empty()) {
-      ser.ts.reserve(num_steps());
-      ser.vs.reserve(num_steps());
-    }
+  const int steps = num_steps();
+  const int64_t start = start_, end = end_, interval = interval_;
+  auto make = [&](const Labels& lbls, const std::vector<int64_t>& ts,
+                  const std::vector<double>& vals, Series* ser) {
+    ser->metric = lbls;
+    if (ts.empty()) return;
+    ser->ts.reserve(steps);
+    ser->vs.reserve(steps);
     size_t j = 0;
-    for (int64_t t = start_; t <= end_; t += interval_) {
+    for (int64_t t = start; t <= end; t += interval) {
       int64_t ref = ref_of(t);
       while (j < ts.size() && ts[j] <= ref) j++;
       if (j == 0) continue;
       size_t k = j - 1;
       if (ts[k] <= ref - lookback || IsStaleNaN(vals[k])) continue;
-      ser.ts.push_back(t);
-      ser.vs.push_back(record_orig_t ? static_cast<double>(ts[k]) / 1000 : vals[k]);
+      ser->ts.push_back(t);
+      ser->vs.push_back(record_orig_t ? static_cast<double>(ts[k]) / 1000 : vals[k]);
       // A pinned selector gives the same sample at every step; the scan
       // pointer must not move past it.
       if (pinned) j = k;
     }
-    if (!ser.ts.empty()) {
-      total += static_cast<int64_t>(ser.ts.size());
-      VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
-      out.push_back(std::move(ser));
-    }
+  };
+  auto sink = [&](Series ser) -> absl::Status {
+    if (ser.ts.empty()) return absl::OkStatus();
+    VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
+    out.push_back(std::move(ser));
     return absl::OkStatus();
   };
-  VIGIL_RETURN_IF_ERROR(ForEachSeries(queryable_, vs, mint, maxt, *this, per_series));
+  VIGIL_RETURN_IF_ERROR(ForEachSeries<Series>(queryable_, vs, mint, maxt, *this, make, sink));
   return MakeVector(std::move(out));
 }
 
@@ -101,27 +139,28 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(const VectorSelector
   int64_t first_ref = (pinned ? at : start_) - vs.mod.offset_ms;
   int64_t last_ref = (pinned ? at : end_) - vs.mod.offset_ms;
   std::vector<RawSeries> out;
-  auto per_series = [&](const Labels& lbls, const std::vector<int64_t>& ts,
-                        const std::vector<double>& vals) -> absl::Status {
-    RawSeries rs;
-    rs.metric = lbls;
+  auto make = [](const Labels& lbls, const std::vector<int64_t>& ts,
+                 const std::vector<double>& vals, RawSeries* rs) {
+    rs->metric = lbls;
     bool stale = false;
     for (double v : vals) stale |= IsStaleNaN(v);
     if (!stale) {
-      rs.ts = ts;
-      rs.vs = vals;
-    } else {
-      for (size_t i = 0; i < ts.size(); i++) {
-        if (IsStaleNaN(vals[i])) continue;
-        rs.ts.push_back(ts[i]);
-        rs.vs.push_back(vals[i]);
-      }
+      rs->ts = ts;
+      rs->vs = vals;
+      return;
     }
+    for (size_t i = 0; i < ts.size(); i++) {
+      if (IsStaleNaN(vals[i])) continue;
+      rs->ts.push_back(ts[i]);
+      rs->vs.push_back(vals[i]);
+    }
+  };
+  auto sink = [&](RawSeries rs) {
     out.push_back(std::move(rs));
     return absl::OkStatus();
   };
-  VIGIL_RETURN_IF_ERROR(
-      ForEachSeries(queryable_, vs, first_ref - range_ms + 1, last_ref, *this, per_series));
+  VIGIL_RETURN_IF_ERROR(ForEachSeries<RawSeries>(queryable_, vs, first_ref - range_ms + 1,
+                                                 last_ref, *this, make, sink));
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Range functions over many series run on two threads; the result must be
-// identical, bit for bit and in order, to evaluating each series alone
+// Range functions and selectors over many series run on two threads; the
+// result must be identical, bit for bit and in order, to evaluating each series alone
 // (which stays on one thread), warnings included.
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -42,8 +42,10 @@ TEST_CASE("Range functions give the same answer on two threads as on one", "[par
   }
   Engine engine;
   const Timestamp end = kT0 + (kSamples - 1) * kStep;
+  // Selectors over >= 128 series also decode on two threads.
   for (std::string fn : {"rate(x_total[5m])", "quantile_over_time(2, x_total[10m])",
-                         "max_over_time(x_total[1m])", "resets(x_total[20m])"}) {
+                         "max_over_time(x_total[1m])", "resets(x_total[20m])", "x_total",
+                         "timestamp(x_total)"}) {
     INFO(fn);
     auto all = engine.RangeQuery(db.get(), fn, kT0, end, kStep);
     REQUIRE(all.ok());
