@@ -189,6 +189,10 @@ RangeFn LookupRangeFunction(std::string_view name);
 // True for the functions that read RangeCall::resets (rate, increase,
 // resets): the caller must fill it.
 bool RangeFunctionUsesResets(RangeFn fn);
+// True for the functions whose value depends on the step's time or window
+// bounds (rate, increase, delta extrapolate; predict_linear projects), not
+// only on the window's samples and parameters.
+bool RangeFunctionUsesStepTime(RangeFn fn);
 
 // Evaluates expressions of one query over one step grid. Not thread-safe;
 // a query creates its own (subqueries create children sharing the sample

@@ -2,6 +2,7 @@
 // all steps with two moving window pointers, element-wise functions, and
 // the small vector/scalar functions.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <thread>
 
@@ -77,6 +78,10 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
   size_t lo = 0, hi = 0;
   const size_t n = rs.ts.size();
   int step = 0;
+  const bool reuse = fn != nullptr && !RangeFunctionUsesStepTime(fn);
+  bool have_prev = false, prev_ok = false;
+  size_t prev_lo = 0, prev_hi = 0;
+  double prev_v = 0;
   std::vector<uint32_t> resets;
   if (fn != nullptr && RangeFunctionUsesResets(fn)) {
     for (size_t j = 1; j < n; j++) {
@@ -96,15 +101,34 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
       (*present)[step] = 1;
       continue;
     }
-    for (size_t i = 0; i < params.size(); i++) pvals[i] = params[i][step];
+    bool same_params = true;
+    for (size_t i = 0; i < params.size(); i++) {
+      same_params &= std::bit_cast<uint64_t>(pvals[i]) == std::bit_cast<uint64_t>(params[i][step]);
+      pvals[i] = params[i][step];
+    }
+    // Steps closer than the samples often see the very same window: a
+    // function of the window alone then has the same value (and the same
+    // annotations, which are deduplicated anyway).
+    if (reuse && have_prev && lo == prev_lo && hi == prev_hi && same_params) {
+      if (prev_ok) {
+        out->ts.push_back(t);
+        out->vs.push_back(prev_v);
+      }
+      continue;
+    }
     RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
                 static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric, &e, annos,
                 resets.data(), resets.data() + resets.size(), lo};
-    double v;
-    if (fn(c, &v)) {
+    double v = 0;
+    prev_ok = fn(c, &v);
+    if (prev_ok) {
       out->ts.push_back(t);
       out->vs.push_back(v);
     }
+    have_prev = true;
+    prev_lo = lo;
+    prev_hi = hi;
+    prev_v = v;
   }
   return absl::OkStatus();
 }

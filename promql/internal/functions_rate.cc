@@ -146,6 +146,10 @@ bool Changes(const RangeCall& c, double* out) {
 
 bool RangeFunctionUsesResets(RangeFn fn) { return fn == Rate || fn == Increase || fn == Resets; }
 
+bool RangeFunctionUsesStepTime(RangeFn fn) {
+  return fn == Rate || fn == Increase || fn == Delta || fn == PredictLinear;
+}
+
 RangeFn LookupRateFunction(std::string_view name) {
   if (name == "rate") return Rate;
   if (name == "increase") return Increase;
