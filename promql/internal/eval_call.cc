@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <thread>
 
+#include "core/parallel.h"
 #include "core/status_macros.h"
 #include "core/strutil.h"
 #include "fmt/format.h"
@@ -138,32 +138,34 @@ absl::Status Evaluator::RangeSeriesAll(const Call& e, RangeFn fn,
                                        const std::vector<std::vector<double>>& params,
                                        std::vector<Series>* out) {
   out->resize(raw.size());
-  auto run = [&](size_t from, size_t to, Annotations* annos) -> absl::Status {
-    for (size_t i = from; i < to; i++) {
-      VIGIL_RETURN_IF_ERROR(CheckDeadline());
-      VIGIL_RETURN_IF_ERROR(RangeSeries(e, fn, raw[i], w, params, &(*out)[i], nullptr, annos));
-    }
-    return absl::OkStatus();
-  };
   // A second thread pays for itself only with enough windows to compute.
   size_t work = 0;
   for (const RawSeries& rs : raw) work += rs.ts.size();
   const size_t steps = static_cast<size_t>(num_steps());
-  if (raw.size() < 16 || work + steps * raw.size() < 200000 ||
-      std::thread::hardware_concurrency() < 2) {
-    return run(0, raw.size(), annos_);
+  const bool parallel = raw.size() >= 16 && work + steps * raw.size() >= 200000;
+  // No samples are added while the blocks run (AddSamples comes after), so
+  // the sample-limit reads in RangeSeries see a fixed count. Annotations
+  // and errors are kept per block and merged in block order, which is the
+  // order one thread would have produced.
+  constexpr size_t kBlock = 16;
+  const size_t blocks = (raw.size() + kBlock - 1) / kBlock;
+  std::vector<Annotations> annos(parallel ? blocks : 0);
+  std::vector<absl::Status> errs(blocks);
+  ForEachBlock(blocks, parallel, [&](size_t b) {
+    Annotations* a = parallel ? &annos[b] : annos_;
+    BlockRange r = BlockOf(b, kBlock, raw.size());
+    absl::Status st;
+    for (size_t i = r.begin; st.ok() && i < r.end; i++) {
+      st = CheckDeadline();
+      if (st.ok()) st = RangeSeries(e, fn, raw[i], w, params, &(*out)[i], nullptr, a);
+    }
+    errs[b] = std::move(st);
+  });
+  for (size_t b = 0; b < blocks; b++) {
+    if (parallel) annos_->MergeFrom(annos[b]);
+    VIGIL_RETURN_IF_ERROR(errs[b]);
   }
-  // No samples are added while the threads run (AddSamples comes after),
-  // so the sample-limit reads in RangeSeries see a fixed count.
-  const size_t mid = raw.size() / 2;
-  Annotations second_annos;
-  absl::Status second;
-  std::thread t([&] { second = run(mid, raw.size(), &second_annos); });
-  absl::Status first = run(0, mid, annos_);
-  t.join();
-  annos_->MergeFrom(second_annos);
-  VIGIL_RETURN_IF_ERROR(first);
-  return second;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg) {

@@ -1,10 +1,9 @@
 // Selectors: instant-vector selectors (lookback, staleness), range windows
 // of raw samples for range functions, and subqueries.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 
+#include "core/parallel.h"
 #include "core/status_macros.h"
 #include "promql/internal/eval.h"
 
@@ -54,37 +53,26 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs, int6
   while (set->Next()) all.push_back(&set->At());
   VIGIL_RETURN_IF_ERROR(set->err());
   std::vector<R> results(all.size());
-  // Work is handed out in blocks; each block keeps its first error, and the
-  // first error in series order wins, as on one thread.
-  constexpr size_t kBlock = 32;
+  // Each block keeps its first error; the first in series order wins, as
+  // on one thread.
+  constexpr size_t kBlock = 32, kMinParallelSeries = 128;
   const size_t blocks = (all.size() + kBlock - 1) / kBlock;
   std::vector<absl::Status> errs(blocks);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
+  ForEachBlock(blocks, all.size() >= kMinParallelSeries, [&](size_t b) {
     std::vector<int64_t> ts;
     std::vector<double> vals;
-    for (size_t b; (b = next.fetch_add(1)) < blocks;) {
-      absl::Status st = ev.CheckDeadline();
-      for (size_t i = b * kBlock; st.ok() && i < std::min(all.size(), (b + 1) * kBlock); i++) {
-        st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
-        if (st.ok()) make(all[i]->labels(), ts, vals, &results[i]);
-      }
-      errs[b] = std::move(st);
+    absl::Status st = ev.CheckDeadline();
+    BlockRange r = BlockOf(b, kBlock, all.size());
+    for (size_t i = r.begin; st.ok() && i < r.end; i++) {
+      st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
+      if (st.ok()) make(all[i]->labels(), ts, vals, &results[i]);
     }
-  };
-  constexpr size_t kMinParallelSeries = 128;
-  if (all.size() >= kMinParallelSeries && std::thread::hardware_concurrency() >= 2) {
-    std::thread helper(work);
-    work();
-    helper.join();
-  } else {
-    work();
-  }
+    errs[b] = std::move(st);
+  });
   for (size_t b = 0; b < blocks; b++) {
     VIGIL_RETURN_IF_ERROR(errs[b]);
-    for (size_t i = b * kBlock; i < std::min(all.size(), (b + 1) * kBlock); i++) {
-      VIGIL_RETURN_IF_ERROR(sink(std::move(results[i])));
-    }
+    BlockRange r = BlockOf(b, kBlock, all.size());
+    for (size_t i = r.begin; i < r.end; i++) VIGIL_RETURN_IF_ERROR(sink(std::move(results[i])));
   }
   return absl::OkStatus();
 }
