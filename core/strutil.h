@@ -8,6 +8,7 @@
 #define VIGIL_CORE_STRUTIL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,20 @@ size_t DecodeUtf8Rune(std::string_view s, size_t i, uint32_t* rune);
 // Appends `rune` as UTF-8; invalid runes (surrogates, > U+10FFFF) become
 // U+FFFD, as Go's utf8.AppendRune does.
 void AppendUtf8Rune(std::string* out, uint32_t rune);
+
+// Go's strconv.Unquote of a "...", '...' or `...` literal: the escapes
+// \a\b\f\n\r\t\v\\ \' \" (each quote only inside its own kind), \xNN and
+// octal \NNN (raw bytes), \uNNNN and \UNNNNNNNN (runes); no literal newline
+// inside "..." or '...'. nullopt on bad syntax. Go's dialect: '...' holds
+// exactly one rune and a raw string drops its \r bytes. PromQL's dialect
+// (Prometheus's util/strutil.Unquote): '...' is a string like "...", and
+// a raw string is kept as it is.
+enum class UnquoteDialect { kGo, kPromQL };
+std::optional<std::string> GoUnquote(std::string_view s,
+                                     UnquoteDialect dialect = UnquoteDialect::kGo);
+// The rune of a Go rune literal ('a', '\n', '\u00e9'); nullopt if `s` is not
+// exactly one.
+std::optional<uint32_t> GoUnquoteRune(std::string_view s);
 
 // Go's path.Clean for '/'-separated paths: "a/./b/../c" -> "a/c",
 // "" -> ".", leading ".." kept for relative paths, dropped at the root.

@@ -77,77 +77,9 @@ absl::Status SyntaxError() { return absl::InvalidArgumentError("invalid syntax")
 }  // namespace
 
 absl::StatusOr<std::string> UnquoteString(std::string_view s) {
-  if (s.size() < 2 || s.front() != s.back()) return SyntaxError();
-  char quote = s.front();
-  std::string_view body = s.substr(1, s.size() - 2);
-  if (quote == '`') {
-    if (body.find('`') != std::string_view::npos) return SyntaxError();
-    return std::string(body);
-  }
-  if (quote != '"' && quote != '\'') return SyntaxError();
-  std::string out;
-  out.reserve(body.size());
-  for (size_t i = 0; i < body.size();) {
-    char c = body[i];
-    if (c == quote || c == '\n') return SyntaxError();
-    if (c != '\\') {
-      out.push_back(c);
-      ++i;
-      continue;
-    }
-    if (i + 1 >= body.size()) return SyntaxError();
-    char e = body[i + 1];
-    i += 2;
-    switch (e) {
-      case 'a': out.push_back('\a'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      case 'v': out.push_back('\v'); break;
-      case '\\': out.push_back('\\'); break;
-      case '\'':
-      case '"':
-        if (e != quote) return SyntaxError();
-        out.push_back(e);
-        break;
-      case 'x': case 'u': case 'U': {
-        size_t n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-        if (i + n > body.size()) return SyntaxError();
-        uint32_t v = 0;
-        for (size_t j = 0; j < n; ++j) {
-          int d = HexVal(body[i + j]);
-          if (d < 0) return SyntaxError();
-          v = (v << 4) | static_cast<uint32_t>(d);
-        }
-        i += n;
-        if (e == 'x') {
-          out.push_back(static_cast<char>(v));  // a raw byte, as in Go
-        } else {
-          if (v > 0x10FFFF || (v >= 0xD800 && v < 0xE000)) return SyntaxError();
-          AppendUtf8(&out, v);
-        }
-        break;
-      }
-      default:
-        if (e >= '0' && e <= '7') {
-          if (i + 2 > body.size()) return SyntaxError();
-          uint32_t v = static_cast<uint32_t>(e - '0');
-          for (size_t j = 0; j < 2; ++j) {
-            char d = body[i + j];
-            if (d < '0' || d > '7') return SyntaxError();
-            v = v * 8 + static_cast<uint32_t>(d - '0');
-          }
-          if (v > 255) return SyntaxError();
-          i += 2;
-          out.push_back(static_cast<char>(v));
-          break;
-        }
-        return SyntaxError();
-    }
-  }
-  return out;
+  std::optional<std::string> u = GoUnquote(s, UnquoteDialect::kPromQL);
+  if (!u) return SyntaxError();
+  return *std::move(u);
 }
 
 namespace {

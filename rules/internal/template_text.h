@@ -3,9 +3,9 @@
 // -----------------------------------------------------------------------------
 //
 // UTF-8 and Go-literal helpers shared by the template lexer, parser and
-// functions: rune decoding as Go's utf8 package does it, strconv.Unquote,
-// %#U formatting and Go's letter/digit classes (approximated outside the
-// Latin, Greek and Cyrillic blocks).
+// functions: rune decoding as Go's utf8 package does it, %#U formatting and
+// Go's letter/digit classes (approximated outside the Latin, Greek and
+// Cyrillic blocks). Go's strconv.Unquote is GoUnquote in core/strutil.h.
 #ifndef VIGIL_RULES_INTERNAL_TEMPLATE_TEXT_H_
 #define VIGIL_RULES_INTERNAL_TEMPLATE_TEXT_H_
 
@@ -39,10 +39,6 @@ uint32_t ToUpperRune(uint32_t r);
 uint32_t ToLowerRune(uint32_t r);
 uint32_t ToTitleRune(uint32_t r);
 
-// strconv.Unquote for "..." `...` and '...' literals; nullopt on bad syntax.
-std::optional<std::string> GoUnquote(std::string_view s);
-// strconv.UnquoteChar applied to a '...' literal: the rune, or nullopt.
-std::optional<uint32_t> GoUnquoteRune(std::string_view s);
 
 }  // namespace vigil::rules::internal
 
