@@ -62,15 +62,6 @@ absl::Status Manager::Load(const std::vector<std::string>& files,
     }
     globfree(&g);
   }
-  GroupOptions go;
-  go.query = opts_.query;
-  go.appendable = opts_.appendable;
-  go.notify = opts_.notify;
-  go.external_labels = opts_.external_labels;
-  go.external_url = opts_.external_url;
-  go.default_interval_ms = opts_.default_interval_ms;
-  go.default_query_offset_ms = opts_.default_query_offset_ms;
-  go.resend_delay_ms = opts_.resend_delay_ms;
   std::string errors;
   for (const std::string& p : paths) {
     ParsedRuleFile f = ReadRuleFile(p);
@@ -78,7 +69,7 @@ absl::Status Manager::Load(const std::vector<std::string>& files,
       errors += (errors.empty() ? "" : "\n") + e.ToString();
     for (const RuleGroup& rg : f.groups) {
       auto r = std::make_unique<Runner>();
-      r->group = std::make_shared<Group>(rg, go);
+      r->group = std::make_shared<Group>(rg, opts_.group);
       r->slot_hash = SlotHash(rg.name, rg.source_file);
       out->push_back(std::move(r));
     }

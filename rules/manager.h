@@ -9,7 +9,7 @@
 // Missed iterations are skipped, not caught up.
 //
 // Example:
-//   ManagerOptions o;  o.query = ...; o.appendable = db; o.notify = ...;
+//   ManagerOptions o;  o.group.query = ...; o.group.appendable = db; o.group.notify = ...;
 //   Manager m(o);
 //   if (auto s = m.Update({"rules/*.yml"}); !s.ok()) ...  // keeps old groups
 //   m.Start();
@@ -35,18 +35,10 @@
 namespace vigil::rules {
 
 struct ManagerOptions {
-  QueryFunc query;                            // REQUIRES: set
-  storage::Appendable* appendable = nullptr;  // REQUIRES: set; must outlive
-  NotifyFunc notify;                          // may be empty
-  Labels external_labels;
-  std::string external_url;
-  // global.evaluation_interval, for groups without `interval`.
-  // Default: 60000 (1m)
-  int64_t default_interval_ms = 60000;
-  // global.rule_query_offset. Default: 0
-  int64_t default_query_offset_ms = 0;
-  // Default: 60000 (1m, Prometheus's --rules.alert.resend-delay)
-  int64_t resend_delay_ms = 60000;
+  // What every group gets: query, appendable, notify, external labels/URL,
+  // and the defaults (global.evaluation_interval, global.rule_query_offset,
+  // --rules.alert.resend-delay) for groups that set none.
+  GroupOptions group;
   // Where ALERTS_FOR_STATE is read back after a restart; null disables the
   // restore (alerts then start pending afresh). Not owned; must outlive.
   storage::Queryable* queryable = nullptr;

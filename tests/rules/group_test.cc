@@ -379,8 +379,8 @@ TEST_CASE(
   const Timestamp slot = Manager::EvalTimestamp(10000, hash, 1'000'000'000);
   FakeClock clock(slot + 1);
   ManagerOptions o;
-  o.query = EngineQueryFunc(&engine, d);
-  o.appendable = d;
+  o.group.query = EngineQueryFunc(&engine, d);
+  o.group.appendable = d;
   o.clock = &clock;
   o.queryable = d;  // restore `for` state on start-up
   Manager m(o);
