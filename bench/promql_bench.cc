@@ -87,6 +87,18 @@ class Fixture {
   std::unique_ptr<storage::DB> db_;
 };
 
+void RunInstant(benchmark::State& state, storage::DB* db, const std::string& q, Timestamp t) {
+  promql::Engine engine;
+  for (auto _ : state) {
+    auto r = engine.InstantQuery(db, q, t);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(r->value.vector.size());
+  }
+}
+
 void RunRange(benchmark::State& state, storage::DB* db, const std::string& q,
               Timestamp start, Timestamp end, int64_t step) {
   promql::Engine engine;
@@ -132,7 +144,9 @@ std::unique_ptr<storage::DB>& ExternalDB() {
   return *db;
 }
 
-// Times the queries of VIGIL_BENCH_QUERIES on the directory VIGIL_BENCH_DIR.
+// Times the queries of VIGIL_BENCH_QUERIES (one per line) on the directory
+// VIGIL_BENCH_DIR: range queries over VIGIL_BENCH_START..END at
+// VIGIL_BENCH_STEP (ms), or instant queries at END when the step is 0.
 bool RegisterExternal() {
   const char* dir = std::getenv("VIGIL_BENCH_DIR");
   const char* file = std::getenv("VIGIL_BENCH_QUERIES");
@@ -146,14 +160,22 @@ bool RegisterExternal() {
     std::exit(1);
   }
   db = std::move(*opened);
-  Timestamp start = std::atoll(std::getenv("VIGIL_BENCH_START"));
-  Timestamp end = std::atoll(std::getenv("VIGIL_BENCH_END"));
-  int64_t step = std::atoll(std::getenv("VIGIL_BENCH_STEP"));
+  auto env = [](const char* name) -> int64_t {
+    const char* v = std::getenv(name);
+    return v ? std::atoll(v) : 0;
+  };
+  Timestamp start = env("VIGIL_BENCH_START");
+  Timestamp end = env("VIGIL_BENCH_END");
+  int64_t step = env("VIGIL_BENCH_STEP");
   std::ifstream in(file);
   for (std::string q; std::getline(in, q);) {
     if (q.empty()) continue;
     benchmark::RegisterBenchmark(q.c_str(), [q, start, end, step](benchmark::State& st) {
-      RunRange(st, ExternalDB().get(), q, start, end, step);
+      if (step == 0) {
+        RunInstant(st, ExternalDB().get(), q, end);
+      } else {
+        RunRange(st, ExternalDB().get(), q, start, end, step);
+      }
     })->Unit(benchmark::kMillisecond);
   }
   return true;

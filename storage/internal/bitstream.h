@@ -118,6 +118,12 @@ class BitReader {
   }
   int64_t ReadVarint() { return UnZigZag(ReadUvarint()); }
 
+  // The next bits from the current position, MSB first, without consuming
+  // them: at least 57 are valid (the rest zero), past the end all zero.
+  uint64_t PeekBits() const { return Peek64(); }
+  // Consumes `nbits` bits. REQUIRES: nbits <= bits_left().
+  void SkipBits(int nbits) { pos_ += static_cast<uint64_t>(nbits); }
+
   bool overflow() const { return overflow_; }
   uint64_t bits_left() const { return size_bits_ - pos_; }
 

@@ -1,6 +1,7 @@
 #include "storage/internal/chunk_int.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace vigil::storage::internal {
 namespace {
@@ -202,19 +203,39 @@ bool ReadIntColumn(BitReader* r, size_t n, int64_t* out) {
       }
       case IntPacker::kRice: {
         const int k = static_cast<int>(r->ReadBits(6));
-        for (size_t i = 0; i < m; ++i) {
+        const uint64_t low_k = k == 0 ? 0 : ~uint64_t{0} >> (64 - k);
+        size_t i = 0;
+        while (i < m) {
+          // Fast path: decode every code (q ones, a zero, k bits) that lies
+          // whole within the next 57 bits from one peek, shifting the word
+          // instead of re-reading memory per code.
+          uint64_t w = r->PeekBits();
+          const int avail = static_cast<int>(std::min<uint64_t>(57, r->bits_left()));
+          int used = 0;
+          while (i < m) {
+            const int ones = std::countl_one(w);
+            const int len = ones + 1 + k;
+            if (ones >= kRiceEscape || used + len > avail) break;
+            const uint64_t u = (static_cast<uint64_t>(ones) << k) | ((w >> (64 - len)) & low_k);
+            res[i++] = S(base + U(UnZigZag(u)));
+            w <<= len;
+            used += len;
+          }
+          r->SkipBits(used);
+          if (used > 0) continue;
+          // Slow path, one code: an escape, a long code, or the stream's end.
           uint64_t q = r->ReadUnary(kRiceEscape);
           uint64_t u;
           if (q < kRiceEscape) {
             u = (q << k) | r->ReadBits(k);
             if (k > 0 && (q >> (64 - k)) != 0) return false;
           } else {
-            int w = static_cast<int>(r->ReadBits(7));
-            if (w > 64) return false;
-            u = r->ReadBits(w);
+            int width = static_cast<int>(r->ReadBits(7));
+            if (width > 64) return false;
+            u = r->ReadBits(width);
           }
           if (r->overflow()) return false;
-          res[i] = S(base + U(UnZigZag(u)));
+          res[i++] = S(base + U(UnZigZag(u)));
         }
         break;
       }
