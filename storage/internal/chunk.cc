@@ -1,5 +1,6 @@
 #include "storage/internal/chunk.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <utility>
@@ -23,7 +24,7 @@ absl::Status Corrupt(std::string_view what) {
 absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
                           std::vector<double>* vs,
                           std::vector<int64_t>* scratch,
-                          open_chunk::Stats* stats) {
+                          open_chunk::Stats* stats, Timestamp from = kMinTimestamp) {
   if (chunk.empty()) return Corrupt("empty");
   const auto format = static_cast<uint8_t>(chunk[0]);
   size_t n = 0;
@@ -57,7 +58,11 @@ absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
       return Corrupt(fmt::format("bad or truncated timestamp column ({} "
                                  "samples, {} bytes)", n, chunk.size()));
     }
-    if (!ReadValueColumn(&r, n, vs->data() + vbase, scratch)) {
+    // Values before `from` are dropped below: skip converting them. (The
+    // ascending check below still covers every timestamp.)
+    const Timestamp* t = ts->data() + base;
+    const size_t skip = static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
+    if (!ReadValueColumn(&r, n, vs->data() + vbase, scratch, skip)) {
       return Corrupt(fmt::format("bad or truncated value column ({} "
                                  "samples, {} bytes)", n, chunk.size()));
     }
@@ -69,6 +74,13 @@ absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
     if (t[i] <= t[i - 1]) {
       return Corrupt(fmt::format("timestamps not ascending at sample {}", i));
     }
+  }
+  if (from != kMinTimestamp) {
+    const size_t drop = static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
+    ts->erase(ts->begin() + static_cast<ptrdiff_t>(base),
+              ts->begin() + static_cast<ptrdiff_t>(base + drop));
+    vs->erase(vs->begin() + static_cast<ptrdiff_t>(vbase),
+              vs->begin() + static_cast<ptrdiff_t>(vbase + drop));
   }
   return absl::OkStatus();
 }
@@ -152,11 +164,11 @@ bool ChunkIterator::Next() {
 }
 
 absl::Status DecodeChunk(std::string_view chunk, std::vector<Timestamp>* ts,
-                         std::vector<double>* vs) {
+                         std::vector<double>* vs, Timestamp from) {
   const size_t ts_size = ts->size(), vs_size = vs->size();
   std::vector<int64_t> scratch;
   open_chunk::Stats stats;
-  absl::Status st = DecodeAppend(chunk, ts, vs, &scratch, &stats);
+  absl::Status st = DecodeAppend(chunk, ts, vs, &scratch, &stats, from);
   if (!st.ok()) {
     ts->resize(ts_size);
     vs->resize(vs_size);

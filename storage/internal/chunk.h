@@ -144,11 +144,14 @@ class ChunkIterator {
   absl::Status err_;
 };
 
-// Decodes a whole chunk into columns (appending). DataLoss on corruption
-// ("cannot decode chunk: ..."), leaving *ts and *vs as they were.
+// Decodes a chunk into columns (appending), only its samples at or after
+// `from`: the whole chunk is still checked, but values before `from` are
+// not converted or copied. DataLoss on corruption ("cannot decode chunk:
+// ..."), leaving *ts and *vs as they were.
 [[nodiscard]] absl::Status DecodeChunk(std::string_view chunk,
                                        std::vector<Timestamp>* ts,
-                                       std::vector<double>* vs);
+                                       std::vector<double>* vs,
+                                       Timestamp from = kMinTimestamp);
 
 // What a chunk's encoding chose; for tests, benchmarks and debugging tools.
 struct ChunkInfo {

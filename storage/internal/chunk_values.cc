@@ -165,13 +165,14 @@ void WriteValueColumn(const double* vs, size_t n, std::vector<int64_t>* scratch,
 }
 
 bool ReadValueColumn(BitReader* r, size_t n, double* out,
-                     std::vector<int64_t>* scratch) {
+                     std::vector<int64_t>* scratch, size_t skip) {
+  skip = std::min(skip, n);
   if (n == 0) return true;
   const auto enc = static_cast<ValueEncoding>(r->ReadBits(2));
   switch (enc) {
     case ValueEncoding::kConst: {
       double v = std::bit_cast<double>(r->ReadBits(64));
-      std::fill(out, out + n, v);
+      std::fill(out + skip, out + n, v);
       return !r->overflow();
     }
     case ValueEncoding::kXor: {
@@ -190,10 +191,10 @@ bool ReadValueColumn(BitReader* r, size_t n, double* out,
       if (!ReadIntColumn(r, n, scratch->data())) return false;
       const int64_t* m = scratch->data();
       if (k == 0) {
-        for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(m[i]);
+        for (size_t i = skip; i < n; ++i) out[i] = static_cast<double>(m[i]);
       } else {
         const double p = kPow10[k];
-        for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(m[i]) / p;
+        for (size_t i = skip; i < n; ++i) out[i] = static_cast<double>(m[i]) / p;
       }
       const uint64_t count = r->ReadUvarint();
       if (count > n) return false;
@@ -203,7 +204,8 @@ bool ReadValueColumn(BitReader* r, size_t n, double* out,
         if (gap >= n) return false;
         idx = c == 0 ? gap : idx + gap + 1;
         if (idx >= n) return false;
-        out[idx] = std::bit_cast<double>(r->ReadBits(64));
+        const uint64_t bits = r->ReadBits(64);
+        if (idx >= skip) out[idx] = std::bit_cast<double>(bits);
       }
       return !r->overflow();
     }

@@ -95,9 +95,11 @@ void WriteValueColumn(const double* vs, size_t n, std::vector<int64_t>* scratch,
                       BitWriter* w);
 
 // Reads a value column of n values into out[0..n). `scratch` is reused
-// working memory. Returns false on malformed input.
+// working memory. Returns false on malformed input. With `skip` > 0 the
+// whole column is still read and checked, but out[0..skip) may be left
+// unset (it saves converting values the caller drops).
 [[nodiscard]] bool ReadValueColumn(BitReader* r, size_t n, double* out,
-                                   std::vector<int64_t>* scratch);
+                                   std::vector<int64_t>* scratch, size_t skip = 0);
 
 }  // namespace vigil::storage::internal
 

@@ -85,12 +85,12 @@ class DBSeriesIterator : public SeriesIterator {
       if (c.mint > maxt_) break;
       ts_.clear();
       vs_.clear();
-      if (absl::Status s = DecodeChunk(c.bytes, &ts_, &vs_); !s.ok()) {
+      Timestamp min_ok = have_last ? std::max(lo, last + 1) : lo;
+      if (absl::Status s = DecodeChunk(c.bytes, &ts_, &vs_, min_ok); !s.ok()) {
         err_ = s;
         break;
       }
-      Timestamp min_ok = have_last ? std::max(lo, last + 1) : lo;
-      size_t b = size_t(std::lower_bound(ts_.begin(), ts_.end(), min_ok) - ts_.begin());
+      size_t b = 0;  // DecodeChunk dropped the samples before min_ok
       size_t e = size_t(std::upper_bound(ts_.begin(), ts_.end(), maxt_) - ts_.begin());
       if (b < e) {
         pos_ = b;

@@ -1,4 +1,6 @@
 // Sealed and open chunk encodings: round trips, chosen encodings, sizes.
+#include <algorithm>
+
 #include "tests/storage/chunk_testutil.h"
 
 namespace vigil::storage::internal {
@@ -213,6 +215,39 @@ TEST_CASE("OpenChunk memory stays compact for 120 samples", "[chunk]") {
   // Little slack: capacity within 25% + 16 bytes of the used size.
   REQUIRE(gauge.MemoryBytes() - sizeof(OpenChunk) <=
           gauge.bytes().size() * 5 / 4 + 16);
+}
+
+TEST_CASE("DecodeChunk from a time returns exactly the later samples", "[chunk]") {
+  auto ts = RegularTimes(200);
+  ts[100] += 7;  // irregular, so the timestamp column is not all-zero bits
+  std::vector<double> decimals(200), floats(200);
+  for (size_t i = 0; i < 200; ++i) {
+    decimals[i] = std::strtod(DecimalText(70000 + static_cast<int64_t>(i * i % 997), 2).c_str(), nullptr);
+    floats[i] = std::sin(static_cast<double>(i)) * 1e3;
+  }
+  decimals[150] = kSpecials[3];  // an exception value after the cut
+  decimals[20] = kSpecials[4];   // and one before it
+  for (const auto* vs : {&decimals, &floats}) {
+    std::string sealed = EncodeSealed(ts.data(), vs->data(), ts.size());
+    OpenChunk open;
+    for (size_t i = 0; i < ts.size(); ++i) open.Append(ts[i], (*vs)[i]);
+    for (std::string_view chunk : {std::string_view(sealed), open.bytes()}) {
+      for (Timestamp from : {kMinTimestamp, ts[0], ts[0] + 1, ts[100], ts[100] - 1, ts[150], ts[199],
+                             ts[199] + 1}) {
+        INFO("format " << int(chunk[0]) << " from " << from);
+        std::vector<Timestamp> got_t{1};
+        std::vector<double> got_v{2};
+        REQUIRE(DecodeChunk(chunk, &got_t, &got_v, from).ok());
+        size_t first = static_cast<size_t>(std::lower_bound(ts.begin(), ts.end(), from) - ts.begin());
+        REQUIRE(got_t.size() == 1 + ts.size() - first);
+        REQUIRE(got_v.size() == got_t.size());
+        for (size_t i = first; i < ts.size(); ++i) {
+          REQUIRE(got_t[1 + i - first] == ts[i]);
+          REQUIRE(Bits(got_v[1 + i - first]) == Bits((*vs)[i]));
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("ChunkIterator moves and resets", "[chunk]") {
