@@ -362,7 +362,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   for (size_t g = 0; g < out.size(); g++) out[g].metric = agg.group_labels[g];
   // Series by series when the (group, step) cells stay small; quantile
   // keeps a value list per cell, so it stays step by step.
-  constexpr size_t kMaxCells = size_t{1} << 21;
+  constexpr size_t kMaxCells = size_t{1} << 20;  // 48 MiB of cells at most
   if (!stepwise_out && op != AggOp::kQuantile &&
       agg.groups.size() * static_cast<size_t>(num_steps()) <= kMaxCells) {
     VIGIL_RETURN_IF_ERROR(CheckDeadline());

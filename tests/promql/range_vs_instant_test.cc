@@ -92,3 +92,56 @@ TEST_CASE("Range queries agree with instant queries at every step", "[range]") {
 
 }  // namespace
 }  // namespace vigil::promql
+
+namespace vigil::promql {
+namespace {
+
+TEST_CASE("Aggregations too big for per-(group, step) cells agree with the cell path",
+          "[range]") {
+  // sum/avg/... fold series into one cell per (group, step) unless that
+  // would take more than ~1M cells; then they go step by step. A 50 ms step
+  // over 40 groups takes the step-by-step path, a 15 s step the cell path:
+  // at the steps both have, the answers must be the same bits.
+  testutil::TempDir tmp;
+  auto db = std::move(*storage::DB::Open({}, tmp.path()));
+  std::mt19937_64 rng(5);
+  for (int s = 0; s < kSamples; ++s) {
+    auto app = db->NewAppender();
+    for (int i = 0; i < 40; ++i) {
+      for (const char* name : {"x_total", "y_total"}) {
+        Labels l{{"__name__", name}, {"i", std::to_string(i)}};
+        double v = double(rng() % 100000) / 64 + (rng() % 50 == 0 ? NAN : 0);
+        REQUIRE(app->Append(0, l, kT0 + s * kStep, v).ok());
+      }
+    }
+    REQUIRE(app->Commit().ok());
+  }
+  Engine engine;
+  const Timestamp start = kT0 + 20 * kStep, end = kT0 + (kSamples - 1) * kStep;
+  for (std::string q : {"sum by (i) ({__name__=~\"x_total|y_total\"})",
+                        "avg by (i) ({__name__=~\"x_total|y_total\"})",
+                        "stddev by (i) ({__name__=~\"x_total|y_total\"})"}) {
+    INFO(q);
+    auto fine = engine.RangeQuery(db.get(), q, start, end, 50);
+    auto coarse = engine.RangeQuery(db.get(), q, start, end, kStep);
+    REQUIRE(fine.ok());
+    REQUIRE(coarse.ok());
+    REQUIRE(fine->value.matrix.size() == 40);
+    REQUIRE(coarse->value.matrix.size() == 40);
+    for (size_t g = 0; g < 40; ++g) {
+      const Series& f = fine->value.matrix[g];
+      const Series& c = coarse->value.matrix[g];
+      REQUIRE(f.metric == c.metric);
+      REQUIRE(f.ts.size() > 40000);  // ~48k steps: > 1M cells in all
+      for (size_t k = 0; k < c.ts.size(); ++k) {
+        auto it = std::lower_bound(f.ts.begin(), f.ts.end(), c.ts[k]);
+        REQUIRE(it != f.ts.end());
+        REQUIRE(*it == c.ts[k]);
+        REQUIRE(SameBits(f.vs[size_t(it - f.ts.begin())], c.vs[k]));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vigil::promql
