@@ -41,7 +41,7 @@ absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
     ts->resize(base + n);
     vs->resize(vbase + n);
     VIGIL_RETURN_IF_ERROR(open_chunk::DecodeOpen(
-        chunk, n, ts->data() + base, vs->data() + vbase, stats));
+        chunk, n, ts->data() + base, vs->data() + vbase, stats, from));
   } else if (format == static_cast<uint8_t>(ChunkFormat::kSealed)) {
     BitReader r(chunk.substr(1));
     const uint64_t count = r.ReadUvarint();

@@ -103,9 +103,10 @@ inline uint32_t Capacity(uint32_t len) {
 
 // Decodes the n samples of an open chunk (kOpenXor or kOpenDelta; n read
 // from its header by the caller) into ts[0..n), vs[0..n). DataLoss on
-// malformed input.
+// malformed input. Values of samples before `from` may be left unset (the
+// caller drops them; decimals then skip their conversion).
 absl::Status DecodeOpen(std::string_view chunk, size_t n, Timestamp* ts,
-                        double* vs, Stats* stats);
+                        double* vs, Stats* stats, Timestamp from = kMinTimestamp);
 
 }  // namespace vigil::storage::internal::open_chunk
 

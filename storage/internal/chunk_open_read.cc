@@ -57,7 +57,7 @@ absl::Status DecodeXor(std::string_view chunk, size_t n, Timestamp* ts,
 }
 
 absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
-                         double* vs, Stats* stats) {
+                         double* vs, Stats* stats, Timestamp from) {
   if (chunk.size() < kDeltaHeaderBytes) {
     return Corrupt(fmt::format("want {} header bytes; have {}",
                                kDeltaHeaderBytes, chunk.size()));
@@ -114,7 +114,7 @@ absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
       }
       const uint64_t d = U(UnZigZag(u)) + U(int64_t{ds.mean});
       Update(&ds, d, u, i == 1);
-      vs[i] = DecimalValue(ds.m, mode);
+      if (S(t) >= from) vs[i] = DecimalValue(ds.m, mode);
     }
     if (r.overflow()) break;
     ts[i] = S(t);
@@ -126,14 +126,14 @@ absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
 }  // namespace
 
 absl::Status DecodeOpen(std::string_view chunk, size_t n, Timestamp* ts,
-                        double* vs, Stats* stats) {
+                        double* vs, Stats* stats, Timestamp from) {
   *stats = Stats();
   if (n == 0) return absl::OkStatus();
   if (static_cast<uint8_t>(chunk[0]) ==
       static_cast<uint8_t>(ChunkFormat::kOpenXor)) {
     return DecodeXor(chunk, n, ts, vs);
   }
-  return DecodeDelta(chunk, n, ts, vs, stats);
+  return DecodeDelta(chunk, n, ts, vs, stats, from);
 }
 
 }  // namespace vigil::storage::internal::open_chunk
