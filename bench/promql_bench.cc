@@ -185,7 +185,7 @@ bool RegisterExternal() {
 }  // namespace vigil
 
 int main(int argc, char** argv) {
-  vigil::TuneMallocForQueries();  // as the vigil binary does
+  vigil::InitProcess();  // as the vigil binary does
   if (!vigil::RegisterExternal()) vigil::RegisterBuiltIn();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/process.h"
 #include "promql/engine.h"
 #include "rules/group.h"
 #include "rules/rule_file.h"
@@ -146,4 +147,10 @@ BENCHMARK(BM_LLMPackEvalCycle)->Arg(100)->Iterations(120)->Unit(benchmark::kMill
 }  // namespace
 }  // namespace vigil
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  vigil::InitProcess();  // as the vigil binary does
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

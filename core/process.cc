@@ -2,7 +2,14 @@
 
 #include <malloc.h>
 
+#include "absl/synchronization/mutex.h"
+
 namespace vigil {
+
+void InitProcess() {
+  TuneMallocForQueries();
+  DisableLockGraph();
+}
 
 void TuneMallocForQueries() {
 #ifdef M_TRIM_THRESHOLD
@@ -10,6 +17,10 @@ void TuneMallocForQueries() {
   mallopt(M_TOP_PAD, 4 << 20);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
 #endif
+}
+
+void DisableLockGraph() {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 }
 
 }  // namespace vigil

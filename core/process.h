@@ -2,12 +2,16 @@
 // File: process.h
 // -----------------------------------------------------------------------------
 //
-// Process-wide settings for a long-running Vigil process (the `vigil` binary
-// and the benchmarks call it first thing in main; an embedding service may).
+// Process-wide settings for a long-running Vigil process. The `vigil` binary
+// and the benchmarks call InitProcess() first thing in main; an embedding
+// service should too (or pick the parts it wants).
 #ifndef VIGIL_CORE_PROCESS_H_
 #define VIGIL_CORE_PROCESS_H_
 
 namespace vigil {
+
+// TuneMallocForQueries() and DisableLockGraph().
+void InitProcess();
 
 // Tunes glibc malloc for query-shaped workloads: a query allocates tens of
 // megabytes of columns and frees them all at the end. By default glibc
@@ -17,6 +21,11 @@ namespace vigil {
 // a quarter of a 1,000-series range query). This keeps up to 64 MiB of free
 // heap for reuse and serves blocks below 32 MiB from the heap.
 void TuneMallocForQueries();
+
+// Turns off Abseil's debug-time lock-order graph, which costs a few percent
+// on every absl::Mutex operation. Vigil's lock order is fixed by design
+// (commit lock, then series lock; the symbol table's lock is a leaf).
+void DisableLockGraph();
 
 }  // namespace vigil
 

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "core/process.h"
 #include "server/cli.h"
 
@@ -36,10 +35,7 @@ int Usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Abseil's debug-time lock-order graph costs a few percent on every lock
-  // and our lock order is fixed by design (commit lock, then series lock).
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  vigil::TuneMallocForQueries();
+  vigil::InitProcess();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto rest = [&](size_t n) {
     return std::vector<std::string>(args.begin() + n, args.end());

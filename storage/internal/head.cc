@@ -6,6 +6,11 @@
 
 namespace vigil::storage::internal {
 
+namespace {
+// Series with up to this many labels resolve them without a heap buffer.
+constexpr size_t kMaxLabelsInline = 32;
+}  // namespace
+
 MemSeries* MemSeries::New(uint64_t ref, uint16_t n) {
   static_assert(alignof(MemSeries) >= alignof(uint32_t));
   void* mem = ::operator new(sizeof(MemSeries) + sizeof(uint32_t) * 2 * n);
@@ -130,11 +135,19 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
 }
 
 Labels Head::LabelsOf(const MemSeries& s) const {
+  // One symbol-table lock for all of the series' names and values.
+  std::string_view strs[2 * kMaxLabelsInline];
+  std::vector<std::string_view> big;
+  std::string_view* sv = strs;
+  if (s.num_labels > kMaxLabelsInline) {
+    big.resize(2 * s.num_labels);
+    sv = big.data();
+  }
+  symbols_->GetMany(s.syms(), 2 * s.num_labels, sv);
   std::vector<Label> out;
   out.reserve(s.num_labels);
   for (size_t i = 0; i < s.num_labels; ++i) {
-    out.push_back({std::string(symbols_->Get(s.syms()[2 * i])),
-                   std::string(symbols_->Get(s.syms()[2 * i + 1]))});
+    out.push_back({std::string(sv[2 * i]), std::string(sv[2 * i + 1])});
   }
   return Labels::FromSorted(std::move(out));
 }

@@ -31,6 +31,9 @@ class SymbolTable {
   uint32_t Find(std::string_view s) const ABSL_LOCKS_EXCLUDED(mu_);
   // REQUIRES: id was returned by Intern. The view lives as long as the table.
   std::string_view Get(uint32_t id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Get for ids[0..n) into out[0..n), under one lock acquisition.
+  void GetMany(const uint32_t* ids, size_t n, std::string_view* out) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
   size_t MemoryBytes() const ABSL_LOCKS_EXCLUDED(mu_);
 
