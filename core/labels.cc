@@ -78,6 +78,17 @@ uint64_t Labels::Hash() const {
   return h;
 }
 
+uint64_t Labels::HashFor(const std::vector<std::string>& sorted_names, bool keep) const {
+  uint64_t h = 0x243f6a8885a308d3ULL;
+  for (const auto& l : labels_) {
+    bool named = std::binary_search(sorted_names.begin(), sorted_names.end(), l.name);
+    if (named != keep) continue;
+    h = HashBytes(h, l.name);
+    h = HashBytes(h ^ 0xff, l.value);
+  }
+  return h;
+}
+
 std::string Labels::ToString() const {
   std::string out = "{";
   for (size_t i = 0; i < labels_.size(); ++i) {

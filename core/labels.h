@@ -49,6 +49,11 @@ class Labels {
 
   // 64-bit hash of the pairs, stable across processes (xxhash-style mix).
   uint64_t Hash() const;
+  // Hash() of the labels a projection would keep, without building them:
+  // with `keep`, the labels named in `sorted_names`; otherwise the others.
+  // (`sum by (a, b)` is HashFor({"a", "b"}, true); `sum without (a)` also
+  // drops the metric name: HashFor({"__name__", "a"}, false).)
+  uint64_t HashFor(const std::vector<std::string>& sorted_names, bool keep) const;
 
   // Prometheus's labels.String(): {__name__="up", job="x"} with values
   // quoted as Go's strconv.Quote does.

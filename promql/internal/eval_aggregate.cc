@@ -186,10 +186,17 @@ struct Aggregation {
   void MakeGroups() {
     absl::flat_hash_map<uint64_t, int> index;
     group_of.resize(in.size());
+    // The group's hash comes from the series' labels directly; its labels
+    // are built once, for the first series of the group.
+    std::vector<std::string> hashed = grouping;
+    if (e.without) {
+      hashed.push_back(std::string(kMetricName));
+      std::sort(hashed.begin(), hashed.end());
+    }
     for (size_t i = 0; i < in.size(); i++) {
-      Labels g = GroupLabels(in[i].metric, grouping, e.without);
-      auto [it, inserted] = index.try_emplace(g.Hash(), static_cast<int>(group_labels.size()));
-      if (inserted) group_labels.push_back(std::move(g));
+      uint64_t h = in[i].metric.HashFor(hashed, !e.without);
+      auto [it, inserted] = index.try_emplace(h, static_cast<int>(group_labels.size()));
+      if (inserted) group_labels.push_back(GroupLabels(in[i].metric, grouping, e.without));
       group_of[i] = it->second;
     }
     groups.resize(group_labels.size());

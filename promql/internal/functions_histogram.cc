@@ -186,12 +186,12 @@ struct BucketGroups {
 
   explicit BucketGroups(const Matrix& in) : group_of(in.size(), -1), upper(in.size()) {
     absl::flat_hash_map<uint64_t, int> index;
+    const std::vector<std::string> le = {"le"};
     for (size_t i = 0; i < in.size(); i++) {
       const Labels& m = in[i].metric;
       if (!ParseGoFloat(std::string(m.Get("le")), &upper[i])) continue;
-      Labels g = LabelsBuilder(m).Del("le").Build();
-      auto [it, inserted] = index.try_emplace(g.Hash(), static_cast<int>(labels.size()));
-      if (inserted) labels.push_back(std::move(g));
+      auto [it, inserted] = index.try_emplace(m.HashFor(le, false), static_cast<int>(labels.size()));
+      if (inserted) labels.push_back(LabelsBuilder(m).Del("le").Build());
       group_of[i] = it->second;
     }
     buckets.resize(labels.size());

@@ -75,3 +75,26 @@ TEST_CASE("CleanPath matches Go's path.Clean", "[strutil]") {
 }
 
 }  // namespace vigil
+
+namespace vigil {
+namespace {
+
+TEST_CASE("HashFor equals Hash of the projected labels", "[labels]") {
+  Labels l{{"__name__", "x_bucket"}, {"job", "vllm"}, {"le", "0.5"}, {"model", "m"}};
+  auto by = [&](std::vector<std::string> keep) {
+    return LabelsBuilder(l).Keep(keep).Build().Hash();
+  };
+  REQUIRE(l.HashFor({"job", "model"}, true) == by({"job", "model"}));
+  REQUIRE(l.HashFor({}, true) == Labels().Hash());
+  REQUIRE(l.HashFor({"__name__", "le"}, false) == by({"job", "model"}));
+  REQUIRE(l.HashFor({"le"}, false) == LabelsBuilder(l).Del("le").Build().Hash());
+  REQUIRE(l.HashFor({}, false) == l.Hash());
+  REQUIRE(l.HashFor({"absent"}, true) == Labels().Hash());
+  // Different projections of different series differ.
+  Labels other{{"__name__", "x_bucket"}, {"job", "sglang"}, {"le", "0.5"}, {"model", "m"}};
+  REQUIRE(other.HashFor({"le"}, false) != l.HashFor({"le"}, false));
+  REQUIRE(other.HashFor({"le", "model"}, true) == l.HashFor({"le", "model"}, true));
+}
+
+}  // namespace
+}  // namespace vigil
