@@ -12,6 +12,7 @@
 #        PROM_PORT=19090 RUNS=10
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 VIGIL=${VIGIL:-build/vigil}
 BENCH=${BENCH:-build/promql_bench}
 WORK=${WORK:-/tmp/vigil-qbench}
@@ -67,21 +68,14 @@ VIGIL_BENCH_START=$((QSTART * 1000)) VIGIL_BENCH_END=$((END * 1000)) VIGIL_BENCH
 # Prometheus starts only after Vigil's runs, so its start-up work (block
 # loading, GC) does not compete with them for the two cores; Vigil is not
 # running while Prometheus is timed.
-printf 'global:\n  scrape_interval: 15s\n' > "$WORK/prometheus.yml"
-prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
-  --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=100y \
-  --log.level=error >"$WORK/prom.log" 2>&1 &
-PROM_PID=$!
-trap 'kill $PROM_PID 2>/dev/null || true' EXIT
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null && break; sleep 0.1; done
-sleep 3  # let it finish loading blocks before it is timed
+start_prometheus "$WORK/prom" "$PROM_PORT" "$WORK"
 python3 - "$WORK/vigil.json" "$WORK/queries.txt" "$PROM_PORT" $QSTART $END $RUNS <<'PY'
 import json, statistics, sys, urllib.parse, urllib.request
 vj, qf, port, qs, qe, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
-vigil = {}
+vigil = {}  # ms: the median of the repetitions (the one run when RUNS=1)
 for b in json.load(open(vj))["benchmarks"]:
-    if b.get("aggregate_name") == "median":
-        vigil[b["run_name"]] = b["real_time"]  # ms
+    if b.get("aggregate_name") == "median" or b.get("run_type") == "iteration":
+        vigil[b["run_name"]] = b["real_time"]
 print(f"{'query':66} {'vigil ms':>9} {'prom ms':>9} {'prom/vigil':>10}")
 ratios = []
 for q in open(qf).read().splitlines():

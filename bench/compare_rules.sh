@@ -12,6 +12,7 @@
 #        PROM_PORT=19091 RUNS=10
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 VIGIL=${VIGIL:-build/vigil}
 BENCH=${BENCH:-build/promql_bench}
 WORK=${WORK:-/tmp/vigil-rbench}
@@ -52,20 +53,15 @@ VIGIL_BENCH_END=$((T * 1000)) VIGIL_BENCH_STEP=0 \
   --benchmark_format=json > "$WORK/vigil.json" 2>/dev/null
 
 # Prometheus starts after Vigil's runs and gets 3 s to load its blocks.
-printf 'global:\n  scrape_interval: 15s\n' > "$WORK/prometheus.yml"
-prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
-  --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=100y \
-  --log.level=error >"$WORK/prom.log" 2>&1 &
-PROM_PID=$!
-trap 'kill $PROM_PID 2>/dev/null || true' EXIT
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/null && break; sleep 0.1; done
-sleep 3
+start_prometheus "$WORK/prom" "$PROM_PORT" "$WORK"
 
 python3 - "$WORK/vigil.json" "$WORK/rules.tsv" "$PROM_PORT" "$T" "$RUNS" <<'PY'
 import json, statistics, sys, urllib.parse, urllib.request
 vj, tsv, port, t, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-vigil = {b["run_name"]: b["real_time"] for b in json.load(open(vj))["benchmarks"]
-         if b.get("aggregate_name") == "median"}
+vigil = {}  # ms: the median of the repetitions (the one run when RUNS=1)
+for b in json.load(open(vj))["benchmarks"]:
+    if b.get("aggregate_name") == "median" or b.get("run_type") == "iteration":
+        vigil[b["run_name"]] = b["real_time"]
 print(f"{'rule':32} {'series':>6} {'vigil ms':>9} {'prom ms':>9} {'prom/vigil':>10}")
 tv = tp = 0.0
 for line in open(tsv).read().splitlines():

@@ -38,6 +38,9 @@ size_t DecodeUtf8Rune(std::string_view s, size_t i, uint32_t* rune);
 // U+FFFD, as Go's utf8.AppendRune does.
 void AppendUtf8Rune(std::string* out, uint32_t rune);
 
+// The value of hex digit c (0-9, a-f, A-F), or -1.
+int HexDigitValue(char c);
+
 // Go's strconv.Unquote of a "...", '...' or `...` literal: the escapes
 // \a\b\f\n\r\t\v\\ \' \" (each quote only inside its own kind), \xNN and
 // octal \NNN (raw bytes), \uNNNN and \UNNNNNNNN (runes); no literal newline

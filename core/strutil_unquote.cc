@@ -3,14 +3,15 @@
 #include "core/strutil.h"
 
 namespace vigil {
-namespace {
 
-int HexVal(char c) {
+int HexDigitValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
+
+namespace {
 
 // One strconv.UnquoteChar step at s[*i] inside a literal quoted by `quote`:
 // appends the character (the raw byte for \x and octal escapes) to `out`,
@@ -52,7 +53,7 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out, ui
       if (*i + n > s.size()) return false;
       uint32_t v = 0;
       for (size_t k = 0; k < n; ++k) {
-        int h = HexVal(s[*i + k]);
+        int h = HexDigitValue(s[*i + k]);
         if (h < 0) return false;
         v = v * 16 + static_cast<uint32_t>(h);
       }

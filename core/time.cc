@@ -1,5 +1,7 @@
 #include "core/time.h"
 
+#include <ctime>
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -110,6 +112,17 @@ absl::StatusOr<Timestamp> ParseTime(std::string_view s) {
   }
   return absl::InvalidArgumentError(fmt::format(
       "cannot parse \"{}\" to a valid timestamp", s));
+}
+
+std::string FormatRfc3339Seconds(Timestamp ms) {
+  // Floor division, so times before 1970 format as the second they are in.
+  int64_t secs = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
+  time_t t = static_cast<time_t>(secs);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[64];
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace vigil

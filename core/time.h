@@ -39,6 +39,10 @@ absl::StatusOr<int64_t> ParseDurationMs(std::string_view s);
 // Formats milliseconds as a Prometheus duration ("1h30m", "0s").
 std::string FormatDurationMs(int64_t ms);
 
+// Formats milliseconds as RFC 3339 in UTC, whole seconds
+// ("2026-01-01T00:00:00Z"); the milliseconds are dropped.
+std::string FormatRfc3339Seconds(Timestamp ms);
+
 // Parses a time given as RFC 3339 ("2026-01-01T00:00:00Z") or as Unix seconds
 // with an optional fraction ("1767225600.5"), into milliseconds.
 absl::StatusOr<Timestamp> ParseTime(std::string_view s);

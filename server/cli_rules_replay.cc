@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "core/time.h"
 #include "core/strutil.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
@@ -21,15 +22,6 @@
 namespace vigil::cli {
 
 namespace {
-
-std::string Rfc3339(Timestamp ms) {
-  time_t secs = ms / 1000;
-  struct tm tm;
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // One pending→(firing→)resolved life of an alert.
 struct Episode {
@@ -79,14 +71,16 @@ class Timeline {
     std::vector<std::pair<Timestamp, std::string>> lines;
     for (const auto& e : episodes_) {
       std::string who = fmt::format("{} {}", e.alertname, e.labels.ToString());
-      lines.push_back({e.active_at, fmt::format("{} pending   {}", Rfc3339(e.active_at), who)});
+      lines.push_back(
+          {e.active_at, fmt::format("{} pending   {}", FormatRfc3339Seconds(e.active_at), who)});
       if (e.fired_at != kMinTimestamp) {
         std::string ann;
         for (const auto& l : e.annotations) ann += fmt::format("\n      {}: {}", l.name, l.value);
-        lines.push_back({e.fired_at, fmt::format("{} firing    {}{}", Rfc3339(e.fired_at), who, ann)});
+        lines.push_back({e.fired_at, fmt::format("{} firing    {}{}",
+                                                 FormatRfc3339Seconds(e.fired_at), who, ann)});
       }
       if (!e.open) {
-        lines.push_back({e.resolved_at, fmt::format("{} {} {}", Rfc3339(e.resolved_at),
+        lines.push_back({e.resolved_at, fmt::format("{} {} {}", FormatRfc3339Seconds(e.resolved_at),
                                                     e.fired_at != kMinTimestamp ? "resolved "
                                                                                 : "cleared  ",
                                                     who)});
@@ -190,7 +184,7 @@ int RulesReplay(const std::vector<std::string>& argv) {
     for (size_t i = 0; i < grp.size(); ++i) {
       if (grp.status(i).health == rules::RuleHealth::kErr && grp.status(i).last_eval_ts == t) {
         if (errors++ < 10) {
-          std::fprintf(stderr, "%s: group %s, rule %s: %s\n", Rfc3339(t).c_str(),
+          std::fprintf(stderr, "%s: group %s, rule %s: %s\n", FormatRfc3339Seconds(t).c_str(),
                        grp.name().c_str(), grp.rule_def(i).name.c_str(),
                        grp.status(i).last_error.c_str());
         }
@@ -203,7 +197,8 @@ int RulesReplay(const std::vector<std::string>& argv) {
     return 1;
   }
   std::printf("Replayed %zu group(s) from %s to %s (%zu evaluations, %zu rule errors)\n\n",
-              groups.size(), Rfc3339(*start).c_str(), Rfc3339(*end).c_str(), evals.size(), errors);
+              groups.size(), FormatRfc3339Seconds(*start).c_str(),
+              FormatRfc3339Seconds(*end).c_str(), evals.size(), errors);
   timeline.Print(*end);
   return errors > 0 ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/time.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "core/strutil.h"
@@ -71,15 +72,6 @@ struct Eq {
   using is_transparent = void;
   bool operator()(std::string_view a, std::string_view b) const { return a == b; }
 };
-
-std::string FormatTime(int64_t ms) {
-  time_t secs = ms / 1000;
-  struct tm tm;
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Samples of the file, with series numbered in order of appearance.
 struct ImportBatch {
@@ -293,8 +285,8 @@ int TsdbAnalyze(const std::vector<std::string>& argv) {
   std::string out;
   out += fmt::format("Directory: {}\n", args.positional()[0]);
   if (r->num_samples > 0) {
-    out += fmt::format("Time range: {} .. {} ({})\n", FormatTime(r->min_time),
-                       FormatTime(r->max_time),
+    out += fmt::format("Time range: {} .. {} ({})\n", FormatRfc3339Seconds(r->min_time),
+                       FormatRfc3339Seconds(r->max_time),
                        FormatDurationMs(r->max_time - r->min_time));
   }
   out += fmt::format("Series: {}\n", r->num_series);

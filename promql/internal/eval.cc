@@ -1,5 +1,6 @@
 // The evaluator's entry points (Engine), the node dispatch, and the shared
 // helpers: annotations, step cursors, output builders, result cleanup.
+#include "core/time.h"
 #include "promql/internal/eval.h"
 
 #include <algorithm>
@@ -62,15 +63,6 @@ void Annotations::ForcedMonotonicity(const std::string& metric, PosRange pos,
 
 namespace {
 
-std::string Rfc3339(int64_t ms) {
-  time_t secs = static_cast<time_t>(ms / 1000);
-  struct tm tm;
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // Go's %.2g.
 std::string GoG2(double v) {
   if (std::isnan(v)) return "NaN";
@@ -90,8 +82,8 @@ void Annotations::Render(std::string_view query, std::vector<std::string>* warni
     if (e.monotonicity) {
       text += fmt::format(", from buckets {} to {}, with a max diff of {}, over {} samples from {} to {}",
                           FormatGoG(e.min_bucket), FormatGoG(e.max_bucket),
-                          GoG2(e.max_diff), e.count + 1, Rfc3339(e.min_ts),
-                          Rfc3339(e.max_ts));
+                          GoG2(e.max_diff), e.count + 1, FormatRfc3339Seconds(e.min_ts),
+                          FormatRfc3339Seconds(e.max_ts));
     }
     text += " (" + FormatPosition(query, e.pos.start) + ")";
     (e.info ? infos : warnings)->push_back(std::move(text));

@@ -65,13 +65,6 @@ std::string FormatRuneU(int32_t r) {
 
 namespace {
 
-int HexVal(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 absl::Status SyntaxError() { return absl::InvalidArgumentError("invalid syntax"); }
 
 }  // namespace
@@ -100,7 +93,7 @@ bool ParseGoInt(std::string_view s, int64_t* out) {
   for (; i < s.size(); ++i) {
     char c = s[i];
     if (c == '_') continue;
-    int d = HexVal(c);
+    int d = HexDigitValue(c);
     if (d < 0 || d >= base) return false;
     if (v > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
              static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) {
