@@ -17,9 +17,6 @@ namespace {
 
 using namespace open_chunk;  // NOLINT: this file implements it
 
-constexpr double kPow10[kMaxDecimalScale + 1] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 constexpr int64_t kMaxMantissa = int64_t{1} << 53;
 
 // A scale may grow by this many digits without further evidence; larger

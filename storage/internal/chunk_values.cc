@@ -8,9 +8,6 @@
 namespace vigil::storage::internal {
 namespace {
 
-constexpr double kPow10[kMaxDecimalScale + 1] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 constexpr int64_t kMaxMantissa = int64_t{1} << 53;
 
 uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
@@ -86,10 +83,6 @@ void BuildDecimal(const double* vs, size_t n, const std::vector<int>& scale,
 }
 
 }  // namespace
-
-double DecimalValue(int64_t m, int k) {
-  return static_cast<double>(m) / kPow10[k];
-}
 
 int DecimalScale(double v, int64_t* m) {
   if (!(std::fabs(v) <= static_cast<double>(kMaxMantissa))) return -1;

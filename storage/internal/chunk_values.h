@@ -86,8 +86,18 @@ inline bool XorRead(BitReader* r, XorState* st) {
 // Inf, -0.0, too many digits, too large).
 int DecimalScale(double v, int64_t* m);
 
-// The decoded value of mantissa m at scale k.
-double DecimalValue(int64_t m, int k);
+// Powers of ten for the decimal scales (all exact doubles).
+inline constexpr double kPow10[kMaxDecimalScale + 1] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The decoded value of mantissa m at scale k: double(m) / 10^k, one
+// correctly rounded division (none at k == 0, where it would be exact).
+// Inline: decoders call it once per sample.
+inline double DecimalValue(int64_t m, int k) {
+  const double x = static_cast<double>(m);
+  return k == 0 ? x : x / kPow10[k];
+}
 
 // Encodes vs[0..n) as the smallest value column; appends to *w.
 // `scratch` is reused working memory.
