@@ -88,6 +88,15 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
       if (rs.vs[j] < rs.vs[j - 1]) resets.push_back(static_cast<uint32_t>(j));
     }
   }
+  const double range_seconds = static_cast<double>(w.range_ms) / 1000;
+  if (fn != nullptr && n > 0) {
+    // A sample lies in the windows of at most range/interval + 1 steps.
+    const size_t most = std::min<size_t>(
+        static_cast<size_t>(num_steps()),
+        n * static_cast<size_t>(w.range_ms / interval_ + 1));
+    out->ts.reserve(most);
+    out->vs.reserve(most);
+  }
   // Two pointers: [lo, hi) is the window (ref - range, ref]; both only move
   // forward as the steps advance (a pinned window stays put).
   for (int64_t t = start_; t <= end_; t += interval_, step++) {
@@ -117,7 +126,7 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
       continue;
     }
     RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
-                static_cast<double>(w.range_ms) / 1000, pvals.data(), &rs.metric, &e, annos,
+                range_seconds, pvals.data(), &rs.metric, &e, annos,
                 resets.data(), resets.data() + resets.size(), lo};
     double v = 0;
     prev_ok = fn(c, &v);

@@ -94,8 +94,11 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(const VectorSelector& vs
                   const std::vector<double>& vals, Series* ser) {
     ser->metric = lbls;
     if (ts.empty()) return;
-    ser->ts.reserve(steps);
-    ser->vs.reserve(steps);
+    // A sample is the lookback answer of at most lookback/interval + 1 steps.
+    const size_t most = std::min<size_t>(
+        static_cast<size_t>(steps), ts.size() * static_cast<size_t>(lookback / interval + 1));
+    ser->ts.reserve(most);
+    ser->vs.reserve(most);
     size_t j = 0;
     for (int64_t t = start; t <= end; t += interval) {
       int64_t ref = ref_of(t);
