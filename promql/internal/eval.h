@@ -161,6 +161,18 @@ struct WindowSpec {
   int64_t at_ms = 0;
 };
 
+// The time-only part of rate/increase/delta's extrapolation for one window
+// shape (offsets of the first and last sample from the window's ends,
+// sample count). Consecutive windows of a regularly scraped series share
+// it, so RangeSeries keeps one per series and the divisions are done once.
+struct ExtrapolationMemo {
+  bool valid = false;
+  int64_t to_start_ms = 0, to_end_ms = 0, sampled_ms = 0;
+  size_t last = 0;
+  double duration_to_start = 0, duration_to_end = 0, sampled_interval = 0;
+  double factor = 0;  // when the counter's zero point does not move the start
+};
+
 // Arguments of a range function at one step.
 struct RangeCall {
   const int64_t* t;
@@ -181,6 +193,8 @@ struct RangeCall {
   const uint32_t* resets = nullptr;
   const uint32_t* resets_end = nullptr;
   size_t first_index = 0;
+  // Per-series scratch of the extrapolating functions; may be null.
+  ExtrapolationMemo* memo = nullptr;
 };
 using RangeFn = bool (*)(const RangeCall& c, double* out);
 // Looks up the range function `name` (rate, avg_over_time, ...); null if

@@ -82,6 +82,7 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
   bool have_prev = false, prev_ok = false;
   size_t prev_lo = 0, prev_hi = 0;
   double prev_v = 0;
+  ExtrapolationMemo memo;
   std::vector<uint32_t> resets;
   if (fn != nullptr && RangeFunctionUsesResets(fn)) {
     for (size_t j = 1; j < n; j++) {
@@ -127,7 +128,7 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
     }
     RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
                 range_seconds, pvals.data(), &rs.metric, &e, annos,
-                resets.data(), resets.data() + resets.size(), lo};
+                resets.data(), resets.data() + resets.size(), lo, &memo};
     double v = 0;
     prev_ok = fn(c, &v);
     if (prev_ok) {

@@ -16,6 +16,18 @@ const uint32_t* WindowResets(const RangeCall& c) {
   return std::upper_bound(c.resets, c.resets_end, static_cast<uint32_t>(c.first_index));
 }
 
+// extrapolatedRate's factor: (sampled + to start + to end) / sampled, per
+// second of the range for rate.
+double Factor(double sampled_interval, double duration_to_start, double duration_to_end,
+              bool is_rate, double range_seconds) {
+  double factor = 1.0;
+  if (sampled_interval != 0) {
+    factor = (sampled_interval + duration_to_start + duration_to_end) / sampled_interval;
+  }
+  if (is_rate) factor /= range_seconds;
+  return factor;
+}
+
 // Prometheus's extrapolatedRate for float samples.
 bool ExtrapolatedRate(const RangeCall& c, bool is_counter, bool is_rate, double* out) {
   if (c.n < 2) return false;
@@ -28,23 +40,37 @@ bool ExtrapolatedRate(const RangeCall& c, bool is_counter, bool is_rate, double*
       result += c.v[*r - c.first_index - 1];
     }
   }
-  double duration_to_start = static_cast<double>(c.t[0] - c.range_start) / 1000;
-  double duration_to_end = static_cast<double>(c.range_end - c.t[last]) / 1000;
-  double sampled_interval = static_cast<double>(c.t[last] - c.t[0]) / 1000;
-  double avg_between = sampled_interval / static_cast<double>(last);
-  double threshold = avg_between * 1.1;
-  if (duration_to_start >= threshold) duration_to_start = avg_between / 2;
+  // The time-only quantities, computed as Prometheus does, or taken from
+  // the previous window when it had the same shape (same inputs, same
+  // bits).
+  ExtrapolationMemo local;
+  ExtrapolationMemo& m = c.memo != nullptr ? *c.memo : local;
+  const int64_t to_start_ms = c.t[0] - c.range_start;
+  const int64_t to_end_ms = c.range_end - c.t[last];
+  const int64_t sampled_ms = c.t[last] - c.t[0];
+  if (!m.valid || m.to_start_ms != to_start_ms || m.to_end_ms != to_end_ms ||
+      m.sampled_ms != sampled_ms || m.last != last) {
+    double duration_to_start = static_cast<double>(to_start_ms) / 1000;
+    double duration_to_end = static_cast<double>(to_end_ms) / 1000;
+    double sampled_interval = static_cast<double>(sampled_ms) / 1000;
+    double avg_between = sampled_interval / static_cast<double>(last);
+    double threshold = avg_between * 1.1;
+    if (duration_to_start >= threshold) duration_to_start = avg_between / 2;
+    if (duration_to_end >= threshold) duration_to_end = avg_between / 2;
+    m = ExtrapolationMemo{true, to_start_ms, to_end_ms, sampled_ms, last, duration_to_start,
+                          duration_to_end, sampled_interval,
+                          Factor(sampled_interval, duration_to_start, duration_to_end,
+                                 is_rate, c.range_seconds)};
+  }
+  double factor = m.factor;
   if (is_counter) {
-    double duration_to_zero = duration_to_start;
-    if (result > 0 && c.v[0] >= 0) duration_to_zero = sampled_interval * (c.v[0] / result);
-    if (duration_to_zero < duration_to_start) duration_to_start = duration_to_zero;
+    double duration_to_zero = m.duration_to_start;
+    if (result > 0 && c.v[0] >= 0) duration_to_zero = m.sampled_interval * (c.v[0] / result);
+    if (duration_to_zero < m.duration_to_start) {
+      factor = Factor(m.sampled_interval, duration_to_zero, m.duration_to_end, is_rate,
+                      c.range_seconds);
+    }
   }
-  if (duration_to_end >= threshold) duration_to_end = avg_between / 2;
-  double factor = 1.0;
-  if (sampled_interval != 0) {
-    factor = (sampled_interval + duration_to_start + duration_to_end) / sampled_interval;
-  }
-  if (is_rate) factor /= c.range_seconds;
   *out = result * factor;
   return true;
 }

@@ -43,7 +43,9 @@ TEST_CASE("Range queries agree with instant queries at every step", "[range]") {
       }
       if (rng() % 9 == 0) continue;
       Labels l{{"__name__", "x_total"}, {"i", std::to_string(i)}, {"g", std::to_string(i % 3)}};
-      REQUIRE(app->Append(0, l, kT0 + s * kStep + int64_t(rng() % 3000), value[i]).ok());
+      // Odd series are scraped exactly on time: their windows repeat shapes.
+      const int64_t jitter = i % 2 == 0 ? int64_t(rng() % 3000) : 0;
+      REQUIRE(app->Append(0, l, kT0 + s * kStep + jitter, value[i]).ok());
     }
     REQUIRE(app->Commit().ok());
   }
