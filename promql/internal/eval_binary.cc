@@ -113,6 +113,66 @@ class VectorVector {
 
   MatrixBuilder& out() { return out_; }
 
+  // Arithmetic and comparisons matched one-to-one where no signature
+  // repeats on either side, series at a time: each pair's columns are
+  // merged by timestamp. No step can then hold a duplicate match or two
+  // outputs with the same labels (the labels contain the signature), so the
+  // step-by-step errors cannot occur and each pair is one output series.
+  // Returns false (nothing done) when the conditions do not hold; otherwise
+  // fills *out in the order the step-by-step pass would create series:
+  // by first output step, then left series order.
+  bool OneToOneBySeries(bool instant, Matrix* out, int64_t* points) const {
+    if (IsSetOperator(e_.op) || m_.card != Cardinality::kOneToOne) return false;
+    std::vector<int> right_of(present_.size(), -1);
+    for (size_t j = 0; j < r_.size(); j++) {
+      if (right_of[rsig_[j]] >= 0) return false;
+      right_of[rsig_[j]] = static_cast<int>(j);
+    }
+    std::vector<char> seen(present_.size(), 0);
+    for (int sig : lsig_) {
+      if (seen[sig]) return false;
+      seen[sig] = 1;
+    }
+    std::vector<std::pair<int64_t, Series>> made;  // (first step, series)
+    for (size_t i = 0; i < l_.size(); i++) {
+      const int j = right_of[lsig_[i]];
+      if (j < 0) continue;
+      const Series& a = l_[i];
+      const Series& b = r_[static_cast<size_t>(j)];
+      Series o;
+      size_t x = 0, y = 0;
+      while (x < a.ts.size() && y < b.ts.size()) {
+        if (a.ts[x] < b.ts[y]) {
+          x++;
+        } else if (b.ts[y] < a.ts[x]) {
+          y++;
+        } else {
+          bool keep;
+          double v = ElemBinop(e_.op, a.vs[x], b.vs[y], &keep);
+          if (e_.return_bool) v = keep ? 1 : 0;
+          if (keep || e_.return_bool) {
+            o.ts.push_back(a.ts[x]);
+            o.vs.push_back(v);
+          }
+          x++;
+          y++;
+        }
+      }
+      if (o.ts.empty()) continue;
+      o.metric = ResultMetric(a.metric, b.metric, e_.op, m_);
+      o.drop_name = e_.return_bool;
+      *points += static_cast<int64_t>(o.ts.size());
+      made.emplace_back(o.ts.front(), std::move(o));
+    }
+    if (!instant) {
+      std::stable_sort(made.begin(), made.end(),
+                       [](const auto& p, const auto& q) { return p.first < q.first; });
+    }
+    out->reserve(made.size());
+    for (auto& [first, ser] : made) out->push_back(std::move(ser));
+    return true;
+  }
+
  private:
   absl::Status Emit(int64_t t, bool left, const StepPoint& p) {
     const Matrix& mat = left ? l_ : r_;
@@ -260,6 +320,12 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
   if (l.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(r.mat), l.scalar, true, *this));
   if (r.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(l.mat), r.scalar, false, *this));
   VectorVector vv(e, l.mat, r.mat, instant());
+  Matrix by_series;
+  int64_t points = 0;
+  if (vv.OneToOneBySeries(instant(), &by_series, &points)) {
+    VIGIL_RETURN_IF_ERROR(AddSamples(points));
+    return MakeVector(std::move(by_series));
+  }
   StepCursor lc(l.mat, start_, interval_, num_steps());
   StepCursor rc(r.mat, start_, interval_, num_steps());
   std::vector<StepPoint> lp, rp;

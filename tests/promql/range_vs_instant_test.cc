@@ -62,7 +62,13 @@ TEST_CASE("Range queries agree with instant queries at every step", "[range]") {
                         "max_over_time(x_total[1m])", "changes(x_total[2m])",
                         "quantile_over_time(0.3, x_total[2m])", "deriv(x_total[3m])",
                         "predict_linear(x_total[2m], 60)", "delta(x_total[1m])",
-                        "max_over_time(rate(x_total[1m])[10m:1m])"}) {
+                        "max_over_time(rate(x_total[1m])[10m:1m])",
+                        // One-to-one vector matching, merged series by series.
+                        "x_total + x_total offset 1m", "x_total > bool x_total offset 30s",
+                        "x_total > x_total offset 30s", "x_total / on(i) x_total offset 2m",
+                        "x_total - ignoring(g) x_total offset 1m",
+                        "rate(x_total[1m]) * on(i, g) group_left x_total",
+                        "sum by (g) (x_total) / on(g) group_right x_total"}) {
     INFO(q << " step " << step);
     auto range = engine.RangeQuery(db.get(), q, start, end, step);
     REQUIRE(range.ok());
