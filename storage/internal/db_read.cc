@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/parallel.h"
 #include "core/status_macros.h"
 #include "fmt/format.h"
 #include "storage/internal/db_impl.h"
@@ -261,16 +262,34 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::Select(
     const std::vector<Matcher>& matchers) {
   std::vector<MemSeries*> matched = Matching(matchers);
-  ChunkCursor cur;
-  cur.writes_seen = db_->chunk_writes_.load(std::memory_order_acquire);
-  cur.it.reset(db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+  // Blocks of series in ref order, each walked by its own chunk iterator;
+  // large selections use two threads.
+  constexpr size_t kBlock = 128, kMinParallel = 256;
+  const size_t blocks = (matched.size() + kBlock - 1) / kBlock;
+  std::vector<std::vector<std::unique_ptr<DBSeries>>> parts(blocks);
+  std::vector<absl::Status> errs(blocks);
+  ForEachBlock(blocks, matched.size() >= kMinParallel, [&](size_t b) {
+    ChunkCursor cur;
+    cur.writes_seen = db_->chunk_writes_.load(std::memory_order_acquire);
+    cur.it.reset(db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+    BlockRange r = BlockOf(b, kBlock, matched.size());
+    for (size_t i = r.begin; i < r.end; ++i) {
+      MemSeries* s = matched[i];
+      std::vector<ChunkData> chunks;
+      if (absl::Status st = LoadChunks(s, &cur, &chunks); !st.ok()) {
+        errs[b] = std::move(st);
+        return;
+      }
+      if (chunks.empty()) continue;
+      parts[b].push_back(std::make_unique<DBSeries>(db_->head().LabelsOf(*s),
+                                                    std::move(chunks), mint_, maxt_));
+    }
+  });
   std::vector<std::unique_ptr<DBSeries>> out;
-  for (MemSeries* s : matched) {
-    std::vector<ChunkData> chunks;
-    VIGIL_RETURN_IF_ERROR(LoadChunks(s, &cur, &chunks));
-    if (chunks.empty()) continue;
-    out.push_back(std::make_unique<DBSeries>(db_->head().LabelsOf(*s),
-                                             std::move(chunks), mint_, maxt_));
+  out.reserve(matched.size());
+  for (size_t b = 0; b < blocks; ++b) {
+    VIGIL_RETURN_IF_ERROR(errs[b]);
+    for (auto& ser : parts[b]) out.push_back(std::move(ser));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return Compare(a->labels(), b->labels()) < 0;

@@ -260,7 +260,7 @@ TEST_CASE("Select walks persisted chunks of many series over several days", "[db
   o.retention_ms = 0;
   auto db = MustOpen(tmp.path(), o);
   const Timestamp day = 86400000, step = 600000;  // 10 min: 144 per day
-  const int kSeries = 40;
+  const int kSeries = 300;  // over 256: Select also walks blocks on two threads
   auto app = db->NewAppender();
   for (Timestamp t = 0; t < 3 * day; t += step) {
     for (int i = 0; i < kSeries; ++i) {
