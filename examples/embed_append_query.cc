@@ -1,13 +1,15 @@
 // Embedding Vigil's storage: open a database, append a few samples, query
-// them back. Uses only public headers (storage/db.h).
+// them back. Uses only public headers (core/process.h, storage/db.h).
 //
 //   build/example_embed_append_query /tmp/vigil-example
 #include <cstdio>
 #include <string>
 
+#include "core/process.h"
 #include "storage/db.h"
 
 int main(int argc, char** argv) {
+  vigil::InitProcess();  // malloc tuned for queries, as the vigil binary does
   std::string dir = argc > 1 ? argv[1] : "/tmp/vigil-example";
   auto db = vigil::storage::DB::Open(vigil::storage::Options(), dir);
   if (!db.ok()) {
