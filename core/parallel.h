@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <system_error>
 #include <thread>
 
 namespace vigil {
@@ -30,9 +31,14 @@ void ForEachBlock(size_t blocks, bool parallel, Fn fn) {
   auto work = [&] {
     for (size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) fn(b);
   };
-  std::thread helper(work);
+  std::thread helper;
+  try {
+    helper = std::thread(work);
+  } catch (const std::system_error&) {
+    // No thread to be had (process limits): the caller does it all.
+  }
   work();
-  helper.join();
+  if (helper.joinable()) helper.join();
 }
 
 // The range [begin, end) of items in block `b` of `size`-item blocks.
