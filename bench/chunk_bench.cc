@@ -170,7 +170,8 @@ bool LoadOpenMetrics(const std::string& path,
     size_t sp1 = line.rfind(' ', sp2 - 1);
     if (sp1 == std::string::npos) continue;
     double ts_sec = std::strtod(line.c_str() + sp2 + 1, nullptr);
-    double v = std::strtod(line.substr(sp1 + 1, sp2 - sp1 - 1).c_str(), nullptr);
+    double v =
+        std::strtod(line.substr(sp1 + 1, sp2 - sp1 - 1).c_str(), nullptr);
     Series& s = (*out)[line.substr(0, sp1)];
     s.ts.push_back(static_cast<Timestamp>(std::llround(ts_sec * 1000)));
     s.vs.push_back(v);
@@ -223,16 +224,18 @@ void ReportOpenMetrics(const std::string& path) {
       }
     }
   }
-  std::printf("chunk size report for %s (%zu-sample chunks per series)\n"
-              "open mem/120 = OpenChunk::MemoryBytes() at 120 samples "
-              "(sizeof(OpenChunk) = %zu + capacity); slack = capacity - "
-              "used; enc = decimal scale k or XOR chunks; Msmp/s = "
-              "OpenChunk::Append rate\n",
-              path.c_str(), kChunkSamples, sizeof(OpenChunk));
-  const char* fmt_row = "%-44s %6zu %8zu %8.3f %8.3f %9.1f %6.1f %7s %5zu %7.1f\n";
-  std::printf("%-44s %6s %8s %8s %8s %9s %6s %7s %5s %7s\n", "family",
-              "series", "samples", "sealed", "open", "open mem", "slack",
-              "enc", "exc", "Msmp/s");
+  std::printf(
+      "chunk size report for %s (%zu-sample chunks per series)\n"
+      "open mem/120 = OpenChunk::MemoryBytes() at 120 samples "
+      "(sizeof(OpenChunk) = %zu + capacity); slack = capacity - "
+      "used; enc = decimal scale k or XOR chunks; Msmp/s = "
+      "OpenChunk::Append rate\n",
+      path.c_str(), kChunkSamples, sizeof(OpenChunk));
+  const char* fmt_row =
+      "%-44s %6zu %8zu %8.3f %8.3f %9.1f %6.1f %7s %5zu %7.1f\n";
+  std::printf("%-44s %6s %8s %8s %8s %9s %6s %7s %5s %7s\n", "family", "series",
+              "samples", "sealed", "open", "open mem", "slack", "enc", "exc",
+              "Msmp/s");
   std::printf("%-44s %6s %8s %8s %8s %9s %6s %7s %5s %7s\n", "", "", "",
               "B/smp", "B/smp", "/120", "B", "", "", "");
   auto row = [&](const std::string& name, const Totals& f) {
@@ -241,9 +244,10 @@ void ReportOpenMetrics(const std::string& path) {
     std::printf(fmt_row, name.c_str(), f.series, f.samples,
                 double(f.sealed) / f.samples, double(f.open) / f.samples,
                 f.open_chunks ? double(f.open_mem) / f.open_chunks : 0.0,
-                f.open_chunks ? double(f.open_mem - f.open_len) / f.open_chunks -
-                                    sizeof(OpenChunk)
-                              : 0.0,
+                f.open_chunks
+                    ? double(f.open_mem - f.open_len) / f.open_chunks -
+                          sizeof(OpenChunk)
+                    : 0.0,
                 enc.c_str(), f.exceptions,
                 f.append_sec > 0 ? f.samples / f.append_sec / 1e6 : 0.0);
   };
@@ -271,7 +275,8 @@ std::string DefaultOpenMetricsFile() {
   std::string gen = root + "/../shared/bench-data/gen_openmetrics.py";
   if (!std::ifstream(gen)) return "";
   std::string out = "/tmp/vigil_chunk_bench.om";
-  std::string cmd = fmt::format("python3 '{}' '{}' --hosts 2 --hours 2", gen, out);
+  std::string cmd =
+      fmt::format("python3 '{}' '{}' --hosts 2 --hours 2", gen, out);
   if (std::system(cmd.c_str()) != 0) return "";
   return out;
 }

@@ -4,8 +4,8 @@
 // 6 h of data at 15 s; range queries over the last hour at a 15 s step.
 //
 // Side by side with Prometheus: bench/compare_query.sh sets
-//   VIGIL_BENCH_DIR=<imported data dir>  VIGIL_BENCH_QUERIES=<file, one per line>
-//   VIGIL_BENCH_START / VIGIL_BENCH_END (ms)  VIGIL_BENCH_STEP (ms)
+//   VIGIL_BENCH_DIR=<imported data dir>  VIGIL_BENCH_QUERIES=<file, one per
+//   line> VIGIL_BENCH_START / VIGIL_BENCH_END (ms)  VIGIL_BENCH_STEP (ms)
 // and this binary then times those queries on that directory instead.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -52,7 +52,8 @@ class Fixture {
   }
   explicit Fixture(int n) {
     dir_ = (std::filesystem::temp_directory_path() /
-            ("vigil-promql-bench-" + std::to_string(getpid()) + "-" + std::to_string(n)))
+            ("vigil-promql-bench-" + std::to_string(getpid()) + "-" +
+             std::to_string(n)))
                .string();
     std::filesystem::remove_all(dir_);
     storage::Options o;
@@ -67,7 +68,8 @@ class Fixture {
       labels.push_back(Labels{{"__name__", "a_" + sfx}, {"l", l}});
       labels.push_back(Labels{{"__name__", "b_" + sfx}, {"l", l}});
       for (const char* le : les) {
-        labels.push_back(Labels{{"__name__", "h_" + sfx + "_bucket"}, {"l", l}, {"le", le}});
+        labels.push_back(
+            Labels{{"__name__", "h_" + sfx + "_bucket"}, {"l", l}, {"le", le}});
       }
     }
     std::vector<storage::SeriesRef> refs(labels.size());
@@ -87,7 +89,8 @@ class Fixture {
   std::unique_ptr<storage::DB> db_;
 };
 
-void RunInstant(benchmark::State& state, storage::DB* db, const std::string& q, Timestamp t) {
+void RunInstant(benchmark::State& state, storage::DB* db, const std::string& q,
+                Timestamp t) {
   promql::Engine engine;
   for (auto _ : state) {
     auto r = engine.InstantQuery(db, q, t);
@@ -132,9 +135,12 @@ void RegisterBuiltIn() {
       for (size_t p; (p = q.find("_N")) != std::string::npos;) {
         q.replace(p, 2, "_" + std::to_string(n));
       }
-      benchmark::RegisterBenchmark(("Range/" + q).c_str(), [n, q](benchmark::State& st) {
-        RunRange(st, Fixture::Get(n), q, kEnd - 3600 * 1000, kEnd, kStep);
-      })->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("Range/" + q).c_str(),
+                                   [n, q](benchmark::State& st) {
+                                     RunRange(st, Fixture::Get(n), q,
+                                              kEnd - 3600 * 1000, kEnd, kStep);
+                                   })
+          ->Unit(benchmark::kMillisecond);
     }
   }
 }
@@ -156,7 +162,8 @@ bool RegisterExternal() {
   o.read_only = true;
   auto opened = storage::DB::Open(o, dir);
   if (!opened.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(opened.status().message()).c_str());
+    std::fprintf(stderr, "%s\n",
+                 std::string(opened.status().message()).c_str());
     std::exit(1);
   }
   db = std::move(*opened);
@@ -170,7 +177,8 @@ bool RegisterExternal() {
   std::ifstream in(file);
   for (std::string q; std::getline(in, q);) {
     if (q.empty()) continue;
-    benchmark::RegisterBenchmark(q.c_str(), [q, start, end, step](benchmark::State& st) {
+    benchmark::RegisterBenchmark(q.c_str(), [q, start, end,
+                                             step](benchmark::State& st) {
       if (step == 0) {
         RunInstant(st, ExternalDB().get(), q, end);
       } else {

@@ -21,7 +21,8 @@ class BenchDir {
  public:
   BenchDir() {
     path_ = (std::filesystem::temp_directory_path() /
-             ("vigil-bench-" + std::to_string(getpid()) + "-" + std::to_string(counter_++)))
+             ("vigil-bench-" + std::to_string(getpid()) + "-" +
+              std::to_string(counter_++)))
                 .string();
     std::filesystem::remove_all(path_);
   }
@@ -43,16 +44,18 @@ size_t RssBytes() {
 Labels SeriesLabels(int i) {
   // dcgm-exporter-like: 20 metric families per GPU, 8 GPUs per host, the
   // GPU's UUID shared by its 20 series; 8 labels per series.
-  int metric = i % 20, gpu_index = i / 20, host = gpu_index / 8, gpu = gpu_index % 8;
-  return Labels{{"__name__", "DCGM_FI_DEV_METRIC_" + std::to_string(metric)},
-                {"Hostname", "gpu-node-" + std::to_string(host)},
-                {"UUID", "GPU-" + std::to_string(gpu_index) + "-7f3a-4c1e-9b2d"},
-                {"gpu", std::to_string(gpu)},
-                {"instance", "10.0." + std::to_string(host / 250) + "." +
-                                 std::to_string(host % 250) + ":9400"},
-                {"job", "dcgm-exporter"},
-                {"modelName", "NVIDIA H100 80GB HBM3"},
-                {"device", "nvidia" + std::to_string(gpu)}};
+  int metric = i % 20, gpu_index = i / 20, host = gpu_index / 8,
+      gpu = gpu_index % 8;
+  return Labels{
+      {"__name__", "DCGM_FI_DEV_METRIC_" + std::to_string(metric)},
+      {"Hostname", "gpu-node-" + std::to_string(host)},
+      {"UUID", "GPU-" + std::to_string(gpu_index) + "-7f3a-4c1e-9b2d"},
+      {"gpu", std::to_string(gpu)},
+      {"instance", "10.0." + std::to_string(host / 250) + "." +
+                       std::to_string(host % 250) + ":9400"},
+      {"job", "dcgm-exporter"},
+      {"modelName", "NVIDIA H100 80GB HBM3"},
+      {"device", "nvidia" + std::to_string(gpu)}};
 }
 
 // Appends 120 samples (15 s apart, gauge-like values) to each of N series,
@@ -94,11 +97,17 @@ void BM_HeadMemoryPerSeries(benchmark::State& state) {
     state.counters["rss_bytes_per_series"] = double(after - before) / n;
     state.counters["malloc_in_use_per_series"] =
         double(mallinfo2().uordblks - heap_before) / n;
-    state.counters["head_estimate_per_series"] = double(st.head_memory_bytes) / n;
-    state.counters["rocksdb_mem_per_series"] = double(st.rocksdb_memory_bytes) / n;
+    state.counters["head_estimate_per_series"] =
+        double(st.head_memory_bytes) / n;
+    state.counters["rocksdb_mem_per_series"] =
+        double(st.rocksdb_memory_bytes) / n;
   }
 }
-BENCHMARK(BM_HeadMemoryPerSeries)->Arg(20000)->Arg(100000)->Arg(1000000)->Iterations(1)
+BENCHMARK(BM_HeadMemoryPerSeries)
+    ->Arg(20000)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Iterations(1)
     ->Unit(benchmark::kSecond);
 
 void BM_HeadAppend(benchmark::State& state) {
@@ -134,8 +143,9 @@ std::unique_ptr<DB> FilledDB(const std::string& dir, int n, int samples) {
   for (int s = 0; s < samples; ++s) {
     auto app = db->NewAppender();
     for (int i = 0; i < n; ++i) {
-      auto r = refs[i] ? app->Append(refs[i], {}, t0 + s * 15000, double(s + i))
-                       : app->Append(0, SeriesLabels(i), t0 + s * 15000, double(s));
+      auto r = refs[i]
+                   ? app->Append(refs[i], {}, t0 + s * 15000, double(s + i))
+                   : app->Append(0, SeriesLabels(i), t0 + s * 15000, double(s));
       refs[i] = *r;
     }
     (void)app->Commit();
@@ -151,7 +161,8 @@ void BM_SelectIntersect(benchmark::State& state) {
   std::vector<Matcher> ms = {
       *Matcher::Make(MatchType::kEqual, "job", "dcgm-exporter"),
       *Matcher::Make(MatchType::kEqual, "gpu", "3"),
-      *Matcher::Make(MatchType::kRegexMatch, "__name__", "DCGM_FI_DEV_METRIC_[0-3]")};
+      *Matcher::Make(MatchType::kRegexMatch, "__name__",
+                     "DCGM_FI_DEV_METRIC_[0-3]")};
   for (auto _ : state) {
     auto q = *db->NewQuerier(0, 1);  // empty time range: index cost only
     auto set = *q->Select(ms);
@@ -164,7 +175,8 @@ BENCHMARK(BM_SelectIntersect)->Arg(10000)->Arg(100000);
 void BM_SelectIterate(benchmark::State& state) {
   BenchDir dir;
   auto db = FilledDB(dir.path(), 100, 480);
-  std::vector<Matcher> ms = {*Matcher::Make(MatchType::kEqual, "job", "dcgm-exporter")};
+  std::vector<Matcher> ms = {
+      *Matcher::Make(MatchType::kEqual, "job", "dcgm-exporter")};
   int64_t samples = 0;
   for (auto _ : state) {
     auto q = *db->NewQuerier(kMinTimestamp, kMaxTimestamp);

@@ -48,14 +48,16 @@ void BM_Parse(benchmark::State& state, const char* fixture) {
       if (*e != vigil::textparse::Entry::kSeries) continue;
       ++samples;
       sink += p.SeriesText().size() + p.NumLabels();
-      for (size_t i = 0; i < p.NumLabels(); ++i) sink += p.Label(i).value.size();
+      for (size_t i = 0; i < p.NumLabels(); ++i)
+        sink += p.Label(i).value.size();
       benchmark::DoNotOptimize(p.Value());
     }
     benchmark::DoNotOptimize(sink);
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(body.size()));
-  state.counters["samples/s"] =
-      benchmark::Counter(static_cast<double>(samples), benchmark::Counter::kIsRate);
+  state.SetBytesProcessed(state.iterations() *
+                          static_cast<int64_t>(body.size()));
+  state.counters["samples/s"] = benchmark::Counter(static_cast<double>(samples),
+                                                   benchmark::Counter::kIsRate);
 }
 
 // Same, plus BuildLabels() for every sample: the cost of a cold cache.
@@ -77,14 +79,16 @@ void BM_ParseAndBuildLabels(benchmark::State& state, const char* fixture) {
       benchmark::DoNotOptimize(l);
     }
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(body.size()));
-  state.counters["samples/s"] =
-      benchmark::Counter(static_cast<double>(samples), benchmark::Counter::kIsRate);
+  state.SetBytesProcessed(state.iterations() *
+                          static_cast<int64_t>(body.size()));
+  state.counters["samples/s"] = benchmark::Counter(static_cast<double>(samples),
+                                                   benchmark::Counter::kIsRate);
 }
 
 BENCHMARK_CAPTURE(BM_Parse, node_exporter, "node-exporter-e2e.txt");
 BENCHMARK_CAPTURE(BM_Parse, vllm_v1, "vllm-v1.txt");
-BENCHMARK_CAPTURE(BM_ParseAndBuildLabels, node_exporter, "node-exporter-e2e.txt");
+BENCHMARK_CAPTURE(BM_ParseAndBuildLabels, node_exporter,
+                  "node-exporter-e2e.txt");
 BENCHMARK_CAPTURE(BM_ParseAndBuildLabels, vllm_v1, "vllm-v1.txt");
 
 }  // namespace

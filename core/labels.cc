@@ -40,7 +40,8 @@ inline uint64_t HashBytes(uint64_t h, std::string_view s) {
 Labels::Labels(
     std::initializer_list<std::pair<std::string_view, std::string_view>> l) {
   labels_.reserve(l.size());
-  for (const auto& [n, v] : l) labels_.push_back({std::string(n), std::string(v)});
+  for (const auto& [n, v] : l)
+    labels_.push_back({std::string(n), std::string(v)});
   std::sort(labels_.begin(), labels_.end(), ByName);
 }
 
@@ -78,10 +79,12 @@ uint64_t Labels::Hash() const {
   return h;
 }
 
-uint64_t Labels::HashFor(const std::vector<std::string>& sorted_names, bool keep) const {
+uint64_t Labels::HashFor(const std::vector<std::string>& sorted_names,
+                         bool keep) const {
   uint64_t h = 0x243f6a8885a308d3ULL;
   for (const auto& l : labels_) {
-    bool named = std::binary_search(sorted_names.begin(), sorted_names.end(), l.name);
+    bool named =
+        std::binary_search(sorted_names.begin(), sorted_names.end(), l.name);
     if (named != keep) continue;
     h = HashBytes(h, l.name);
     h = HashBytes(h ^ 0xff, l.value);
@@ -151,13 +154,12 @@ LabelsBuilder& LabelsBuilder::Del(std::string_view name) {
 }
 
 LabelsBuilder& LabelsBuilder::Keep(const std::vector<std::string>& names) {
-  labels_.erase(
-      std::remove_if(labels_.begin(), labels_.end(),
-                     [&](const Label& l) {
-                       return std::find(names.begin(), names.end(), l.name) ==
-                              names.end();
-                     }),
-      labels_.end());
+  labels_.erase(std::remove_if(labels_.begin(), labels_.end(),
+                               [&](const Label& l) {
+                                 return std::find(names.begin(), names.end(),
+                                                  l.name) == names.end();
+                               }),
+                labels_.end());
   return *this;
 }
 

@@ -29,7 +29,8 @@ class Labels {
  public:
   Labels() = default;
   // Sorts by name. REQUIRES: names are distinct.
-  Labels(std::initializer_list<std::pair<std::string_view, std::string_view>> l);
+  Labels(
+      std::initializer_list<std::pair<std::string_view, std::string_view>> l);
   // Takes arbitrary order; sorts. Empty values are kept (callers that want
   // Prometheus identity semantics use LabelsBuilder, which drops them).
   static Labels FromUnsorted(std::vector<Label> labels);
@@ -53,7 +54,8 @@ class Labels {
   // with `keep`, the labels named in `sorted_names`; otherwise the others.
   // (`sum by (a, b)` is HashFor({"a", "b"}, true); `sum without (a)` also
   // drops the metric name: HashFor({"__name__", "a"}, false).)
-  uint64_t HashFor(const std::vector<std::string>& sorted_names, bool keep) const;
+  uint64_t HashFor(const std::vector<std::string>& sorted_names,
+                   bool keep) const;
 
   // Prometheus's labels.String(): {__name__="up", job="x"} with values
   // quoted as Go's strconv.Quote does.

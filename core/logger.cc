@@ -10,10 +10,14 @@ namespace {
 
 const char* LevelName(LogLevel l) {
   switch (l) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kError: return "error";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
   }
   return "info";
 }
@@ -34,12 +38,23 @@ void AppendValue(std::string* out, std::string_view v) {
   out->push_back('"');
   for (unsigned char c : v) {
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\t': out->append("\\t"); break;
-      case '\r': out->append("\\r"); break;
-      default: out->push_back(static_cast<char>(c));
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      default:
+        out->push_back(static_cast<char>(c));
     }
   }
   out->push_back('"');
@@ -48,11 +63,16 @@ void AppendValue(std::string* out, std::string_view v) {
 }  // namespace
 
 bool ParseLogLevel(std::string_view s, LogLevel* out) {
-  if (s == "debug") *out = LogLevel::kDebug;
-  else if (s == "info") *out = LogLevel::kInfo;
-  else if (s == "warn") *out = LogLevel::kWarn;
-  else if (s == "error") *out = LogLevel::kError;
-  else return false;
+  if (s == "debug")
+    *out = LogLevel::kDebug;
+  else if (s == "info")
+    *out = LogLevel::kInfo;
+  else if (s == "warn")
+    *out = LogLevel::kWarn;
+  else if (s == "error")
+    *out = LogLevel::kError;
+  else
+    return false;
   return true;
 }
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_split.h"
-#include "fmt/format.h"
 #include "core/strutil.h"
+#include "fmt/format.h"
 #include "re2/re2.h"
 
 namespace vigil {
@@ -19,10 +19,14 @@ bool HasRegexMeta(std::string_view s) {
 
 std::string_view MatchTypeString(MatchType t) {
   switch (t) {
-    case MatchType::kEqual: return "=";
-    case MatchType::kNotEqual: return "!=";
-    case MatchType::kRegexMatch: return "=~";
-    case MatchType::kRegexNoMatch: return "!~";
+    case MatchType::kEqual:
+      return "=";
+    case MatchType::kNotEqual:
+      return "!=";
+    case MatchType::kRegexMatch:
+      return "=~";
+    case MatchType::kRegexNoMatch:
+      return "!~";
   }
   return "?";
 }
@@ -68,22 +72,30 @@ absl::StatusOr<Matcher> Matcher::Make(MatchType type, std::string_view name,
 
 bool Matcher::RegexMatches(std::string_view v) const {
   switch (fast_) {
-    case Fast::kAll: return true;
-    case Fast::kNonEmpty: return !v.empty();
-    case Fast::kLiteral: return v == value_;
+    case Fast::kAll:
+      return true;
+    case Fast::kNonEmpty:
+      return !v.empty();
+    case Fast::kLiteral:
+      return v == value_;
     case Fast::kSet:
       return std::find(set_.begin(), set_.end(), v) != set_.end();
-    case Fast::kNone: break;
+    case Fast::kNone:
+      break;
   }
   return RE2::FullMatch(re2::StringPiece(v.data(), v.size()), *re_);
 }
 
 bool Matcher::Matches(std::string_view v) const {
   switch (type_) {
-    case MatchType::kEqual: return v == value_;
-    case MatchType::kNotEqual: return v != value_;
-    case MatchType::kRegexMatch: return RegexMatches(v);
-    case MatchType::kRegexNoMatch: return !RegexMatches(v);
+    case MatchType::kEqual:
+      return v == value_;
+    case MatchType::kNotEqual:
+      return v != value_;
+    case MatchType::kRegexMatch:
+      return RegexMatches(v);
+    case MatchType::kRegexNoMatch:
+      return !RegexMatches(v);
   }
   return false;
 }

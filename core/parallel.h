@@ -29,7 +29,8 @@ void ForEachBlock(size_t blocks, bool parallel, Fn fn) {
   }
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) fn(b);
+    for (size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;)
+      fn(b);
   };
   std::thread helper;
   try {
@@ -46,7 +47,8 @@ struct BlockRange {
   size_t begin, end;
 };
 inline BlockRange BlockOf(size_t b, size_t block_size, size_t items) {
-  return {std::min(items, b * block_size), std::min(items, (b + 1) * block_size)};
+  return {std::min(items, b * block_size),
+          std::min(items, (b + 1) * block_size)};
 }
 
 }  // namespace vigil

@@ -111,15 +111,33 @@ void AppendGoQuote(std::string* out, std::string_view s) {
       continue;
     }
     switch (r) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\a': out->append("\\a"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\v': out->append("\\v"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\a':
+        out->append("\\a");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\v':
+        out->append("\\v");
+        break;
       default:
         if (IsGoPrintable(r)) {
           out->append(s.substr(i, n));
@@ -129,10 +147,12 @@ void AppendGoQuote(std::string* out, std::string_view s) {
           out->push_back(kHex[r & 15]);
         } else if (r < 0x10000) {
           out->append("\\u");
-          for (int sh = 12; sh >= 0; sh -= 4) out->push_back(kHex[(r >> sh) & 15]);
+          for (int sh = 12; sh >= 0; sh -= 4)
+            out->push_back(kHex[(r >> sh) & 15]);
         } else {
           out->append("\\U");
-          for (int sh = 28; sh >= 0; sh -= 4) out->push_back(kHex[(r >> sh) & 15]);
+          for (int sh = 28; sh >= 0; sh -= 4)
+            out->push_back(kHex[(r >> sh) & 15]);
         }
     }
     i += n;

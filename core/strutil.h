@@ -49,8 +49,8 @@ int HexDigitValue(char c);
 // (Prometheus's util/strutil.Unquote): '...' is a string like "...", and
 // a raw string is kept as it is.
 enum class UnquoteDialect { kGo, kPromQL };
-std::optional<std::string> GoUnquote(std::string_view s,
-                                     UnquoteDialect dialect = UnquoteDialect::kGo);
+std::optional<std::string> GoUnquote(
+    std::string_view s, UnquoteDialect dialect = UnquoteDialect::kGo);
 // The rune of a Go rune literal ('a', '\n', '\u00e9'); nullopt if `s` is not
 // exactly one.
 std::optional<uint32_t> GoUnquoteRune(std::string_view s);

@@ -16,7 +16,8 @@ namespace {
 // One strconv.UnquoteChar step at s[*i] inside a literal quoted by `quote`:
 // appends the character (the raw byte for \x and octal escapes) to `out`,
 // sets *rune, advances *i. False on bad syntax.
-bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out, uint32_t* rune) {
+bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
+                 uint32_t* rune) {
   const char c = s[*i];
   if (c == quote) return false;
   if (c != '\\') {
@@ -33,14 +34,30 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out, ui
   const char e = s[*i + 1];
   *i += 2;
   switch (e) {
-    case 'a': *rune = '\a'; break;
-    case 'b': *rune = '\b'; break;
-    case 'f': *rune = '\f'; break;
-    case 'n': *rune = '\n'; break;
-    case 'r': *rune = '\r'; break;
-    case 't': *rune = '\t'; break;
-    case 'v': *rune = '\v'; break;
-    case '\\': *rune = '\\'; break;
+    case 'a':
+      *rune = '\a';
+      break;
+    case 'b':
+      *rune = '\b';
+      break;
+    case 'f':
+      *rune = '\f';
+      break;
+    case 'n':
+      *rune = '\n';
+      break;
+    case 'r':
+      *rune = '\r';
+      break;
+    case 't':
+      *rune = '\t';
+      break;
+    case 'v':
+      *rune = '\v';
+      break;
+    case '\\':
+      *rune = '\\';
+      break;
     case '\'':
     case '"':
       if (e != quote) return false;
@@ -87,7 +104,8 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out, ui
 
 }  // namespace
 
-std::optional<std::string> GoUnquote(std::string_view s, UnquoteDialect dialect) {
+std::optional<std::string> GoUnquote(std::string_view s,
+                                     UnquoteDialect dialect) {
   if (s.size() < 2 || s.front() != s.back()) return std::nullopt;
   const char quote = s.front();
   const std::string_view body = s.substr(1, s.size() - 2);
@@ -108,17 +126,20 @@ std::optional<std::string> GoUnquote(std::string_view s, UnquoteDialect dialect)
     uint32_t r;
     if (!UnquoteChar(body, &i, quote, &out, &r)) return std::nullopt;
   }
-  if (quote == '\'' && dialect == UnquoteDialect::kGo && runes != 1) return std::nullopt;
+  if (quote == '\'' && dialect == UnquoteDialect::kGo && runes != 1)
+    return std::nullopt;
   return out;
 }
 
 std::optional<uint32_t> GoUnquoteRune(std::string_view s) {
-  if (s.size() < 3 || s.front() != '\'' || s.back() != '\'') return std::nullopt;
+  if (s.size() < 3 || s.front() != '\'' || s.back() != '\'')
+    return std::nullopt;
   const std::string_view body = s.substr(1, s.size() - 2);
   size_t i = 0;
   std::string scratch;
   uint32_t r;
-  if (!UnquoteChar(body, &i, '\'', &scratch, &r) || i != body.size()) return std::nullopt;
+  if (!UnquoteChar(body, &i, '\'', &scratch, &r) || i != body.size())
+    return std::nullopt;
   return r;
 }
 

@@ -1,13 +1,12 @@
 #include "core/time.h"
 
-#include <ctime>
-
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 
-#include "fmt/format.h"
 #include "absl/time/time.h"
+#include "fmt/format.h"
 
 namespace vigil {
 
@@ -18,10 +17,9 @@ absl::StatusOr<int64_t> ParseDurationMs(std::string_view s) {
     std::string_view name;
     int64_t ms;
   };
-  static constexpr Unit kUnits[] = {{"ms", 1},          {"s", 1000},
-                                    {"m", 60000},       {"h", 3600000},
-                                    {"d", 86400000},    {"w", 604800000},
-                                    {"y", 31536000000}};
+  static constexpr Unit kUnits[] = {
+      {"ms", 1},       {"s", 1000},      {"m", 60000},      {"h", 3600000},
+      {"d", 86400000}, {"w", 604800000}, {"y", 31536000000}};
   int64_t total = 0;
   size_t i = 0;
   int last_unit = -1;
@@ -84,10 +82,9 @@ std::string FormatDurationMs(int64_t ms) {
     const char* name;
     int64_t ms;
   };
-  static constexpr Unit kUnits[] = {{"y", 31536000000}, {"w", 604800000},
-                                    {"d", 86400000},    {"h", 3600000},
-                                    {"m", 60000},       {"s", 1000},
-                                    {"ms", 1}};
+  static constexpr Unit kUnits[] = {
+      {"y", 31536000000}, {"w", 604800000}, {"d", 86400000}, {"h", 3600000},
+      {"m", 60000},       {"s", 1000},      {"ms", 1}};
   for (const auto& u : kUnits) {
     if (ms >= u.ms) {
       out += fmt::format("{}{}", ms / u.ms, u.name);
@@ -110,8 +107,8 @@ absl::StatusOr<Timestamp> ParseTime(std::string_view s) {
   if (absl::ParseTime(absl::RFC3339_full, str, &t, &err)) {
     return absl::ToUnixMillis(t);
   }
-  return absl::InvalidArgumentError(fmt::format(
-      "cannot parse \"{}\" to a valid timestamp", s));
+  return absl::InvalidArgumentError(
+      fmt::format("cannot parse \"{}\" to a valid timestamp", s));
 }
 
 std::string FormatRfc3339Seconds(Timestamp ms) {

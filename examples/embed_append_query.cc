@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   std::string dir = argc > 1 ? argv[1] : "/tmp/vigil-example";
   auto db = vigil::storage::DB::Open(vigil::storage::Options(), dir);
   if (!db.ok()) {
-    std::fprintf(stderr, "open: %s\n", std::string(db.status().message()).c_str());
+    std::fprintf(stderr, "open: %s\n",
+                 std::string(db.status().message()).c_str());
     return 1;
   }
   auto app = (*db)->NewAppender();
@@ -24,7 +25,8 @@ int main(int argc, char** argv) {
     // The ref returned by the first Append skips the label lookup after.
     auto r = app->Append(ref, series, 1767225600000 + i * 15000, 40 + i);
     if (!r.ok()) {
-      std::fprintf(stderr, "append: %s\n", std::string(r.status().message()).c_str());
+      std::fprintf(stderr, "append: %s\n",
+                   std::string(r.status().message()).c_str());
     } else {
       ref = *r;
     }

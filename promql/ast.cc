@@ -6,29 +6,40 @@ namespace vigil::promql {
 
 std::string_view DocumentedTypeName(ValueType t) {
   switch (t) {
-    case ValueType::kScalar: return "scalar";
-    case ValueType::kString: return "string";
-    case ValueType::kVector: return "instant vector";
-    case ValueType::kMatrix: return "range vector";
-    case ValueType::kNone: break;
+    case ValueType::kScalar:
+      return "scalar";
+    case ValueType::kString:
+      return "string";
+    case ValueType::kVector:
+      return "instant vector";
+    case ValueType::kMatrix:
+      return "range vector";
+    case ValueType::kNone:
+      break;
   }
   return "none";
 }
 
 std::string_view ValueTypeName(ValueType t) {
   switch (t) {
-    case ValueType::kScalar: return "scalar";
-    case ValueType::kString: return "string";
-    case ValueType::kVector: return "vector";
-    case ValueType::kMatrix: return "matrix";
-    case ValueType::kNone: break;
+    case ValueType::kScalar:
+      return "scalar";
+    case ValueType::kString:
+      return "string";
+    case ValueType::kVector:
+      return "vector";
+    case ValueType::kMatrix:
+      return "matrix";
+    case ValueType::kNone:
+      break;
   }
   return "none";
 }
 
 std::string FormatPosition(std::string_view query, int pos) {
   if (query.empty()) return "unknown position";
-  if (pos < 0 || pos > static_cast<int>(query.size())) return "invalid position";
+  if (pos < 0 || pos > static_cast<int>(query.size()))
+    return "invalid position";
   int line = 1;
   int last_break = -1;
   for (int i = 0; i < pos; ++i) {
@@ -42,32 +53,54 @@ std::string FormatPosition(std::string_view query, int pos) {
 
 std::string_view BinOpString(BinOp op) {
   switch (op) {
-    case BinOp::kAdd: return "+";
-    case BinOp::kSub: return "-";
-    case BinOp::kMul: return "*";
-    case BinOp::kDiv: return "/";
-    case BinOp::kMod: return "%";
-    case BinOp::kPow: return "^";
-    case BinOp::kAtan2: return "atan2";
-    case BinOp::kEql: return "==";
-    case BinOp::kNeq: return "!=";
-    case BinOp::kGtr: return ">";
-    case BinOp::kLss: return "<";
-    case BinOp::kGte: return ">=";
-    case BinOp::kLte: return "<=";
-    case BinOp::kAnd: return "and";
-    case BinOp::kOr: return "or";
-    case BinOp::kUnless: return "unless";
-    case BinOp::kTrimUpper: return "</";
-    case BinOp::kTrimLower: return ">/";
+    case BinOp::kAdd:
+      return "+";
+    case BinOp::kSub:
+      return "-";
+    case BinOp::kMul:
+      return "*";
+    case BinOp::kDiv:
+      return "/";
+    case BinOp::kMod:
+      return "%";
+    case BinOp::kPow:
+      return "^";
+    case BinOp::kAtan2:
+      return "atan2";
+    case BinOp::kEql:
+      return "==";
+    case BinOp::kNeq:
+      return "!=";
+    case BinOp::kGtr:
+      return ">";
+    case BinOp::kLss:
+      return "<";
+    case BinOp::kGte:
+      return ">=";
+    case BinOp::kLte:
+      return "<=";
+    case BinOp::kAnd:
+      return "and";
+    case BinOp::kOr:
+      return "or";
+    case BinOp::kUnless:
+      return "unless";
+    case BinOp::kTrimUpper:
+      return "</";
+    case BinOp::kTrimLower:
+      return ">/";
   }
   return "?";
 }
 
 bool IsComparison(BinOp op) {
   switch (op) {
-    case BinOp::kEql: case BinOp::kNeq: case BinOp::kGtr:
-    case BinOp::kLss: case BinOp::kGte: case BinOp::kLte:
+    case BinOp::kEql:
+    case BinOp::kNeq:
+    case BinOp::kGtr:
+    case BinOp::kLss:
+    case BinOp::kGte:
+    case BinOp::kLte:
       return true;
     default:
       return false;
@@ -80,28 +113,46 @@ bool IsSetOperator(BinOp op) {
 
 std::string_view AggOpString(AggOp op) {
   switch (op) {
-    case AggOp::kSum: return "sum";
-    case AggOp::kAvg: return "avg";
-    case AggOp::kCount: return "count";
-    case AggOp::kMin: return "min";
-    case AggOp::kMax: return "max";
-    case AggOp::kGroup: return "group";
-    case AggOp::kStddev: return "stddev";
-    case AggOp::kStdvar: return "stdvar";
-    case AggOp::kTopK: return "topk";
-    case AggOp::kBottomK: return "bottomk";
-    case AggOp::kQuantile: return "quantile";
-    case AggOp::kCountValues: return "count_values";
-    case AggOp::kLimitK: return "limitk";
-    case AggOp::kLimitRatio: return "limit_ratio";
+    case AggOp::kSum:
+      return "sum";
+    case AggOp::kAvg:
+      return "avg";
+    case AggOp::kCount:
+      return "count";
+    case AggOp::kMin:
+      return "min";
+    case AggOp::kMax:
+      return "max";
+    case AggOp::kGroup:
+      return "group";
+    case AggOp::kStddev:
+      return "stddev";
+    case AggOp::kStdvar:
+      return "stdvar";
+    case AggOp::kTopK:
+      return "topk";
+    case AggOp::kBottomK:
+      return "bottomk";
+    case AggOp::kQuantile:
+      return "quantile";
+    case AggOp::kCountValues:
+      return "count_values";
+    case AggOp::kLimitK:
+      return "limitk";
+    case AggOp::kLimitRatio:
+      return "limit_ratio";
   }
   return "?";
 }
 
 bool AggOpHasParam(AggOp op) {
   switch (op) {
-    case AggOp::kTopK: case AggOp::kBottomK: case AggOp::kQuantile:
-    case AggOp::kCountValues: case AggOp::kLimitK: case AggOp::kLimitRatio:
+    case AggOp::kTopK:
+    case AggOp::kBottomK:
+    case AggOp::kQuantile:
+    case AggOp::kCountValues:
+    case AggOp::kLimitK:
+    case AggOp::kLimitRatio:
       return true;
     default:
       return false;
@@ -110,25 +161,34 @@ bool AggOpHasParam(AggOp op) {
 
 ValueType Type(const Expr& e) {
   switch (e.kind) {
-    case NodeKind::kNumberLiteral: return ValueType::kScalar;
-    case NodeKind::kStringLiteral: return ValueType::kString;
-    case NodeKind::kVectorSelector: return ValueType::kVector;
-    case NodeKind::kMatrixSelector: return ValueType::kMatrix;
-    case NodeKind::kSubquery: return ValueType::kMatrix;
+    case NodeKind::kNumberLiteral:
+      return ValueType::kScalar;
+    case NodeKind::kStringLiteral:
+      return ValueType::kString;
+    case NodeKind::kVectorSelector:
+      return ValueType::kVector;
+    case NodeKind::kMatrixSelector:
+      return ValueType::kMatrix;
+    case NodeKind::kSubquery:
+      return ValueType::kMatrix;
     case NodeKind::kCall: {
       const auto* f = e.As<Call>().func;
       return f ? f->return_type : ValueType::kNone;
     }
-    case NodeKind::kAggregate: return ValueType::kVector;
+    case NodeKind::kAggregate:
+      return ValueType::kVector;
     case NodeKind::kBinary: {
       const auto& b = e.As<BinaryExpr>();
-      if (Type(*b.lhs) == ValueType::kScalar && Type(*b.rhs) == ValueType::kScalar) {
+      if (Type(*b.lhs) == ValueType::kScalar &&
+          Type(*b.rhs) == ValueType::kScalar) {
         return ValueType::kScalar;
       }
       return ValueType::kVector;
     }
-    case NodeKind::kUnary: return Type(*e.As<UnaryExpr>().expr);
-    case NodeKind::kParen: return Type(*e.As<ParenExpr>().expr);
+    case NodeKind::kUnary:
+      return Type(*e.As<UnaryExpr>().expr);
+    case NodeKind::kParen:
+      return Type(*e.As<ParenExpr>().expr);
   }
   return ValueType::kNone;
 }

@@ -50,19 +50,44 @@ std::string FormatPosition(std::string_view query, int pos);
 
 // Binary operators. The order is not meaningful.
 enum class BinOp {
-  kAdd, kSub, kMul, kDiv, kMod, kPow, kAtan2,
-  kEql, kNeq, kGtr, kLss, kGte, kLte,  // comparisons
-  kAnd, kOr, kUnless,                  // set operators
-  kTrimUpper, kTrimLower,              // native-histogram "</" and ">/"
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kPow,
+  kAtan2,
+  kEql,
+  kNeq,
+  kGtr,
+  kLss,
+  kGte,
+  kLte,  // comparisons
+  kAnd,
+  kOr,
+  kUnless,  // set operators
+  kTrimUpper,
+  kTrimLower,  // native-histogram "</" and ">/"
 };
 std::string_view BinOpString(BinOp op);  // "+", "==", "and", "atan2", ...
 bool IsComparison(BinOp op);
 bool IsSetOperator(BinOp op);
 
 enum class AggOp {
-  kSum, kAvg, kCount, kMin, kMax, kGroup, kStddev, kStdvar,
-  kTopK, kBottomK, kQuantile, kCountValues,
-  kLimitK, kLimitRatio,  // experimental in Prometheus
+  kSum,
+  kAvg,
+  kCount,
+  kMin,
+  kMax,
+  kGroup,
+  kStddev,
+  kStdvar,
+  kTopK,
+  kBottomK,
+  kQuantile,
+  kCountValues,
+  kLimitK,
+  kLimitRatio,  // experimental in Prometheus
 };
 std::string_view AggOpString(AggOp op);  // "sum", "count_values", ...
 // True for topk, bottomk, quantile, count_values, limitk, limit_ratio.
@@ -95,8 +120,16 @@ const Function* LookupFunction(std::string_view name);
 const std::vector<const Function*>& AllFunctions();
 
 enum class NodeKind {
-  kNumberLiteral, kStringLiteral, kVectorSelector, kMatrixSelector,
-  kSubquery, kCall, kAggregate, kBinary, kUnary, kParen,
+  kNumberLiteral,
+  kStringLiteral,
+  kVectorSelector,
+  kMatrixSelector,
+  kSubquery,
+  kCall,
+  kAggregate,
+  kBinary,
+  kUnary,
+  kParen,
 };
 
 struct Expr {
@@ -138,7 +171,7 @@ struct StringLiteral : Expr {
 struct Modifiers {
   int64_t offset_ms = 0;  // positive = into the past; may be negative
   AtKind at = AtKind::kNone;
-  int64_t at_ms = 0;      // valid when at == kTimestamp
+  int64_t at_ms = 0;  // valid when at == kTimestamp
 };
 
 // foo{a="b"} offset 5m @ 100. For a range selector the offset and `@` live
@@ -199,8 +232,8 @@ struct VectorMatching {
   // group_right = kOneToMany.
   Cardinality card = Cardinality::kOneToOne;
   std::vector<std::string> matching_labels;  // on(...) / ignoring(...)
-  bool on = false;                            // on() rather than ignoring()
-  std::vector<std::string> include;           // group_x(...) labels
+  bool on = false;                           // on() rather than ignoring()
+  std::vector<std::string> include;          // group_x(...) labels
 };
 
 struct BinaryExpr : Expr {

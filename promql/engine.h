@@ -82,15 +82,16 @@ class Engine {
   // the timeout, Unimplemented for native-histogram functions, and any
   // storage error.
   absl::StatusOr<Result> InstantQuery(storage::Queryable* q,
-                                      std::string_view query, Timestamp t) const;
+                                      std::string_view query,
+                                      Timestamp t) const;
 
   // Evaluates `query` at start, start+step, ... <= end. The result is a
   // Matrix sorted by labels (a scalar query gives one series without
   // labels). InvalidArgument also for step <= 0, end < start, or a query
   // whose type is not scalar or instant vector.
-  absl::StatusOr<Result> RangeQuery(storage::Queryable* q, std::string_view query,
-                                    Timestamp start, Timestamp end,
-                                    int64_t step_ms) const;
+  absl::StatusOr<Result> RangeQuery(storage::Queryable* q,
+                                    std::string_view query, Timestamp start,
+                                    Timestamp end, int64_t step_ms) const;
 
   // Evaluates an already parsed expression; `query` is its text (used only
   // for the positions in annotations). `step_ms` == 0 means an instant query

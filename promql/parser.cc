@@ -16,7 +16,8 @@ absl::StatusOr<std::unique_ptr<Expr>> ParseExpr(std::string_view input) {
   return ParseExpr(input, ParseOptions{});
 }
 
-absl::StatusOr<std::vector<Matcher>> ParseMetricSelector(std::string_view input) {
+absl::StatusOr<std::vector<Matcher>> ParseMetricSelector(
+    std::string_view input) {
   internal::Parser p(input, ParseOptions{});
   ExprPtr e = p.ParseSelectorOnly();
   if (p.error()) return internal::MakeParseError(input, *p.error());

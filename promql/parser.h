@@ -45,7 +45,8 @@ absl::StatusOr<std::unique_ptr<Expr>> ParseExpr(std::string_view input);
 // the last, as __name__="foo"). Like Prometheus this does not reject
 // selectors whose matchers all match the empty string: callers check that.
 // InvalidArgument on a syntax error or anything that is not a selector.
-absl::StatusOr<std::vector<Matcher>> ParseMetricSelector(std::string_view input);
+absl::StatusOr<std::vector<Matcher>> ParseMetricSelector(
+    std::string_view input);
 
 }  // namespace vigil::promql
 

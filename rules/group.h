@@ -20,8 +20,8 @@
 #ifndef VIGIL_RULES_GROUP_H_
 #define VIGIL_RULES_GROUP_H_
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -113,8 +113,12 @@ class Group {
   // Evaluation slots skipped because an evaluation overran its interval
   // (Prometheus's rule_group_iterations_missed_total). The Manager counts
   // them; they are never caught up.
-  void AddMissedIterations(int64_t n) { missed_.fetch_add(n, std::memory_order_relaxed); }
-  int64_t iterations_missed() const { return missed_.load(std::memory_order_relaxed); }
+  void AddMissedIterations(int64_t n) {
+    missed_.fetch_add(n, std::memory_order_relaxed);
+  }
+  int64_t iterations_missed() const {
+    return missed_.load(std::memory_order_relaxed);
+  }
   // The whole group's last evaluation: its timestamp, wall-clock start and
   // duration (health/last_error unused).
   RuleStatus last_eval() const;

@@ -9,10 +9,9 @@
 // Missed iterations are skipped, not caught up.
 //
 // Example:
-//   ManagerOptions o;  o.group.query = ...; o.group.appendable = db; o.group.notify = ...;
-//   Manager m(o);
-//   if (auto s = m.Update({"rules/*.yml"}); !s.ok()) ...  // keeps old groups
-//   m.Start();
+//   ManagerOptions o;  o.group.query = ...; o.group.appendable = db;
+//   o.group.notify = ...; Manager m(o); if (auto s = m.Update({"rules/*.yml"});
+//   !s.ok()) ...  // keeps old groups m.Start();
 //   ...
 //   m.Stop();
 //

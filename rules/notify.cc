@@ -9,7 +9,8 @@ QueryFunc EngineQueryFunc(const promql::Engine* engine, storage::Queryable* q) {
                      Timestamp t) -> absl::StatusOr<promql::Vector> {
     auto r = engine->Exec(q, expr, text, t, t, 0);
     if (!r.ok()) return r.status();
-    if (r->value.type == promql::ValueType::kVector) return std::move(r->value.vector);
+    if (r->value.type == promql::ValueType::kVector)
+      return std::move(r->value.vector);
     if (r->value.type == promql::ValueType::kScalar) {
       return promql::Vector{{Labels(), r->value.scalar.t, r->value.scalar.v}};
     }

@@ -30,7 +30,6 @@ using internal::ParsedSample;
 using internal::UtFile;
 using internal::UtTestGroup;
 
-
 std::string DirOf(const std::string& p) {
   size_t slash = p.rfind('/');
   if (slash == std::string::npos) return ".";
@@ -57,7 +56,6 @@ std::vector<std::string> ResolveRuleFiles(
   }
   return out;
 }
-
 
 // Prometheus's parser error for `{a=~"x"}` in a metric: the first =~, !=
 // or !~ outside quotes, with its 1-based column.

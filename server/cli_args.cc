@@ -13,7 +13,7 @@ Args::Args(const std::vector<std::string>& argv,
   bool flags_done = false;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    if (flags_done || a.size() < 2 || a[0] != '-' ) {
+    if (flags_done || a.size() < 2 || a[0] != '-') {
       positional_.push_back(a);
       continue;
     }

@@ -82,26 +82,22 @@ std::string ToLower(std::string_view s) {
 }
 
 // promlint's unit table: unit -> base unit.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 24>
-    kUnits = {{{"amperes", "amperes"},  {"bytes", "bytes"},
-               {"celsius", "celsius"},  {"grams", "grams"},
-               {"joules", "joules"},    {"kelvin", "kelvin"},
-               {"meters", "meters"},    {"metres", "metres"},
-               {"seconds", "seconds"},  {"volts", "volts"},
-               {"minutes", "seconds"},  {"hours", "seconds"},
-               {"days", "seconds"},     {"weeks", "seconds"},
-               {"kelvins", "kelvin"},   {"fahrenheit", "celsius"},
-               {"rankine", "celsius"},  {"inches", "meters"},
-               {"yards", "meters"},     {"miles", "meters"},
-               {"bits", "bytes"},       {"calories", "joules"},
-               {"pounds", "grams"},     {"ounces", "grams"}}};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kUnits =
+    {{{"amperes", "amperes"},    {"bytes", "bytes"},     {"celsius", "celsius"},
+      {"grams", "grams"},        {"joules", "joules"},   {"kelvin", "kelvin"},
+      {"meters", "meters"},      {"metres", "metres"},   {"seconds", "seconds"},
+      {"volts", "volts"},        {"minutes", "seconds"}, {"hours", "seconds"},
+      {"days", "seconds"},       {"weeks", "seconds"},   {"kelvins", "kelvin"},
+      {"fahrenheit", "celsius"}, {"rankine", "celsius"}, {"inches", "meters"},
+      {"yards", "meters"},       {"miles", "meters"},    {"bits", "bytes"},
+      {"calories", "joules"},    {"pounds", "grams"},    {"ounces", "grams"}}};
 constexpr std::array<std::string_view, 19> kUnitPrefixes = {
-    "pico", "nano", "micro", "milli", "centi", "deci", "deca",
-    "hecto", "kilo", "kibi", "mega", "mibi", "giga", "gibi",
-    "tera", "tebi", "peta", "pebi", ""};
+    "pico",  "nano", "micro", "milli", "centi", "deci", "deca",
+    "hecto", "kilo", "kibi",  "mega",  "mibi",  "giga", "gibi",
+    "tera",  "tebi", "peta",  "pebi",  ""};
 constexpr std::array<std::string_view, 14> kUnitAbbreviations = {
-    "s", "ms", "us", "ns", "sec", "b", "kb", "mb", "gb", "tb", "pb",
-    "m", "h", "d"};
+    "s",  "ms", "us", "ns", "sec", "b", "kb",
+    "mb", "gb", "tb", "pb", "m",   "h", "d"};
 constexpr std::array<std::string_view, 5> kTypeWords = {
     "counter", "gauge", "summary", "histogram", "gauge_histogram"};
 
@@ -131,7 +127,9 @@ void LintUnits(const Family& f, std::vector<Problem>* out) {
 }
 
 void Lint(const Family& f, std::vector<Problem>* out) {
-  auto add = [&](std::string text) { out->push_back({f.name, std::move(text)}); };
+  auto add = [&](std::string text) {
+    out->push_back({f.name, std::move(text)});
+  };
   const MetricType t = f.type;
   const std::string_view n = f.name;
   if (!f.has_help) add("no help text");
@@ -222,9 +220,10 @@ bool ReadFamilies(std::string_view body, std::map<std::string, Family>* fams,
     } else if (*e == Entry::kType) {
       Family& f = get(p.MetricName());
       if (f.has_type || !f.metrics.empty()) {
-        *error = fmt::format("{}:1: second TYPE line for metric name \"{}\", or "
-                             "TYPE reported after samples",
-                             p.line(), p.MetricName());
+        *error = fmt::format(
+            "{}:1: second TYPE line for metric name \"{}\", or "
+            "TYPE reported after samples",
+            p.line(), p.MetricName());
         return false;
       }
       f.has_type = true;
@@ -254,7 +253,8 @@ bool ReadFamilies(std::string_view body, std::map<std::string, Family>* fams,
       std::string signature;
       for (size_t i = 0; i < p.NumLabels(); ++i) {
         textparse::LabelView l = p.Label(i);
-        if ((hist && l.name == "le") || (summ && l.name == "quantile")) continue;
+        if ((hist && l.name == "le") || (summ && l.name == "quantile"))
+          continue;
         m.label_names.emplace_back(l.name);
         signature += fmt::format("{}\xff{}\xff", l.name, l.value);
       }
@@ -268,11 +268,12 @@ bool ReadFamilies(std::string_view body, std::map<std::string, Family>* fams,
   }
   if (!body.empty() && body.back() != '\n') {
     const size_t nl = body.rfind('\n');
-    const size_t col = nl == std::string_view::npos ? body.size() + 1
-                                                    : body.size() - nl;
-    *error = fmt::format("{}:{}: unexpected end of input: the last line has "
-                         "no final newline",
-                         p.line(), col);
+    const size_t col =
+        nl == std::string_view::npos ? body.size() + 1 : body.size() - nl;
+    *error = fmt::format(
+        "{}:{}: unexpected end of input: the last line has "
+        "no final newline",
+        p.line(), col);
     return false;
   }
   return true;
@@ -283,15 +284,17 @@ bool ReadFamilies(std::string_view body, std::map<std::string, Family>* fams,
 int CheckMetrics(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "-h" || a == "--help") {
-      std::fputs("usage: vigil check metrics < page\n\nLints a /metrics page "
-                 "(Prometheus text format) read from stdin, as\n`promtool "
-                 "check metrics` does. Exit 0: clean; 1: parse error;\n3: "
-                 "lint problems.\n",
-                 stdout);
+      std::fputs(
+          "usage: vigil check metrics < page\n\nLints a /metrics page "
+          "(Prometheus text format) read from stdin, as\n`promtool "
+          "check metrics` does. Exit 0: clean; 1: parse error;\n3: "
+          "lint problems.\n",
+          stdout);
       return 0;
     }
-    std::fprintf(stderr, "vigil check metrics: unexpected argument \"%s\" "
-                         "(the page is read from stdin)\n",
+    std::fprintf(stderr,
+                 "vigil check metrics: unexpected argument \"%s\" "
+                 "(the page is read from stdin)\n",
                  a.c_str());
     return 2;
   }

@@ -89,10 +89,12 @@ std::vector<RuleKey> FindDuplicates(const ParsedRuleFile& f) {
 }
 
 std::string DuplicatesText(const std::vector<RuleKey>& dups) {
-  std::string s = fmt::format("lint error {} duplicate rule(s) found.\n", dups.size());
+  std::string s =
+      fmt::format("lint error {} duplicate rule(s) found.\n", dups.size());
   for (const auto& d : dups) {
     s += fmt::format("Metric: {}\nLabel(s):\n", d.metric);
-    for (const auto& l : d.labels) s += fmt::format("\t{}: {}\n", l.name, l.value);
+    for (const auto& l : d.labels)
+      s += fmt::format("\t{}: {}\n", l.name, l.value);
   }
   return s + "Might cause inconsistency while recording expressions";
 }
@@ -122,7 +124,8 @@ FileVerdict CheckRuleFile(const std::string& path, const LintSettings& ls,
   if (v.failed) {
     std::fflush(stdout);
     std::fputs("  FAILED:\n", stderr);
-    for (const auto& l : lines) std::fprintf(stderr, "%s%s\n", indent, l.c_str());
+    for (const auto& l : lines)
+      std::fprintf(stderr, "%s%s\n", indent, l.c_str());
     std::fflush(stderr);
   } else {
     std::printf("  SUCCESS: %zu rules found\n", parsed.RuleCount());
@@ -140,24 +143,28 @@ int ExitCode(bool failed, bool has_errors, const LintSettings& ls) {
 // kingpin's ExistingFiles check, which runs before any output.
 bool CheckExisting(const std::vector<std::string>& files, const char* what) {
   if (files.empty()) {
-    std::fprintf(stderr, "vigil: error: required argument '%s' not provided, try --help\n",
-                 what);
+    std::fprintf(
+        stderr,
+        "vigil: error: required argument '%s' not provided, try --help\n",
+        what);
     return false;
   }
   for (const auto& f : files) {
     struct stat st;
     if (stat(f.c_str(), &st) != 0) {
-      std::fprintf(stderr, "vigil: error: path '%s' does not exist, try --help\n", f.c_str());
+      std::fprintf(stderr,
+                   "vigil: error: path '%s' does not exist, try --help\n",
+                   f.c_str());
       return false;
     }
     if (S_ISDIR(st.st_mode)) {
-      std::fprintf(stderr, "vigil: error: '%s' is a directory, try --help\n", f.c_str());
+      std::fprintf(stderr, "vigil: error: '%s' is a directory, try --help\n",
+                   f.c_str());
       return false;
     }
   }
   return true;
 }
-
 
 std::string DirOf(const std::string& p) {
   const size_t slash = p.rfind('/');
@@ -169,7 +176,8 @@ bool GoClassChar(const std::string& s, size_t* i) {
   if (*i >= s.size() || s[*i] == '-' || s[*i] == ']') return false;
   if (s[*i] == '\\' && ++*i >= s.size()) return false;
   ++*i;
-  while (*i < s.size() && (static_cast<unsigned char>(s[*i]) & 0xC0) == 0x80) ++*i;
+  while (*i < s.size() && (static_cast<unsigned char>(s[*i]) & 0xC0) == 0x80)
+    ++*i;
   return true;
 }
 
@@ -208,8 +216,9 @@ bool ResolveRuleFiles(const std::string& config_path,
                       const std::vector<std::string>& patterns,
                       std::vector<std::string>* files, std::string* err) {
   for (const std::string& rf : patterns) {
-    const std::string pat =
-        rf.empty() || rf[0] == '/' ? rf : CleanPath(DirOf(config_path) + "/" + rf);
+    const std::string pat = rf.empty() || rf[0] == '/'
+                                ? rf
+                                : CleanPath(DirOf(config_path) + "/" + rf);
     if (!GoPatternOk(pat)) {
       *err = "syntax error in pattern";
       return false;
@@ -238,8 +247,9 @@ bool CheckConfigFile(const std::string& path, bool syntax_only,
   std::printf("Checking %s\n", path.c_str());
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    *err = fmt::format("open {}: {}", path,
-                       errno == EACCES ? "permission denied" : "no such file or directory");
+    *err = fmt::format(
+        "open {}: {}", path,
+        errno == EACCES ? "permission denied" : "no such file or directory");
     return false;
   }
   std::stringstream ss;
@@ -281,7 +291,8 @@ int CheckConfig(const std::vector<std::string>& args) {
   }
   if (!CheckExisting(a.positional(), "config-files")) return 1;
   const LintSettings ls = ParseLint(a);
-  const bool syntax_only = a.Has("syntax-only") && a.Get("syntax-only") != "false";
+  const bool syntax_only =
+      a.Has("syntax-only") && a.Get("syntax-only") != "false";
   bool failed = false, has_errors = false;
   for (const auto& f : a.positional()) {
     std::vector<std::string> rule_files;
@@ -296,7 +307,8 @@ int CheckConfig(const std::vector<std::string>& args) {
       if (!rule_files.empty()) {
         std::printf("  SUCCESS: %zu rule files found\n", rule_files.size());
       }
-      std::printf(" SUCCESS: %s is valid prometheus config file syntax\n", f.c_str());
+      std::printf(" SUCCESS: %s is valid prometheus config file syntax\n",
+                  f.c_str());
     }
     std::printf("\n");
     for (const auto& rf : rule_files) {

@@ -20,7 +20,8 @@ int TestPromql(const std::vector<std::string>& args) {
   Args a(args, {}, {"quiet", "no-extra-checks", "experimental"});
   if (!a.ok() || a.positional().empty()) {
     std::fprintf(stderr,
-                 "usage: vigil test promql [--quiet] [--no-extra-checks] [--experimental] FILE...\n%s\n",
+                 "usage: vigil test promql [--quiet] [--no-extra-checks] "
+                 "[--experimental] FILE...\n%s\n",
                  a.error().c_str());
     return 2;
   }
@@ -32,25 +33,27 @@ int TestPromql(const std::vector<std::string>& args) {
   for (const std::string& path : a.positional()) {
     auto r = promql::promqltest::RunFile(path, opts);
     if (!r.ok()) {
-      std::printf("%s: ERROR: %s\n", path.c_str(), std::string(r.status().message()).c_str());
+      std::printf("%s: ERROR: %s\n", path.c_str(),
+                  std::string(r.status().message()).c_str());
       parse_error = true;
       continue;
     }
-    std::printf("%s: %d passed, %d failed, %d skipped", r->name.c_str(), r->passed(),
-                r->failed(), r->skipped());
+    std::printf("%s: %d passed, %d failed, %d skipped", r->name.c_str(),
+                r->passed(), r->failed(), r->skipped());
     if (opts.run_experimental) {
-      std::printf(" (+ experimental: %d passed, %d failed)", r->experimental_passed(),
-                  r->experimental_failed());
+      std::printf(" (+ experimental: %d passed, %d failed)",
+                  r->experimental_passed(), r->experimental_failed());
     }
     std::printf("\n");
     for (const auto& e : r->evals) {
       if (e.kind == promql::promqltest::EvalOutcome::kFailed) {
-        std::printf("  FAIL%s %s:%d: %s\n    %s\n", e.experimental ? " (experimental)" : "",
-                    r->name.c_str(), e.line, e.expr.c_str(),
-                    e.reason.c_str());
-      } else if (e.kind == promql::promqltest::EvalOutcome::kSkipped && !a.Has("quiet")) {
-        std::printf("  skip %s:%d: %s (%s)\n", r->name.c_str(), e.line, e.expr.c_str(),
-                    e.reason.c_str());
+        std::printf("  FAIL%s %s:%d: %s\n    %s\n",
+                    e.experimental ? " (experimental)" : "", r->name.c_str(),
+                    e.line, e.expr.c_str(), e.reason.c_str());
+      } else if (e.kind == promql::promqltest::EvalOutcome::kSkipped &&
+                 !a.Has("quiet")) {
+        std::printf("  skip %s:%d: %s (%s)\n", r->name.c_str(), e.line,
+                    e.expr.c_str(), e.reason.c_str());
       }
     }
     passed += r->passed();
@@ -80,22 +83,25 @@ std::string TextValue(const promql::Value& v) {
   std::string out;
   switch (v.type) {
     case promql::ValueType::kScalar:
-      out = fmt::format("scalar: {} @[{}]\n", FormatGoG(v.scalar.v), FormatTs(v.scalar.t));
+      out = fmt::format("scalar: {} @[{}]\n", FormatGoG(v.scalar.v),
+                        FormatTs(v.scalar.t));
       break;
     case promql::ValueType::kString:
-      out = fmt::format("{} @[{}]\n", GoQuote(v.string.v), FormatTs(v.string.t));
+      out =
+          fmt::format("{} @[{}]\n", GoQuote(v.string.v), FormatTs(v.string.t));
       break;
     case promql::ValueType::kVector:
       for (const auto& s : v.vector) {
-        out += fmt::format("{} => {} @[{}]\n", s.metric.ToMetricString(), FormatGoG(s.v),
-                           FormatTs(s.t));
+        out += fmt::format("{} => {} @[{}]\n", s.metric.ToMetricString(),
+                           FormatGoG(s.v), FormatTs(s.t));
       }
       break;
     case promql::ValueType::kMatrix:
       for (const auto& s : v.matrix) {
         out += fmt::format("{} =>\n", s.metric.ToMetricString());
         for (size_t i = 0; i < s.ts.size(); i++) {
-          out += fmt::format("{} @[{}]\n", FormatGoG(s.vs[i]), FormatTs(s.ts[i]));
+          out +=
+              fmt::format("{} @[{}]\n", FormatGoG(s.vs[i]), FormatTs(s.ts[i]));
         }
       }
       break;
@@ -131,14 +137,16 @@ std::string JsonValue(const promql::Result& r) {
       break;
     case promql::ValueType::kString:
       type = "string";
-      result = fmt::format("[{},{}]", FormatTs(v.string.t), GoQuote(v.string.v));
+      result =
+          fmt::format("[{},{}]", FormatTs(v.string.t), GoQuote(v.string.v));
       break;
     case promql::ValueType::kVector:
       type = "vector";
       result = "[";
       for (size_t i = 0; i < v.vector.size(); i++) {
         if (i) result += ",";
-        result += fmt::format("{{\"metric\":{},\"value\":{}}}", JsonMetric(v.vector[i].metric),
+        result += fmt::format("{{\"metric\":{},\"value\":{}}}",
+                              JsonMetric(v.vector[i].metric),
                               JsonPoint(v.vector[i].t, v.vector[i].v));
       }
       result += "]";
@@ -153,20 +161,25 @@ std::string JsonValue(const promql::Result& r) {
           if (j) pts += ",";
           pts += JsonPoint(v.matrix[i].ts[j], v.matrix[i].vs[j]);
         }
-        result += fmt::format("{{\"metric\":{},\"values\":[{}]}}", JsonMetric(v.matrix[i].metric), pts);
+        result += fmt::format("{{\"metric\":{},\"values\":[{}]}}",
+                              JsonMetric(v.matrix[i].metric), pts);
       }
       result += "]";
   }
-  std::string out = fmt::format("{{\"status\":\"success\",\"data\":{{\"resultType\":\"{}\",\"result\":{}}}",
-                                type, result);
+  std::string out = fmt::format(
+      "{{\"status\":\"success\",\"data\":{{\"resultType\":\"{}\",\"result\":{}}"
+      "}",
+      type, result);
   if (!r.warnings.empty()) {
     out += ",\"warnings\":[";
-    for (size_t i = 0; i < r.warnings.size(); i++) out += (i ? "," : "") + GoQuote(r.warnings[i]);
+    for (size_t i = 0; i < r.warnings.size(); i++)
+      out += (i ? "," : "") + GoQuote(r.warnings[i]);
     out += "]";
   }
   if (!r.infos.empty()) {
     out += ",\"infos\":[";
-    for (size_t i = 0; i < r.infos.size(); i++) out += (i ? "," : "") + GoQuote(r.infos[i]);
+    for (size_t i = 0; i < r.infos.size(); i++)
+      out += (i ? "," : "") + GoQuote(r.infos[i]);
     out += "]";
   }
   return out + "}\n";
@@ -180,10 +193,12 @@ int Query(const std::vector<std::string>& args) {
           "query.lookback-delta", "query.max-samples", "query.timeout"},
          {});
   const auto& pos = a.positional();
-  if (!a.ok() || pos.size() != 2 || (pos[0] != "instant" && pos[0] != "range") ||
+  if (!a.ok() || pos.size() != 2 ||
+      (pos[0] != "instant" && pos[0] != "range") ||
       !a.Get("storage.tsdb.path")) {
     std::fprintf(stderr,
-                 "usage: vigil query instant [--time=T] EXPR --storage.tsdb.path=DIR [-o json]\n"
+                 "usage: vigil query instant [--time=T] EXPR "
+                 "--storage.tsdb.path=DIR [-o json]\n"
                  "       vigil query range --start=T --end=T --step=D EXPR "
                  "--storage.tsdb.path=DIR [-o json]\n%s\n",
                  a.error().c_str());
@@ -212,11 +227,13 @@ int Query(const std::vector<std::string>& args) {
   so.create_if_missing = false;
   auto db = storage::DB::Open(so, *a.Get("storage.tsdb.path"));
   if (!db.ok()) {
-    std::fprintf(stderr, "open: %s\n", std::string(db.status().message()).c_str());
+    std::fprintf(stderr, "open: %s\n",
+                 std::string(db.status().message()).c_str());
     return 1;
   }
   promql::Engine engine(eo);
-  auto parse_time = [&](const char* flag, int64_t def) -> absl::StatusOr<int64_t> {
+  auto parse_time = [&](const char* flag,
+                        int64_t def) -> absl::StatusOr<int64_t> {
     auto v = a.Get(flag);
     if (!v) return def;
     return ParseTime(*v);
@@ -230,7 +247,8 @@ int Query(const std::vector<std::string>& args) {
   } else {
     auto end = parse_time("end", now);
     auto start = parse_time("start", end.ok() ? *end - 300000 : now);
-    if (!start.ok() || !end.ok()) return std::fprintf(stderr, "bad --start/--end\n"), 2;
+    if (!start.ok() || !end.ok())
+      return std::fprintf(stderr, "bad --start/--end\n"), 2;
     int64_t step = std::max<int64_t>(1000, (*end - *start) / 250 / 1000 * 1000);
     if (auto s = a.Get("step")) {
       auto d = ParseDurationMs(*s);
@@ -245,7 +263,8 @@ int Query(const std::vector<std::string>& args) {
     // Prometheus's API refuses more than 11000 points per series.
     if (step <= 0 || (*end - *start) / step > 11000) {
       std::fprintf(stderr,
-                   "query error: exceeded maximum resolution of 11,000 points per timeseries. "
+                   "query error: exceeded maximum resolution of 11,000 points "
+                   "per timeseries. "
                    "Try decreasing the query resolution (?step=XX)\n");
       return 1;
     }
@@ -257,13 +276,15 @@ int Query(const std::vector<std::string>& args) {
       // The Prometheus API's error types: bad_data for a query that does
       // not parse, timeout, and execution for anything else.
       std::string msg(r.status().message());
-      const char* type = r.status().code() == absl::StatusCode::kDeadlineExceeded ? "timeout"
-                         : msg.find("parse error") != std::string::npos      ? "bad_data"
-                                                                              : "execution";
-      std::printf("{\"status\":\"error\",\"errorType\":\"%s\",\"error\":%s}\n", type,
-                  GoQuote(msg).c_str());
+      const char* type =
+          r.status().code() == absl::StatusCode::kDeadlineExceeded ? "timeout"
+          : msg.find("parse error") != std::string::npos           ? "bad_data"
+                                                         : "execution";
+      std::printf("{\"status\":\"error\",\"errorType\":\"%s\",\"error\":%s}\n",
+                  type, GoQuote(msg).c_str());
     } else {
-      std::fprintf(stderr, "query error: %s\n", std::string(r.status().message()).c_str());
+      std::fprintf(stderr, "query error: %s\n",
+                   std::string(r.status().message()).c_str());
     }
     return 1;
   }

@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
-#include "core/time.h"
 #include "core/strutil.h"
+#include "core/time.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "rules/alerting.h"
@@ -37,8 +37,8 @@ struct Episode {
 class Timeline {
  public:
   // Records the state of one alerting rule's alerts after an evaluation at t.
-  void Observe(const std::string& alertname, const std::vector<rules::Alert>& alerts,
-               Timestamp t) {
+  void Observe(const std::string& alertname,
+               const std::vector<rules::Alert>& alerts, Timestamp t) {
     std::map<std::string, bool> seen;
     for (const auto& a : alerts) {
       std::string key = alertname + a.labels.ToString();
@@ -55,7 +55,8 @@ class Timeline {
       }
       if (!e->open) continue;
       e->annotations = a.annotations;
-      if (a.fired_at != rules::kNoTime && e->fired_at == kMinTimestamp) e->fired_at = a.fired_at;
+      if (a.fired_at != rules::kNoTime && e->fired_at == kMinTimestamp)
+        e->fired_at = a.fired_at;
       if (a.state == rules::AlertState::kInactive) {
         Close(e, a.resolved_at != rules::kNoTime ? a.resolved_at : t);
       }
@@ -72,22 +73,29 @@ class Timeline {
     for (const auto& e : episodes_) {
       std::string who = fmt::format("{} {}", e.alertname, e.labels.ToString());
       lines.push_back(
-          {e.active_at, fmt::format("{} pending   {}", FormatRfc3339Seconds(e.active_at), who)});
+          {e.active_at, fmt::format("{} pending   {}",
+                                    FormatRfc3339Seconds(e.active_at), who)});
       if (e.fired_at != kMinTimestamp) {
         std::string ann;
-        for (const auto& l : e.annotations) ann += fmt::format("\n      {}: {}", l.name, l.value);
-        lines.push_back({e.fired_at, fmt::format("{} firing    {}{}",
-                                                 FormatRfc3339Seconds(e.fired_at), who, ann)});
+        for (const auto& l : e.annotations)
+          ann += fmt::format("\n      {}: {}", l.name, l.value);
+        lines.push_back(
+            {e.fired_at,
+             fmt::format("{} firing    {}{}", FormatRfc3339Seconds(e.fired_at),
+                         who, ann)});
       }
       if (!e.open) {
-        lines.push_back({e.resolved_at, fmt::format("{} {} {}", FormatRfc3339Seconds(e.resolved_at),
-                                                    e.fired_at != kMinTimestamp ? "resolved "
-                                                                                : "cleared  ",
-                                                    who)});
+        lines.push_back(
+            {e.resolved_at,
+             fmt::format(
+                 "{} {} {}", FormatRfc3339Seconds(e.resolved_at),
+                 e.fired_at != kMinTimestamp ? "resolved " : "cleared  ",
+                 who)});
       }
     }
-    std::stable_sort(lines.begin(), lines.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(
+        lines.begin(), lines.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
     std::printf("Alert timeline:\n");
     if (lines.empty()) std::printf("  (no alert became pending)\n");
     for (const auto& [t, line] : lines) std::printf("  %s\n", line.c_str());
@@ -109,8 +117,11 @@ class Timeline {
     std::printf("\nPer alert:\n");
     if (sums.empty()) std::printf("  (none)\n");
     for (const auto& [name, s] : sums) {
-      std::printf("  %-40s fired %d time(s), firing for %s in total; pending without firing %d time(s)\n",
-                  name.c_str(), s.fired, FormatDurationMs(s.firing_ms).c_str(), s.pending_only);
+      std::printf(
+          "  %-40s fired %d time(s), firing for %s in total; pending without "
+          "firing %d time(s)\n",
+          name.c_str(), s.fired, FormatDurationMs(s.firing_ms).c_str(),
+          s.pending_only);
     }
   }
 
@@ -130,25 +141,32 @@ int RulesReplay(const std::vector<std::string>& argv) {
   auto path = args.Get("storage.tsdb.path");
   if (!args.ok() || !path || !args.Get("start") || !args.Get("end") ||
       args.positional().empty()) {
-    std::fprintf(stderr,
-                 "usage: vigil rules replay --storage.tsdb.path=DIR --start=T --end=T "
-                 "[--eval-interval=1m] RULEFILE...\n%s\n", args.error().c_str());
+    std::fprintf(
+        stderr,
+        "usage: vigil rules replay --storage.tsdb.path=DIR --start=T --end=T "
+        "[--eval-interval=1m] RULEFILE...\n%s\n",
+        args.error().c_str());
     return 2;
   }
   auto start = ParseTime(*args.Get("start"));
   auto end = ParseTime(*args.Get("end"));
   auto interval = ParseDurationMs(args.Get("eval-interval").value_or("1m"));
-  if (!start.ok() || !end.ok() || !interval.ok() || *interval <= 0 || *end < *start) {
+  if (!start.ok() || !end.ok() || !interval.ok() || *interval <= 0 ||
+      *end < *start) {
     std::fprintf(stderr, "error: invalid --start/--end/--eval-interval: %s\n",
-                 std::string((!start.ok() ? start.status() : !end.ok() ? end.status()
-                              : interval.status()).message()).c_str());
+                 std::string((!start.ok() ? start.status()
+                              : !end.ok() ? end.status()
+                                          : interval.status())
+                                 .message())
+                     .c_str());
     return 2;
   }
   std::vector<rules::RuleGroup> defs;
   for (const auto& f : args.positional()) {
     auto groups = rules::LoadRuleFile(f);
     if (!groups.ok()) {
-      std::fprintf(stderr, "error: %s\n", std::string(groups.status().message()).c_str());
+      std::fprintf(stderr, "error: %s\n",
+                   std::string(groups.status().message()).c_str());
       return 1;
     }
     for (auto& g : *groups) defs.push_back(std::move(g));
@@ -157,7 +175,8 @@ int RulesReplay(const std::vector<std::string>& argv) {
   opts.retention_ms = 0;  // replaying old data must not expire it
   auto db = storage::DB::Open(opts, *path);
   if (!db.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(db.status().message()).c_str());
+    std::fprintf(stderr, "error: %s\n",
+                 std::string(db.status().message()).c_str());
     return 1;
   }
   promql::Engine engine;
@@ -168,12 +187,14 @@ int RulesReplay(const std::vector<std::string>& argv) {
   go.query = rules::EngineQueryFunc(&engine, dbp);
 
   std::vector<std::unique_ptr<rules::Group>> groups;
-  for (const auto& d : defs) groups.push_back(std::make_unique<rules::Group>(d, go));
+  for (const auto& d : defs)
+    groups.push_back(std::make_unique<rules::Group>(d, go));
   // Evaluate all groups on one time line so a group reading another's
   // recording rules sees them as in a live server.
   std::vector<std::pair<Timestamp, size_t>> evals;
   for (size_t g = 0; g < groups.size(); ++g) {
-    for (Timestamp t = *start; t <= *end; t += groups[g]->interval_ms()) evals.push_back({t, g});
+    for (Timestamp t = *start; t <= *end; t += groups[g]->interval_ms())
+      evals.push_back({t, g});
   }
   std::stable_sort(evals.begin(), evals.end());
   Timeline timeline;
@@ -182,23 +203,28 @@ int RulesReplay(const std::vector<std::string>& argv) {
     rules::Group& grp = *groups[g];
     grp.Eval(t);
     for (size_t i = 0; i < grp.size(); ++i) {
-      if (grp.status(i).health == rules::RuleHealth::kErr && grp.status(i).last_eval_ts == t) {
+      if (grp.status(i).health == rules::RuleHealth::kErr &&
+          grp.status(i).last_eval_ts == t) {
         if (errors++ < 10) {
-          std::fprintf(stderr, "%s: group %s, rule %s: %s\n", FormatRfc3339Seconds(t).c_str(),
-                       grp.name().c_str(), grp.rule_def(i).name.c_str(),
+          std::fprintf(stderr, "%s: group %s, rule %s: %s\n",
+                       FormatRfc3339Seconds(t).c_str(), grp.name().c_str(),
+                       grp.rule_def(i).name.c_str(),
                        grp.status(i).last_error.c_str());
         }
       }
-      if (auto* a = grp.alerting(i)) timeline.Observe(grp.rule_def(i).name, a->AllAlerts(), t);
+      if (auto* a = grp.alerting(i))
+        timeline.Observe(grp.rule_def(i).name, a->AllAlerts(), t);
     }
   }
   if (auto s = (*db)->Flush(); !s.ok()) {
     std::fprintf(stderr, "error: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  std::printf("Replayed %zu group(s) from %s to %s (%zu evaluations, %zu rule errors)\n\n",
-              groups.size(), FormatRfc3339Seconds(*start).c_str(),
-              FormatRfc3339Seconds(*end).c_str(), evals.size(), errors);
+  std::printf(
+      "Replayed %zu group(s) from %s to %s (%zu evaluations, %zu rule "
+      "errors)\n\n",
+      groups.size(), FormatRfc3339Seconds(*start).c_str(),
+      FormatRfc3339Seconds(*end).c_str(), evals.size(), errors);
   timeline.Print(*end);
   return errors > 0 ? 1 : 0;
 }

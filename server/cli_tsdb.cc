@@ -7,16 +7,16 @@
 
 #include <atomic>
 #include <chrono>
-#include <deque>
-#include <thread>
 #include <cstdio>
+#include <deque>
 #include <string>
+#include <thread>
 
-#include "core/time.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "core/strutil.h"
 #include "core/textparse/parser.h"
+#include "core/time.h"
 #include "fmt/format.h"
 #include "server/cli.h"
 #include "storage/db.h"
@@ -34,13 +34,17 @@ class MappedFile {
   }
   absl::Status Open(const std::string& path) {
     fd_ = open(path.c_str(), O_RDONLY);
-    if (fd_ < 0) return absl::UnavailableError(fmt::format("open {}: {}", path, strerror(errno)));
+    if (fd_ < 0)
+      return absl::UnavailableError(
+          fmt::format("open {}: {}", path, strerror(errno)));
     struct stat st;
-    if (fstat(fd_, &st) != 0) return absl::UnavailableError(fmt::format("stat {}", path));
+    if (fstat(fd_, &st) != 0)
+      return absl::UnavailableError(fmt::format("stat {}", path));
     size_ = size_t(st.st_size);
     if (size_ == 0) return absl::OkStatus();
     void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (p == MAP_FAILED) return absl::UnavailableError(fmt::format("mmap {}", path));
+    if (p == MAP_FAILED)
+      return absl::UnavailableError(fmt::format("mmap {}", path));
     madvise(p, size_, MADV_SEQUENTIAL);
     data_ = static_cast<const char*>(p);
     return absl::OkStatus();
@@ -52,7 +56,8 @@ class MappedFile {
     size_t page = size_t(sysconf(_SC_PAGESIZE));
     size_t end = offset / page * page;
     if (data_ && end > released_) {
-      madvise(const_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED);
+      madvise(const_cast<char*>(data_) + released_, end - released_,
+              MADV_DONTNEED);
       released_ = end;
     }
   }
@@ -66,11 +71,15 @@ class MappedFile {
 
 struct Hash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  size_t operator()(std::string_view s) const {
+    return std::hash<std::string_view>()(s);
+  }
 };
 struct Eq {
   using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  bool operator()(std::string_view a, std::string_view b) const {
+    return a == b;
+  }
 };
 
 // Samples of the file, with series numbered in order of appearance.
@@ -90,7 +99,9 @@ struct ImportBatch {
 class AppendWorker {
  public:
   AppendWorker(storage::DB* db, std::string file)
-      : file_(std::move(file)), app_(db->NewAppender()), thread_([this] { Run(); }) {}
+      : file_(std::move(file)),
+        app_(db->NewAppender()),
+        thread_([this] { Run(); }) {}
   ~AppendWorker() { Finish(); }
 
   void Push(std::unique_ptr<ImportBatch> b) {
@@ -112,8 +123,12 @@ class AppendWorker {
   storage::Appender& appender() { return *app_; }
 
  private:
-  bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return queue_.size() < 4; }
-  bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || done_; }
+  bool HasRoom() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return queue_.size() < 4;
+  }
+  bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return !queue_.empty() || done_;
+  }
 
   void Run() {
     uint64_t pending = 0;
@@ -160,8 +175,8 @@ class AppendWorker {
 
   const std::string file_;
   std::unique_ptr<storage::Appender> app_;
-  std::vector<Labels> labels_;              // worker thread only
-  std::vector<storage::SeriesRef> refs_;    // worker thread only
+  std::vector<Labels> labels_;            // worker thread only
+  std::vector<storage::SeriesRef> refs_;  // worker thread only
   uint64_t samples_ = 0;
   std::string error_;
   std::atomic<bool> failed_{false};
@@ -193,7 +208,8 @@ int TsdbImport(const std::vector<std::string>& argv) {
   opts.retention_ms = 0;   // backfill keeps whatever it is given
   auto db_or = storage::DB::Open(opts, dir);
   if (!db_or.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(db_or.status().message()).c_str());
+    std::fprintf(stderr, "error: %s\n",
+                 std::string(db_or.status().message()).c_str());
     return 1;
   }
   auto db = std::move(*db_or);
@@ -208,13 +224,15 @@ int TsdbImport(const std::vector<std::string>& argv) {
   while (!worker.failed()) {
     auto e = p.Next();
     if (!e.ok()) {
-      error = fmt::format("{}: parse error: {}", file, std::string(e.status().message()));
+      error = fmt::format("{}: parse error: {}", file,
+                          std::string(e.status().message()));
       break;
     }
     if (*e == textparse::Entry::kEOF) break;
     if (*e == textparse::Entry::kType) {
-      auto s = db->SetMetadata(std::string(p.MetricName()),
-                               {std::string(textparse::MetricTypeName(p.Type())), "", ""});
+      auto s = db->SetMetadata(
+          std::string(p.MetricName()),
+          {std::string(textparse::MetricTypeName(p.Type())), "", ""});
       if (!s.ok()) {
         error = std::string(s.message());
         break;
@@ -223,11 +241,12 @@ int TsdbImport(const std::vector<std::string>& argv) {
     }
     if (*e != textparse::Entry::kSeries) continue;
     if (!p.Timestamp()) {
-      error = fmt::format("{}:{}: expected timestamp for series {}, got none", file,
-                          p.line(), p.BuildLabels().ToString());
+      error = fmt::format("{}:{}: expected timestamp for series {}, got none",
+                          file, p.line(), p.BuildLabels().ToString());
       break;
     }
-    auto [it, added] = ids.try_emplace(std::string(p.SeriesText()), uint32_t(ids.size()));
+    auto [it, added] =
+        ids.try_emplace(std::string(p.SeriesText()), uint32_t(ids.size()));
     if (added) batch->new_series.push_back({it->second, p.BuildLabels()});
     batch->samples.push_back({it->second, p.line(), *p.Timestamp(), p.Value()});
     if (batch->samples.size() >= 65536) {
@@ -248,12 +267,14 @@ int TsdbImport(const std::vector<std::string>& argv) {
   if (s.ok()) s = db->Flush();
   if (s.ok()) s = db->Compact();
   if (!s.ok() && error.empty()) error = std::string(s.message());
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!args.Has("quiet")) {
     storage::DBStats st = db->Stats();
     std::printf("imported %llu samples of %llu series in %.2fs into %s\n",
-                (unsigned long long)samples, (unsigned long long)st.num_series, secs,
-                dir.c_str());
+                (unsigned long long)samples, (unsigned long long)st.num_series,
+                secs, dir.c_str());
   }
   if (!error.empty()) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
@@ -274,34 +295,40 @@ int TsdbAnalyze(const std::vector<std::string>& argv) {
   opts.read_only = true;
   auto db = storage::DB::Open(opts, args.positional()[0]);
   if (!db.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(db.status().message()).c_str());
+    std::fprintf(stderr, "error: %s\n",
+                 std::string(db.status().message()).c_str());
     return 1;
   }
   auto r = (*db)->Analyze();
   if (!r.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(r.status().message()).c_str());
+    std::fprintf(stderr, "error: %s\n",
+                 std::string(r.status().message()).c_str());
     return 1;
   }
   std::string out;
   out += fmt::format("Directory: {}\n", args.positional()[0]);
   if (r->num_samples > 0) {
-    out += fmt::format("Time range: {} .. {} ({})\n", FormatRfc3339Seconds(r->min_time),
+    out += fmt::format("Time range: {} .. {} ({})\n",
+                       FormatRfc3339Seconds(r->min_time),
                        FormatRfc3339Seconds(r->max_time),
                        FormatDurationMs(r->max_time - r->min_time));
   }
   out += fmt::format("Series: {}\n", r->num_series);
   out += fmt::format("Samples: {}\n", r->num_samples);
-  out += fmt::format("Chunks: {} ({:.1f} samples/chunk)\n", r->num_chunks,
-                     r->num_chunks ? double(r->num_samples) / r->num_chunks : 0.0);
+  out +=
+      fmt::format("Chunks: {} ({:.1f} samples/chunk)\n", r->num_chunks,
+                  r->num_chunks ? double(r->num_samples) / r->num_chunks : 0.0);
   out += fmt::format("Disk bytes: {}\n", r->disk_bytes);
   if (r->num_samples > 0) {
-    out += fmt::format("Bytes per sample: {:.3f} (on disk), {:.3f} (chunk payload)\n",
-                       double(r->disk_bytes) / r->num_samples,
-                       double(r->chunk_bytes) / r->num_samples);
+    out += fmt::format(
+        "Bytes per sample: {:.3f} (on disk), {:.3f} (chunk payload)\n",
+        double(r->disk_bytes) / r->num_samples,
+        double(r->chunk_bytes) / r->num_samples);
   }
   out += fmt::format("Label names: {}\n", r->label_names);
   out += fmt::format("Postings (unique label pairs): {}\n", r->label_pairs);
-  out += fmt::format("Postings entries (total label pairs): {}\n", r->postings_entries);
+  out += fmt::format("Postings entries (total label pairs): {}\n",
+                     r->postings_entries);
   auto section = [&](const char* title, const auto& rows) {
     out += fmt::format("\n{}:\n", title);
     for (size_t i = 0; i < rows.size() && i < limit; ++i) {

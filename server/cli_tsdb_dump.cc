@@ -28,20 +28,23 @@ bool ParseInt64(const std::string& s, int64_t* out) {
 int TsdbDump(const std::vector<std::string>& argv) {
   Args args(argv, {"match", "min-time", "max-time"}, {});
   if (!args.ok() || args.positional().size() != 1) {
-    std::fprintf(stderr,
-                 "usage: vigil tsdb dump DIR [--match=SELECTOR] [--min-time=MS] "
-                 "[--max-time=MS]\n%s\n",
-                 args.error().c_str());
+    std::fprintf(
+        stderr,
+        "usage: vigil tsdb dump DIR [--match=SELECTOR] [--min-time=MS] "
+        "[--max-time=MS]\n%s\n",
+        args.error().c_str());
     return 2;
   }
   int64_t mint = std::numeric_limits<int64_t>::min();
   int64_t maxt = std::numeric_limits<int64_t>::max();
   if (auto v = args.Get("min-time"); v && !ParseInt64(*v, &mint)) {
-    std::fprintf(stderr, "error: invalid --min-time %s: want milliseconds\n", v->c_str());
+    std::fprintf(stderr, "error: invalid --min-time %s: want milliseconds\n",
+                 v->c_str());
     return 2;
   }
   if (auto v = args.Get("max-time"); v && !ParseInt64(*v, &maxt)) {
-    std::fprintf(stderr, "error: invalid --max-time %s: want milliseconds\n", v->c_str());
+    std::fprintf(stderr, "error: invalid --max-time %s: want milliseconds\n",
+                 v->c_str());
     return 2;
   }
   std::string selector = args.Get("match").value_or("{__name__=~'(?s:.*)'}");
@@ -55,17 +58,20 @@ int TsdbDump(const std::vector<std::string>& argv) {
   opts.read_only = true;
   auto db = storage::DB::Open(opts, args.positional()[0]);
   if (!db.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(db.status().message()).c_str());
+    std::fprintf(stderr, "error: %s\n",
+                 std::string(db.status().message()).c_str());
     return 1;
   }
   auto q = (*db)->NewQuerier(mint, maxt);
   if (!q.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(q.status().message()).c_str());
+    std::fprintf(stderr, "error: %s\n",
+                 std::string(q.status().message()).c_str());
     return 1;
   }
   auto set = (*q)->Select(*matchers);
   if (!set.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(set.status().message()).c_str());
+    std::fprintf(stderr, "error: %s\n",
+                 std::string(set.status().message()).c_str());
     return 1;
   }
   std::string buf;

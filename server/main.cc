@@ -40,19 +40,23 @@ int main(int argc, char** argv) {
   auto rest = [&](size_t n) {
     return std::vector<std::string>(args.begin() + n, args.end());
   };
-  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" ||
+      args[0] == "help") {
     std::fputs(kUsage, stdout);
     return args.empty() ? 2 : 0;
   }
   const std::string& cmd = args[0];
   std::string sub = args.size() > 1 ? args[1] : "";
-  if (cmd == "check" && sub == "metrics") return vigil::cli::CheckMetrics(rest(2));
+  if (cmd == "check" && sub == "metrics")
+    return vigil::cli::CheckMetrics(rest(2));
   if (cmd == "check" && sub == "rules") return vigil::cli::CheckRules(rest(2));
-  if (cmd == "check" && sub == "config") return vigil::cli::CheckConfig(rest(2));
+  if (cmd == "check" && sub == "config")
+    return vigil::cli::CheckConfig(rest(2));
   if (cmd == "test" && sub == "promql") return vigil::cli::TestPromql(rest(2));
   if (cmd == "test" && sub == "rules") return vigil::cli::TestRules(rest(2));
   if (cmd == "query") return vigil::cli::Query(rest(1));
-  if (cmd == "rules" && sub == "replay") return vigil::cli::RulesReplay(rest(2));
+  if (cmd == "rules" && sub == "replay")
+    return vigil::cli::RulesReplay(rest(2));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));
@@ -60,6 +64,7 @@ int main(int argc, char** argv) {
     if (sub == "dump") return vigil::cli::TsdbDump(rest(2));
     if (sub == "analyze") return vigil::cli::TsdbAnalyze(rest(2));
   }
-  std::fprintf(stderr, "vigil: unknown command: %s %s\n", cmd.c_str(), sub.c_str());
+  std::fprintf(stderr, "vigil: unknown command: %s %s\n", cmd.c_str(),
+               sub.c_str());
   return Usage();
 }

@@ -35,14 +35,14 @@ struct Metadata {
 };
 
 struct DBStats {
-  uint64_t num_series = 0;       // series known (head + persisted)
-  uint64_t head_samples = 0;     // samples in open head chunks
-  uint64_t appended_samples = 0; // samples accepted since Open
-  uint64_t out_of_order = 0;     // samples rejected as out of order
-  uint64_t duplicate = 0;        // same timestamp, different value
-  int64_t min_time = 0;          // over all data; 0 if empty
+  uint64_t num_series = 0;        // series known (head + persisted)
+  uint64_t head_samples = 0;      // samples in open head chunks
+  uint64_t appended_samples = 0;  // samples accepted since Open
+  uint64_t out_of_order = 0;      // samples rejected as out of order
+  uint64_t duplicate = 0;         // same timestamp, different value
+  int64_t min_time = 0;           // over all data; 0 if empty
   int64_t max_time = 0;
-  uint64_t disk_bytes = 0;       // SST + RocksDB WAL bytes in the directory
+  uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
   uint64_t head_memory_bytes = 0;  // estimate of head heap usage
   uint64_t rocksdb_memory_bytes = 0;  // memtables + table readers
 };
@@ -50,13 +50,13 @@ struct DBStats {
 // What `vigil tsdb analyze` prints. Counts cover the whole directory.
 struct AnalyzeReport {
   uint64_t num_series = 0;
-  uint64_t num_chunks = 0;     // persisted chunks + non-empty head chunks
+  uint64_t num_chunks = 0;  // persisted chunks + non-empty head chunks
   uint64_t num_samples = 0;
-  uint64_t chunk_bytes = 0;    // encoded chunk payload bytes (uncompressed)
-  uint64_t disk_bytes = 0;     // whole directory
+  uint64_t chunk_bytes = 0;  // encoded chunk payload bytes (uncompressed)
+  uint64_t disk_bytes = 0;   // whole directory
   int64_t min_time = 0, max_time = 0;
   uint64_t label_names = 0;
-  uint64_t label_pairs = 0;    // distinct (name, value)
+  uint64_t label_pairs = 0;       // distinct (name, value)
   uint64_t postings_entries = 0;  // sum over series of their label count
   // Descending by count.
   std::vector<std::pair<std::string, uint64_t>> series_per_metric;

@@ -24,14 +24,22 @@ Format FormatFromContentType(std::string_view content_type) {
 
 std::string_view MetricTypeName(MetricType t) {
   switch (t) {
-    case MetricType::kCounter: return "counter";
-    case MetricType::kGauge: return "gauge";
-    case MetricType::kHistogram: return "histogram";
-    case MetricType::kGaugeHistogram: return "gaugehistogram";
-    case MetricType::kSummary: return "summary";
-    case MetricType::kInfo: return "info";
-    case MetricType::kStateSet: return "stateset";
-    case MetricType::kUnknown: break;
+    case MetricType::kCounter:
+      return "counter";
+    case MetricType::kGauge:
+      return "gauge";
+    case MetricType::kHistogram:
+      return "histogram";
+    case MetricType::kGaugeHistogram:
+      return "gaugehistogram";
+    case MetricType::kSummary:
+      return "summary";
+    case MetricType::kInfo:
+      return "info";
+    case MetricType::kStateSet:
+      return "stateset";
+    case MetricType::kUnknown:
+      break;
   }
   return "untyped";
 }
@@ -144,8 +152,8 @@ absl::StatusOr<Entry> Parser::ParseComment() {
     return Entry::kComment;
   }
   if (!AtLineEnd() && !IsBlank(body_[pos_])) {
-    return Error(kw_pos, fmt::format("invalid comment keyword {}",
-                                     QuoteForError(kw)));
+    return Error(kw_pos,
+                 fmt::format("invalid comment keyword {}", QuoteForError(kw)));
   }
   SkipBlanks();
   const size_t name_pos = pos_;
@@ -187,10 +195,9 @@ absl::StatusOr<Entry> Parser::ParseComment() {
       std::string_view unit = NextToken();
       SkipBlanks();
       if (!AtLineEnd()) return Error(pos_, "unexpected text after unit");
-      if (!unit.empty() &&
-          !(name.size() > unit.size() &&
-            name.substr(name.size() - unit.size()) == unit &&
-            name[name.size() - unit.size() - 1] == '_')) {
+      if (!unit.empty() && !(name.size() > unit.size() &&
+                             name.substr(name.size() - unit.size()) == unit &&
+                             name[name.size() - unit.size() - 1] == '_')) {
         return Error(rest.data() - body_.data(),
                      fmt::format("unit {} is not a suffix of metric name {}",
                                  QuoteForError(unit), QuoteForError(name)));
@@ -214,8 +221,9 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
   if (!name_ends_ok || !IsValidMetricName(name_)) {
     size_t end = pos_;
     while (end < line_end_ && !IsBlank(body_[end]) && body_[end] != '{') ++end;
-    return Error(start, fmt::format("invalid metric name {}",
-                                    QuoteForError(body_.substr(start, end - start))));
+    return Error(start,
+                 fmt::format("invalid metric name {}",
+                             QuoteForError(body_.substr(start, end - start))));
   }
   labels_.clear();
   has_exemplar_ = false;
@@ -243,9 +251,10 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
                                         QuoteForError(series_text_)));
   }
   if (!internal::ParseFloat(tok, &value_)) {
-    return Error(value_pos,
-                 fmt::format("invalid value {}: want a float, NaN, +Inf or -Inf",
-                             QuoteForError(tok)));
+    return Error(
+        value_pos,
+        fmt::format("invalid value {}: want a float, NaN, +Inf or -Inf",
+                    QuoteForError(tok)));
   }
   SkipBlanks();
   const bool om = format_ == Format::kOpenMetrics;
@@ -260,8 +269,9 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
   if (AtLineEnd()) return Entry::kSeries;
   if (body_[pos_] == '#') {
     if (!om) {
-      return Error(pos_, "unexpected \"#\" after sample: exemplars are only "
-                         "allowed in OpenMetrics");
+      return Error(pos_,
+                   "unexpected \"#\" after sample: exemplars are only "
+                   "allowed in OpenMetrics");
     }
     if (absl::Status s = ParseExemplar(); !s.ok()) return s;
     return Entry::kSeries;
@@ -280,11 +290,11 @@ absl::Status Parser::ParseTimestamp(std::string_view tok, size_t col,
                 ? internal::ParseSecondsAsMillis(tok, &ms)
                 : internal::ParseInt64(tok, &ms);
   if (!ok) {
-    return Error(col, fmt::format(
-                          "invalid timestamp {}: want {}", QuoteForError(tok),
-                          format_ == Format::kOpenMetrics
-                              ? "seconds since the epoch (a finite float)"
-                              : "an integer in milliseconds since the epoch"));
+    return Error(
+        col, fmt::format("invalid timestamp {}: want {}", QuoteForError(tok),
+                         format_ == Format::kOpenMetrics
+                             ? "seconds since the epoch (a finite float)"
+                             : "an integer in milliseconds since the epoch"));
   }
   *out = ms;
   return absl::OkStatus();
@@ -308,8 +318,8 @@ absl::Status Parser::ParseExemplar() {
   const size_t value_pos = pos_;
   std::string_view tok = NextToken();
   if (!internal::ParseFloat(tok, &exemplar_value_)) {
-    return Error(value_pos, fmt::format("invalid exemplar value {}",
-                                        QuoteForError(tok)));
+    return Error(value_pos,
+                 fmt::format("invalid exemplar value {}", QuoteForError(tok)));
   }
   SkipBlanks();
   exemplar_timestamp_.reset();
@@ -351,32 +361,36 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
       ++end;
     }
     if (end > pos_ || (!name.empty() && !IsValidLabelName(name))) {
-      return Error(name_pos,
-                   fmt::format("invalid label name {}",
-                               QuoteForError(body_.substr(name_pos, end - name_pos))));
+      return Error(
+          name_pos,
+          fmt::format("invalid label name {}",
+                      QuoteForError(body_.substr(name_pos, end - name_pos))));
     }
     if (name.empty()) {
       return Error(name_pos, fmt::format("expected label name, got {}",
                                          QuoteForError(body_.substr(pos_, 1))));
     }
     if (!exemplar && name == kMetricName) {
-      return Error(name_pos, "label name \"__name__\" is reserved for the "
-                             "metric name");
+      return Error(name_pos,
+                   "label name \"__name__\" is reserved for the "
+                   "metric name");
     }
     SkipBlanks();
     if (AtLineEnd()) return unterminated();
     if (body_[pos_] != '=') {
-      return Error(pos_, fmt::format("expected \"=\" after label name {}, got {}",
-                                     QuoteForError(name),
-                                     QuoteForError(body_.substr(pos_, 1))));
+      return Error(pos_,
+                   fmt::format("expected \"=\" after label name {}, got {}",
+                               QuoteForError(name),
+                               QuoteForError(body_.substr(pos_, 1))));
     }
     ++pos_;
     SkipBlanks();
     if (AtLineEnd()) return unterminated();
     if (body_[pos_] != '"') {
-      return Error(pos_, fmt::format("expected quoted value for label {}, got {}",
-                                     QuoteForError(name),
-                                     QuoteForError(body_.substr(pos_, 1))));
+      return Error(pos_,
+                   fmt::format("expected quoted value for label {}, got {}",
+                               QuoteForError(name),
+                               QuoteForError(body_.substr(pos_, 1))));
     }
     LabelRef l;
     l.name = name;
@@ -408,8 +422,10 @@ absl::Status Parser::ParseLabelValue(LabelRef* l) {
   size_t limit = q ? static_cast<const char*>(q) - data : line_end_;
   const void* bs = std::memchr(data + p, '\\', limit - p);
   if (bs == nullptr) {
-    if (q == nullptr) return Error(quote, "unterminated label value: missing "
-                                          "closing quote");
+    if (q == nullptr)
+      return Error(quote,
+                   "unterminated label value: missing "
+                   "closing quote");
     l->value = body_.substr(p, limit - p);
     pos_ = limit + 1;
   } else {
@@ -439,7 +455,8 @@ absl::Status Parser::ParseLabelValue(LabelRef* l) {
       bs = std::memchr(data + p, '\\', limit - p);
       if (bs == nullptr) {
         if (q == nullptr) {
-          return Error(quote, "unterminated label value: missing closing quote");
+          return Error(quote,
+                       "unterminated label value: missing closing quote");
         }
         scratch_.append(data + p, limit - p);
         break;

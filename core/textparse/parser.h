@@ -202,10 +202,10 @@ class Parser {
 
   const std::string_view body_;
   const Format format_;
-  size_t next_line_ = 0;    // offset of the line after the current one
-  size_t line_start_ = 0;   // offset of the current line
-  size_t line_end_ = 0;     // offset of its '\n' (or body_.size())
-  size_t pos_ = 0;          // cursor inside the current line
+  size_t next_line_ = 0;   // offset of the line after the current one
+  size_t line_start_ = 0;  // offset of the current line
+  size_t line_end_ = 0;    // offset of its '\n' (or body_.size())
+  size_t pos_ = 0;         // cursor inside the current line
   int line_ = 0;
   bool done_ = false;
   absl::Status error_;
@@ -221,8 +221,8 @@ class Parser {
   std::vector<LabelRef> exemplar_labels_;
   double exemplar_value_ = 0;
   std::optional<vigil::Timestamp> exemplar_timestamp_;
-  std::string scratch_;                    // unescaped values, reused
-  std::vector<std::string_view> sorted_;   // duplicate check, reused
+  std::string scratch_;                   // unescaped values, reused
+  std::vector<std::string_view> sorted_;  // duplicate check, reused
 };
 
 }  // namespace vigil::textparse

@@ -1,8 +1,8 @@
 #include "core/textparse/scan.h"
 
 #include <charconv>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/strutil.h"

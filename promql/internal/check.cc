@@ -10,15 +10,18 @@
 namespace vigil::promql::internal {
 namespace {
 
-bool IsSpaceByte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool IsSpaceByte(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 }  // namespace
 
 void Parser::ExpectType(Expr* e, ValueType want, std::string_view context) {
   ValueType t = Check(e);
   if (t != want) {
-    Fail(e->pos, fmt::format("expected type {} in {}, got {}", DocumentedTypeName(want),
-                             context, DocumentedTypeName(t)));
+    Fail(e->pos,
+         fmt::format("expected type {} in {}, got {}", DocumentedTypeName(want),
+                     context, DocumentedTypeName(t)));
   }
 }
 
@@ -40,12 +43,17 @@ ValueType Parser::Check(Expr* e) {
       auto& a = e->As<AggregateExpr>();
       ExpectType(a.expr.get(), ValueType::kVector, "aggregation expression");
       switch (a.op) {
-        case AggOp::kTopK: case AggOp::kBottomK: case AggOp::kQuantile:
-        case AggOp::kLimitK: case AggOp::kLimitRatio:
-          ExpectType(a.param.get(), ValueType::kScalar, "aggregation parameter");
+        case AggOp::kTopK:
+        case AggOp::kBottomK:
+        case AggOp::kQuantile:
+        case AggOp::kLimitK:
+        case AggOp::kLimitRatio:
+          ExpectType(a.param.get(), ValueType::kScalar,
+                     "aggregation parameter");
           break;
         case AggOp::kCountValues:
-          ExpectType(a.param.get(), ValueType::kString, "aggregation parameter");
+          ExpectType(a.param.get(), ValueType::kString,
+                     "aggregation parameter");
           break;
         default:
           break;
@@ -64,18 +72,20 @@ ValueType Parser::Check(Expr* e) {
     case NodeKind::kUnary: {
       ValueType t = Check(e->As<UnaryExpr>().expr.get());
       if (t != ValueType::kScalar && t != ValueType::kVector) {
-        Fail(e->pos, fmt::format("unary expression only allowed on expressions of "
-                                 "type scalar or instant vector, got {}",
-                                 GoQuote(DocumentedTypeName(t))));
+        Fail(e->pos,
+             fmt::format("unary expression only allowed on expressions of "
+                         "type scalar or instant vector, got {}",
+                         GoQuote(DocumentedTypeName(t))));
       }
       break;
     }
     case NodeKind::kSubquery: {
       ValueType t = Check(e->As<SubqueryExpr>().expr.get());
       if (t != ValueType::kVector) {
-        Fail(e->pos, fmt::format("subquery is only allowed on instant vector, got {} "
-                                 "instead",
-                                 ValueTypeName(t)));
+        Fail(e->pos,
+             fmt::format("subquery is only allowed on instant vector, got {} "
+                         "instead",
+                         ValueTypeName(t)));
       }
       break;
     }
@@ -87,8 +97,10 @@ ValueType Parser::Check(Expr* e) {
       if (!vs.name.empty()) {
         for (size_t i = 0; i + 1 < vs.matchers.size(); ++i) {
           if (vs.matchers[i].name() == kMetricName) {
-            Fail(e->pos, fmt::format("metric name must not be set twice: {} or {}",
-                                     GoQuote(vs.name), GoQuote(vs.matchers[i].value())));
+            Fail(
+                e->pos,
+                fmt::format("metric name must not be set twice: {} or {}",
+                            GoQuote(vs.name), GoQuote(vs.matchers[i].value())));
             break;
           }
         }
@@ -99,7 +111,8 @@ ValueType Parser::Check(Expr* e) {
         if (!m.Matches("")) non_empty = true;
       }
       if (!non_empty) {
-        Fail(e->pos, "vector selector must contain at least one non-empty matcher");
+        Fail(e->pos,
+             "vector selector must contain at least one non-empty matcher");
       }
       break;
     }
@@ -115,11 +128,13 @@ void Parser::CheckBinary(BinaryExpr* b) {
   ValueType rt = Check(b->rhs.get());
   if (failed()) return;
   if (b->return_bool && !IsComparison(b->op)) {
-    Fail(OperatorRange(*b), "bool modifier can only be used on comparison operators");
+    Fail(OperatorRange(*b),
+         "bool modifier can only be used on comparison operators");
   }
   if (IsComparison(b->op) && !b->return_bool && lt == ValueType::kScalar &&
       rt == ValueType::kScalar) {
-    Fail(OperatorRange(*b), "comparisons between scalars must use BOOL modifier");
+    Fail(OperatorRange(*b),
+         "comparisons between scalars must use BOOL modifier");
   }
   auto& vm = *b->matching;
   if (IsSetOperator(b->op) && vm.card == Cardinality::kOneToOne) {
@@ -130,17 +145,20 @@ void Parser::CheckBinary(BinaryExpr* b) {
       for (const auto& l2 : vm.include) {
         if (l1 == l2) {
           Fail(OperatorRange(*b),
-               fmt::format("label {} must not occur in ON and GROUP clause at once",
-                           GoQuote(l1)));
+               fmt::format(
+                   "label {} must not occur in ON and GROUP clause at once",
+                   GoQuote(l1)));
         }
       }
     }
   }
   if (lt != ValueType::kScalar && lt != ValueType::kVector) {
-    Fail(b->lhs->pos, "binary expression must contain only scalar and instant vector types");
+    Fail(b->lhs->pos,
+         "binary expression must contain only scalar and instant vector types");
   }
   if (rt != ValueType::kScalar && rt != ValueType::kVector) {
-    Fail(b->rhs->pos, "binary expression must contain only scalar and instant vector types");
+    Fail(b->rhs->pos,
+         "binary expression must contain only scalar and instant vector types");
   }
   if (lt != ValueType::kVector || rt != ValueType::kVector) {
     if (!vm.matching_labels.empty()) {
@@ -148,7 +166,8 @@ void Parser::CheckBinary(BinaryExpr* b) {
     }
     b->matching.reset();
   } else if (IsSetOperator(b->op)) {
-    if (vm.card == Cardinality::kOneToMany || vm.card == Cardinality::kManyToOne) {
+    if (vm.card == Cardinality::kOneToMany ||
+        vm.card == Cardinality::kManyToOne) {
       Fail(b->pos, fmt::format("no grouping allowed for {} operation",
                                GoQuote(BinOpString(b->op))));
     }
@@ -156,9 +175,11 @@ void Parser::CheckBinary(BinaryExpr* b) {
       Fail(b->pos, "set operations must always be many-to-many");
     }
   }
-  if ((lt == ValueType::kScalar || rt == ValueType::kScalar) && IsSetOperator(b->op)) {
-    Fail(b->pos, fmt::format("set operator {} not allowed in binary scalar expression",
-                             GoQuote(BinOpString(b->op))));
+  if ((lt == ValueType::kScalar || rt == ValueType::kScalar) &&
+      IsSetOperator(b->op)) {
+    Fail(b->pos,
+         fmt::format("set operator {} not allowed in binary scalar expression",
+                     GoQuote(BinOpString(b->op))));
   }
 }
 
@@ -168,31 +189,35 @@ void Parser::CheckCall(Call* c) {
   int got = static_cast<int>(c->args.size());
   if (f.variadic == 0) {
     if (nargs != got) {
-      Fail(c->pos, fmt::format("expected {} argument(s) in call to {}, got {}", nargs,
-                               GoQuote(f.name), got));
+      Fail(c->pos, fmt::format("expected {} argument(s) in call to {}, got {}",
+                               nargs, GoQuote(f.name), got));
     }
   } else {
     int min = nargs - 1;
     if (min > got) {
-      Fail(c->pos, fmt::format("expected at least {} argument(s) in call to {}, got {}",
-                               min, GoQuote(f.name), got));
+      Fail(c->pos,
+           fmt::format("expected at least {} argument(s) in call to {}, got {}",
+                       min, GoQuote(f.name), got));
     } else if (f.variadic > 0 && min + f.variadic < got) {
-      Fail(c->pos, fmt::format("expected at most {} argument(s) in call to {}, got {}",
-                               min + f.variadic, GoQuote(f.name), got));
+      Fail(c->pos,
+           fmt::format("expected at most {} argument(s) in call to {}, got {}",
+                       min + f.variadic, GoQuote(f.name), got));
     }
   }
   if (f.name == "info" && got > 1) {
     Expr* sel = c->args[1].get();
     ValueType t = Type(*sel);
     if (t != ValueType::kVector) {
-      Fail(c->pos, fmt::format("expected type instant vector in call to function "
-                               "\"info\", got {}",
-                               DocumentedTypeName(t)));
+      Fail(c->pos,
+           fmt::format("expected type instant vector in call to function "
+                       "\"info\", got {}",
+                       DocumentedTypeName(t)));
     }
     if (sel->kind != NodeKind::kVectorSelector) {
       Fail(sel->pos, "expected label selectors only");
     } else if (!sel->As<VectorSelector>().name.empty()) {
-      Fail(sel->pos, "expected label selectors only, got vector selector instead");
+      Fail(sel->pos,
+           "expected label selectors only, got vector selector instead");
     } else {
       sel->As<VectorSelector>().bypass_empty_matcher_check = true;
     }

@@ -1,6 +1,5 @@
 // The evaluator's entry points (Engine), the node dispatch, and the shared
 // helpers: annotations, step cursors, output builders, result cleanup.
-#include "core/time.h"
 #include "promql/internal/eval.h"
 
 #include <algorithm>
@@ -9,13 +8,15 @@
 
 #include "core/status_macros.h"
 #include "core/strutil.h"
+#include "core/time.h"
 #include "fmt/format.h"
 #include "promql/parser.h"
 
 namespace vigil::promql {
 namespace internal {
 
-// ---- Annotations -------------------------------------------------------------
+// ---- Annotations
+// -------------------------------------------------------------
 
 void Annotations::Add(bool info, std::string msg, PosRange pos) {
   auto [it, inserted] = entries_.try_emplace(msg);
@@ -74,26 +75,32 @@ std::string GoG2(double v) {
 
 }  // namespace
 
-void Annotations::Render(std::string_view query, std::vector<std::string>* warnings,
+void Annotations::Render(std::string_view query,
+                         std::vector<std::string>* warnings,
                          std::vector<std::string>* infos) const {
   for (const std::string& msg : order_) {
     const Entry& e = entries_.at(msg);
-    std::string text = std::string(e.info ? "PromQL info: " : "PromQL warning: ") + msg;
+    std::string text =
+        std::string(e.info ? "PromQL info: " : "PromQL warning: ") + msg;
     if (e.monotonicity) {
-      text += fmt::format(", from buckets {} to {}, with a max diff of {}, over {} samples from {} to {}",
-                          FormatGoG(e.min_bucket), FormatGoG(e.max_bucket),
-                          GoG2(e.max_diff), e.count + 1, FormatRfc3339Seconds(e.min_ts),
-                          FormatRfc3339Seconds(e.max_ts));
+      text += fmt::format(
+          ", from buckets {} to {}, with a max diff of {}, over {} samples "
+          "from {} to {}",
+          FormatGoG(e.min_bucket), FormatGoG(e.max_bucket), GoG2(e.max_diff),
+          e.count + 1, FormatRfc3339Seconds(e.min_ts),
+          FormatRfc3339Seconds(e.max_ts));
     }
     text += " (" + FormatPosition(query, e.pos.start) + ")";
     (e.info ? infos : warnings)->push_back(std::move(text));
   }
 }
 
-// ---- builders and cursors ----------------------------------------------------
+// ---- builders and cursors
+// ----------------------------------------------------
 
 absl::Status DuplicateLabelsetError() {
-  return absl::InvalidArgumentError("vector cannot contain metrics with the same labelset");
+  return absl::InvalidArgumentError(
+      "vector cannot contain metrics with the same labelset");
 }
 
 absl::Status MatrixBuilder::Add(int64_t ts, OutSample s) {
@@ -127,8 +134,11 @@ absl::Status MatrixBuilder::Append(int idx, int64_t ts, double v) {
   return absl::OkStatus();
 }
 
-StepCursor::StepCursor(const Matrix& m, int64_t start, int64_t interval, int steps)
-    : start_(start), interval_(interval), offset_(static_cast<size_t>(steps) + 2, 0) {
+StepCursor::StepCursor(const Matrix& m, int64_t start, int64_t interval,
+                       int steps)
+    : start_(start),
+      interval_(interval),
+      offset_(static_cast<size_t>(steps) + 2, 0) {
   auto step_of = [&](int64_t ts) -> int64_t {
     if (ts < start || (ts - start) % interval != 0) return -1;
     int64_t k = (ts - start) / interval;
@@ -137,7 +147,8 @@ StepCursor::StepCursor(const Matrix& m, int64_t start, int64_t interval, int ste
   // Counting sort by step: count, prefix-sum, scatter (stable in series order).
   for (const Series& s : m) {
     for (int64_t ts : s.ts) {
-      if (int64_t k = step_of(ts); k >= 0) offset_[static_cast<size_t>(k) + 2]++;
+      if (int64_t k = step_of(ts); k >= 0)
+        offset_[static_cast<size_t>(k) + 2]++;
     }
   }
   for (size_t k = 2; k < offset_.size(); k++) offset_[k] += offset_[k - 1];
@@ -146,7 +157,8 @@ StepCursor::StepCursor(const Matrix& m, int64_t start, int64_t interval, int ste
     const Series& s = m[i];
     for (size_t j = 0; j < s.ts.size(); j++) {
       if (int64_t k = step_of(s.ts[j]); k >= 0) {
-        points_[offset_[static_cast<size_t>(k) + 1]++] = {static_cast<int>(i), s.vs[j]};
+        points_[offset_[static_cast<size_t>(k) + 1]++] = {static_cast<int>(i),
+                                                          s.vs[j]};
       }
     }
   }
@@ -161,7 +173,8 @@ void StepCursor::Gather(int64_t ts, std::vector<StepPoint>* out) const {
   out->assign(points_.begin() + offset_[k], points_.begin() + offset_[k + 1]);
 }
 
-// ---- small shared helpers ----------------------------------------------------
+// ---- small shared helpers
+// ----------------------------------------------------
 
 EvalValue MakeVector(Matrix m) {
   EvalValue v;
@@ -181,7 +194,8 @@ Labels DropMetricName(const Labels& l) {
   std::vector<Label> out;
   out.reserve(l.size());
   for (const Label& x : l) {
-    if (x.name == kMetricName || x.name == "__type__" || x.name == "__unit__") continue;
+    if (x.name == kMetricName || x.name == "__type__" || x.name == "__unit__")
+      continue;
     out.push_back(x);
   }
   return Labels::FromSorted(std::move(out));
@@ -192,27 +206,32 @@ absl::StatusOr<Matrix> MergeSameLabelset(Matrix m) {
   absl::flat_hash_map<uint64_t, int> idx;
   bool dup = false;
   for (size_t i = 0; i < m.size(); i++) {
-    if (!idx.try_emplace(m[i].metric.Hash(), static_cast<int>(i)).second) dup = true;
+    if (!idx.try_emplace(m[i].metric.Hash(), static_cast<int>(i)).second)
+      dup = true;
   }
   if (!dup) return m;
   Matrix out;
   absl::flat_hash_map<uint64_t, int> pos;
   for (Series& s : m) {
-    auto [it, inserted] = pos.try_emplace(s.metric.Hash(), static_cast<int>(out.size()));
+    auto [it, inserted] =
+        pos.try_emplace(s.metric.Hash(), static_cast<int>(out.size()));
     if (inserted) {
       out.push_back(std::move(s));
       continue;
     }
     Series& base = out[it->second];
     std::vector<std::pair<int64_t, double>> pts;
-    for (size_t i = 0; i < base.ts.size(); i++) pts.push_back({base.ts[i], base.vs[i]});
+    for (size_t i = 0; i < base.ts.size(); i++)
+      pts.push_back({base.ts[i], base.vs[i]});
     for (size_t i = 0; i < s.ts.size(); i++) pts.push_back({s.ts[i], s.vs[i]});
-    std::stable_sort(pts.begin(), pts.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first;
+    });
     base.ts.clear();
     base.vs.clear();
     for (size_t i = 0; i < pts.size(); i++) {
-      if (i > 0 && pts[i].first == pts[i - 1].first) return DuplicateLabelsetError();
+      if (i > 0 && pts[i].first == pts[i - 1].first)
+        return DuplicateLabelsetError();
       base.ts.push_back(pts[i].first);
       base.vs.push_back(pts[i].second);
     }
@@ -250,11 +269,14 @@ double Quantile(double q, std::vector<double>* values) {
          (*values)[static_cast<size_t>(upper)] * weight;
 }
 
-// ---- Evaluator -----------------------------------------------------------------
+// ---- Evaluator
+// -----------------------------------------------------------------
 
-Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t start,
-                     int64_t end, int64_t interval, Annotations* annos,
-                     std::chrono::steady_clock::time_point deadline, int64_t* samples)
+Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q,
+                     int64_t start, int64_t end, int64_t interval,
+                     Annotations* annos,
+                     std::chrono::steady_clock::time_point deadline,
+                     int64_t* samples)
     : opts_(opts),
       queryable_(q),
       start_(start),
@@ -268,7 +290,8 @@ Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t s
       query_step_(start == end ? 0 : interval) {}
 
 Evaluator Evaluator::Child(int64_t start, int64_t end, int64_t interval) const {
-  Evaluator c(opts_, queryable_, start, end, interval, annos_, deadline_, samples_);
+  Evaluator c(opts_, queryable_, start, end, interval, annos_, deadline_,
+              samples_);
   c.query_start_ = query_start_;
   c.query_end_ = query_end_;
   c.query_step_ = query_step_;
@@ -277,7 +300,8 @@ Evaluator Evaluator::Child(int64_t start, int64_t end, int64_t interval) const {
 
 absl::Status Evaluator::CheckDeadline() const {
   if (opts_.timeout_ms > 0 && std::chrono::steady_clock::now() > deadline_) {
-    return absl::DeadlineExceededError("query timed out in expression evaluation");
+    return absl::DeadlineExceededError(
+        "query timed out in expression evaluation");
   }
   return absl::OkStatus();
 }
@@ -286,7 +310,8 @@ absl::Status Evaluator::AddSamples(int64_t n) {
   *samples_ += n;
   if (*samples_ > opts_.max_samples) {
     return absl::ResourceExhaustedError(
-        "query processing would load too many samples into memory in query execution");
+        "query processing would load too many samples into memory in query "
+        "execution");
   }
   return absl::OkStatus();
 }
@@ -294,7 +319,8 @@ absl::Status Evaluator::AddSamples(int64_t n) {
 absl::Status Evaluator::CheckRoomFor(int64_t n) const {
   if (*samples_ + n > opts_.max_samples) {
     return absl::ResourceExhaustedError(
-        "query processing would load too many samples into memory in query execution");
+        "query processing would load too many samples into memory in query "
+        "execution");
   }
   return absl::OkStatus();
 }
@@ -315,7 +341,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalNode(const Expr& e) {
   VIGIL_RETURN_IF_ERROR(CheckDeadline());
   switch (e.kind) {
     case NodeKind::kNumberLiteral:
-      return MakeScalar(std::vector<double>(num_steps(), e.As<NumberLiteral>().value));
+      return MakeScalar(
+          std::vector<double>(num_steps(), e.As<NumberLiteral>().value));
     case NodeKind::kStringLiteral: {
       EvalValue v;
       v.type = ValueType::kString;
@@ -353,14 +380,17 @@ absl::StatusOr<EvalValue> Evaluator::EvalNode(const Expr& e) {
 
 }  // namespace internal
 
-// ---- Engine ------------------------------------------------------------------------
+// ---- Engine
+// ------------------------------------------------------------------------
 
 namespace {
 
 using internal::Annotations;
 using internal::EvalValue;
 
-bool SeriesLess(const Series& a, const Series& b) { return a.metric < b.metric; }
+bool SeriesLess(const Series& a, const Series& b) {
+  return a.metric < b.metric;
+}
 
 absl::Status CleanupNames(Matrix* m) {
   for (Series& s : *m) {
@@ -379,22 +409,27 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
   if (!instant) {
     if (step_ms < 0) {
       return absl::InvalidArgumentError(
-          "zero or negative query resolution step widths are not accepted. Try a "
+          "zero or negative query resolution step widths are not accepted. Try "
+          "a "
           "positive integer");
     }
-    if (end < start) return absl::InvalidArgumentError("end timestamp must not be before start time");
+    if (end < start)
+      return absl::InvalidArgumentError(
+          "end timestamp must not be before start time");
     ValueType t = Type(expr);
     if (t != ValueType::kScalar && t != ValueType::kVector) {
       return absl::InvalidArgumentError(
-          fmt::format("invalid expression type \"{}\" for range query, must be Scalar or instant Vector",
+          fmt::format("invalid expression type \"{}\" for range query, must be "
+                      "Scalar or instant Vector",
                       std::string(DocumentedTypeName(t))));
     }
   }
   Annotations annos;
   int64_t samples = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_ms);
-  internal::Evaluator ev(options_, q, start, instant ? start : end, instant ? 1 : step_ms,
-                         &annos, deadline, &samples);
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(options_.timeout_ms);
+  internal::Evaluator ev(options_, q, start, instant ? start : end,
+                         instant ? 1 : step_ms, &annos, deadline, &samples);
   VIGIL_ASSIGN_OR_RETURN(EvalValue v, ev.Eval(expr));
   Result r;
   switch (v.type) {
@@ -431,7 +466,8 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
           }
         }
       } else {
-        VIGIL_ASSIGN_OR_RETURN(v.mat, internal::MergeSameLabelset(std::move(v.mat)));
+        VIGIL_ASSIGN_OR_RETURN(v.mat,
+                               internal::MergeSameLabelset(std::move(v.mat)));
         r.value.type = ValueType::kMatrix;
         r.value.matrix = std::move(v.mat);
         std::sort(r.value.matrix.begin(), r.value.matrix.end(), SeriesLess);
@@ -440,7 +476,8 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
     }
     case ValueType::kMatrix: {
       VIGIL_RETURN_IF_ERROR(CleanupNames(&v.mat));
-      VIGIL_ASSIGN_OR_RETURN(v.mat, internal::MergeSameLabelset(std::move(v.mat)));
+      VIGIL_ASSIGN_OR_RETURN(v.mat,
+                             internal::MergeSameLabelset(std::move(v.mat)));
       r.value.type = ValueType::kMatrix;
       r.value.matrix = std::move(v.mat);
       std::sort(r.value.matrix.begin(), r.value.matrix.end(), SeriesLess);
@@ -453,7 +490,8 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
   return r;
 }
 
-absl::StatusOr<Result> Engine::InstantQuery(storage::Queryable* q, std::string_view query,
+absl::StatusOr<Result> Engine::InstantQuery(storage::Queryable* q,
+                                            std::string_view query,
                                             Timestamp t) const {
   ParseOptions po;
   po.enable_experimental_functions = options_.enable_experimental_functions;
@@ -461,7 +499,8 @@ absl::StatusOr<Result> Engine::InstantQuery(storage::Queryable* q, std::string_v
   return Exec(q, *expr, query, t, t, 0);
 }
 
-absl::StatusOr<Result> Engine::RangeQuery(storage::Queryable* q, std::string_view query,
+absl::StatusOr<Result> Engine::RangeQuery(storage::Queryable* q,
+                                          std::string_view query,
                                           Timestamp start, Timestamp end,
                                           int64_t step_ms) const {
   if (step_ms <= 0) {

@@ -41,7 +41,8 @@ class Annotations {
   void Info(std::string msg, PosRange pos) { Add(true, std::move(msg), pos); }
   // histogram_quantile's forced-monotonicity info, merged over steps.
   void ForcedMonotonicity(const std::string& metric, PosRange pos, int64_t ts,
-                          double min_bucket, double max_bucket, double max_diff);
+                          double min_bucket, double max_bucket,
+                          double max_diff);
   // Appends `other`'s annotations not already present, in its order (for
   // work split across threads: merging in series order keeps the order a
   // single thread would have produced).
@@ -95,13 +96,15 @@ class MatrixBuilder {
   // Like Add, for outputs whose labels depend only on `key` (e.g. the pair
   // of matched input series): `make_labels()` runs once per key.
   template <typename F>
-  absl::Status AddKeyed(uint64_t key, int64_t ts, double v, bool drop_name, F make_labels) {
+  absl::Status AddKeyed(uint64_t key, int64_t ts, double v, bool drop_name,
+                        F make_labels) {
     if (instant_) return Add(ts, {make_labels(), v, drop_name});
     auto it = key_index_.find(key);
     int idx;
     if (it == key_index_.end()) {
       Labels l = make_labels();
-      auto [h, inserted] = index_.try_emplace(l.Hash(), static_cast<int>(out_.size()));
+      auto [h, inserted] =
+          index_.try_emplace(l.Hash(), static_cast<int>(out_.size()));
       if (inserted) {
         Series ser;
         ser.metric = std::move(l);
@@ -226,15 +229,21 @@ class Evaluator {
   Evaluator Child(int64_t start, int64_t end, int64_t interval) const;
   // The time a `@` modifier pins to (start()/end() are the query's).
   int64_t AtTime(const Modifiers& m) const {
-    return m.at == AtKind::kStart ? query_start_ : m.at == AtKind::kEnd ? query_end_ : m.at_ms;
+    return m.at == AtKind::kStart ? query_start_
+           : m.at == AtKind::kEnd ? query_end_
+                                  : m.at_ms;
   }
 
   int64_t start() const { return start_; }
   int64_t end() const { return end_; }
   int64_t interval() const { return interval_; }
-  int num_steps() const { return static_cast<int>((end_ - start_) / interval_) + 1; }
+  int num_steps() const {
+    return static_cast<int>((end_ - start_) / interval_) + 1;
+  }
   bool instant() const { return start_ == end_; }
-  int StepIndex(int64_t ts) const { return static_cast<int>((ts - start_) / interval_); }
+  int StepIndex(int64_t ts) const {
+    return static_cast<int>((ts - start_) / interval_);
+  }
   Annotations* annos() { return annos_; }
 
   // Deadline and sample-limit checks.
@@ -250,7 +259,8 @@ class Evaluator {
                                                bool record_orig_t);
   absl::StatusOr<std::vector<RawSeries>> LoadRange(const VectorSelector& vs,
                                                    int64_t range_ms);
-  absl::StatusOr<std::vector<RawSeries>> EvalSubqueryRaw(const SubqueryExpr& sq);
+  absl::StatusOr<std::vector<RawSeries>> EvalSubqueryRaw(
+      const SubqueryExpr& sq);
   absl::StatusOr<EvalValue> EvalMatrixTop(const Expr& e);
 
   // ---- eval_binary.cc
@@ -261,23 +271,29 @@ class Evaluator {
   absl::StatusOr<EvalValue> EvalCall(const Call& e);
   absl::StatusOr<EvalValue> EvalRangeCall(const Call& e, int matrix_arg);
   // Loads the samples a matrix argument (selector or subquery) covers.
-  absl::StatusOr<std::vector<RawSeries>> LoadMatrixArg(const Expr& arg, WindowSpec* w);
+  absl::StatusOr<std::vector<RawSeries>> LoadMatrixArg(const Expr& arg,
+                                                       WindowSpec* w);
   // Applies `fn` to the windows of `rs` at every step; for absent_over_time
   // (fn == null) marks the steps with samples in `present`.
   // Thread-safe for different `out` and `annos` while nothing adds samples.
-  absl::Status RangeSeries(const Call& e, RangeFn fn, const RawSeries& rs, const WindowSpec& w,
-                           const std::vector<std::vector<double>>& params, Series* out,
-                           std::vector<char>* present, Annotations* annos) const;
+  absl::Status RangeSeries(const Call& e, RangeFn fn, const RawSeries& rs,
+                           const WindowSpec& w,
+                           const std::vector<std::vector<double>>& params,
+                           Series* out, std::vector<char>* present,
+                           Annotations* annos) const;
   // RangeSeries over all of `raw` into (*out)[i], on two threads when there
   // are enough series to pay for one.
-  absl::Status RangeSeriesAll(const Call& e, RangeFn fn, const std::vector<RawSeries>& raw,
+  absl::Status RangeSeriesAll(const Call& e, RangeFn fn,
+                              const std::vector<RawSeries>& raw,
                               const WindowSpec& w,
                               const std::vector<std::vector<double>>& params,
                               std::vector<Series>* out);
   // Element-wise and small vector/scalar functions on evaluated arguments.
-  absl::StatusOr<EvalValue> EvalSimpleCall(const Call& e, std::vector<EvalValue> args);
+  absl::StatusOr<EvalValue> EvalSimpleCall(const Call& e,
+                                           std::vector<EvalValue> args);
   // scalar, vector, absent and the sort functions.
-  absl::StatusOr<EvalValue> EvalVectorFunction(const Call& e, std::vector<EvalValue> args);
+  absl::StatusOr<EvalValue> EvalVectorFunction(const Call& e,
+                                               std::vector<EvalValue> args);
   // ---- functions_label.cc
   absl::StatusOr<EvalValue> EvalLabelReplace(const Call& e);
   absl::StatusOr<EvalValue> EvalLabelJoin(const Call& e);

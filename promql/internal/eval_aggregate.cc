@@ -31,7 +31,8 @@ bool ValidUtf8Name(const std::string& s) {
   return true;
 }
 
-Labels GroupLabels(const Labels& l, const std::vector<std::string>& grouping, bool without) {
+Labels GroupLabels(const Labels& l, const std::vector<std::string>& grouping,
+                   bool without) {
   if (!without && grouping.empty()) return Labels();
   LabelsBuilder b(l);
   if (without) {
@@ -104,12 +105,18 @@ double Finish(AggOp op, Group* g, double param, std::vector<double>* values) {
     case AggOp::kAvg:
       if (g->incremental) return g->mean + g->kahan_c;
       return g->value / g->count + g->kahan_c / g->count;
-    case AggOp::kCount: return g->count;
-    case AggOp::kStdvar: return g->value / g->count;
-    case AggOp::kStddev: return std::sqrt(g->value / g->count);
-    case AggOp::kQuantile: return Quantile(param, values);
-    case AggOp::kSum: return g->value + g->kahan_c;
-    default: return g->value;
+    case AggOp::kCount:
+      return g->count;
+    case AggOp::kStdvar:
+      return g->value / g->count;
+    case AggOp::kStddev:
+      return std::sqrt(g->value / g->count);
+    case AggOp::kQuantile:
+      return Quantile(param, values);
+    case AggOp::kSum:
+      return g->value + g->kahan_c;
+    default:
+      return g->value;
   }
 }
 
@@ -125,7 +132,8 @@ void HeapUp(std::vector<std::pair<double, int>>* h, int j, Less less) {
 }
 
 template <typename Less>
-bool HeapDown(std::vector<std::pair<double, int>>* h, int i0, int n, Less less) {
+bool HeapDown(std::vector<std::pair<double, int>>* h, int i0, int n,
+              Less less) {
   int i = i0;
   while (true) {
     int j1 = 2 * i + 1;
@@ -141,8 +149,9 @@ bool HeapDown(std::vector<std::pair<double, int>>* h, int i0, int n, Less less) 
 
 // Checks topk/bottomk/quantile parameters as Prometheus does (over all
 // steps at once). Sets *empty when topk/bottomk can return nothing.
-absl::Status CheckParam(const AggregateExpr& e, const std::vector<double>& param,
-                        Annotations* annos, bool* empty) {
+absl::Status CheckParam(const AggregateExpr& e,
+                        const std::vector<double>& param, Annotations* annos,
+                        bool* empty) {
   *empty = false;
   const bool is_k = e.op == AggOp::kTopK || e.op == AggOp::kBottomK;
   if (!is_k && e.op != AggOp::kQuantile) return absl::OkStatus();
@@ -158,17 +167,23 @@ absl::Status CheckParam(const AggregateExpr& e, const std::vector<double>& param
     if (mx < 1) return *empty = true, absl::OkStatus();
     if (nan) return absl::InvalidArgumentError("Parameter value is NaN");
     if (mn <= -9.223372036854775807e18) {
-      return absl::InvalidArgumentError(fmt::format("Scalar value {} underflows int64", FormatGoG(mn)));
+      return absl::InvalidArgumentError(
+          fmt::format("Scalar value {} underflows int64", FormatGoG(mn)));
     }
     if (mx >= 9.223372036854775807e18) {
-      return absl::InvalidArgumentError(fmt::format("Scalar value {} overflows int64", FormatGoG(mx)));
+      return absl::InvalidArgumentError(
+          fmt::format("Scalar value {} overflows int64", FormatGoG(mx)));
     }
     return absl::OkStatus();
   }
   PosRange pp = e.param->pos;
   if (nan) annos->Warn("quantile value should be between 0 and 1, got NaN", pp);
-  if (mx > 1) annos->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mx), pp);
-  if (mn < 0) annos->Warn("quantile value should be between 0 and 1, got " + FormatGoG(mn), pp);
+  if (mx > 1)
+    annos->Warn(
+        "quantile value should be between 0 and 1, got " + FormatGoG(mx), pp);
+  if (mn < 0)
+    annos->Warn(
+        "quantile value should be between 0 and 1, got " + FormatGoG(mn), pp);
   return absl::OkStatus();
 }
 
@@ -180,8 +195,9 @@ struct Aggregation {
   std::vector<int> group_of;          // input series -> group
   std::vector<Labels> group_labels;
   std::vector<Group> groups;
-  std::vector<std::vector<double>> qvalues;                 // quantile, per group
-  std::vector<std::vector<std::pair<double, int>>> heaps;  // topk/bottomk: (value, series)
+  std::vector<std::vector<double>> qvalues;  // quantile, per group
+  std::vector<std::vector<std::pair<double, int>>>
+      heaps;  // topk/bottomk: (value, series)
 
   void MakeGroups() {
     absl::flat_hash_map<uint64_t, int> index;
@@ -195,13 +211,16 @@ struct Aggregation {
     }
     for (size_t i = 0; i < in.size(); i++) {
       uint64_t h = in[i].metric.HashFor(hashed, !e.without);
-      auto [it, inserted] = index.try_emplace(h, static_cast<int>(group_labels.size()));
-      if (inserted) group_labels.push_back(GroupLabels(in[i].metric, grouping, e.without));
+      auto [it, inserted] =
+          index.try_emplace(h, static_cast<int>(group_labels.size()));
+      if (inserted)
+        group_labels.push_back(GroupLabels(in[i].metric, grouping, e.without));
       group_of[i] = it->second;
     }
     groups.resize(group_labels.size());
     if (e.op == AggOp::kQuantile) qvalues.resize(groups.size());
-    if (e.op == AggOp::kTopK || e.op == AggOp::kBottomK) heaps.resize(groups.size());
+    if (e.op == AggOp::kTopK || e.op == AggOp::kBottomK)
+      heaps.resize(groups.size());
   }
 
   absl::Status CountValues(int64_t t, const std::vector<StepPoint>& pts,
@@ -209,24 +228,31 @@ struct Aggregation {
     std::vector<std::pair<Labels, int>> counts;
     absl::flat_hash_map<uint64_t, int> idx;
     for (const StepPoint& sp : pts) {
-      Labels l = LabelsBuilder(in[sp.series].metric).Set(value_label, FormatGoF(sp.v)).Build();
+      Labels l = LabelsBuilder(in[sp.series].metric)
+                     .Set(value_label, FormatGoF(sp.v))
+                     .Build();
       Labels g = GroupLabels(l, grouping, e.without);
-      auto [it, inserted] = idx.try_emplace(g.Hash(), static_cast<int>(counts.size()));
+      auto [it, inserted] =
+          idx.try_emplace(g.Hash(), static_cast<int>(counts.size()));
       if (inserted) counts.push_back({std::move(g), 0});
       counts[it->second].second++;
     }
-    for (auto& [l, c] : counts) VIGIL_RETURN_IF_ERROR(out->Add(t, {std::move(l), double(c), false}));
+    for (auto& [l, c] : counts)
+      VIGIL_RETURN_IF_ERROR(out->Add(t, {std::move(l), double(c), false}));
     return absl::OkStatus();
   }
 
   // topk/bottomk with Go's heap operations, so ties come out as upstream.
-  absl::Status TopK(int64_t t, const std::vector<StepPoint>& pts, double p, MatrixBuilder* out) {
+  absl::Status TopK(int64_t t, const std::vector<StepPoint>& pts, double p,
+                    MatrixBuilder* out) {
     for (Group& g : groups) g.seen = false;
-    int64_t k = std::min<int64_t>(static_cast<int64_t>(p), static_cast<int64_t>(in.size()));
+    int64_t k = std::min<int64_t>(static_cast<int64_t>(p),
+                                  static_cast<int64_t>(in.size()));
     if (k < 1) return absl::OkStatus();
     const bool top = e.op == AggOp::kTopK;
     // vectorByValueHeap (topk) / vectorByReverseValueHeap (bottomk).
-    auto less = [top](const std::pair<double, int>& a, const std::pair<double, int>& b) {
+    auto less = [top](const std::pair<double, int>& a,
+                      const std::pair<double, int>& b) {
       if (std::isnan(a.first)) return true;
       return top ? a.first < b.first : a.first > b.first;
     };
@@ -240,10 +266,13 @@ struct Aggregation {
       if (static_cast<int64_t>(h.size()) < k) {
         h.push_back({sp.v, sp.series});
         HeapUp(&h, static_cast<int>(h.size()) - 1, less);
-      } else if (top ? (h[0].first < sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))
-                     : (h[0].first > sp.v || (std::isnan(h[0].first) && !std::isnan(sp.v)))) {
+      } else if (top ? (h[0].first < sp.v ||
+                        (std::isnan(h[0].first) && !std::isnan(sp.v)))
+                     : (h[0].first > sp.v ||
+                        (std::isnan(h[0].first) && !std::isnan(sp.v)))) {
         h[0] = {sp.v, sp.series};
-        if (k > 1 && !HeapDown(&h, 0, static_cast<int>(h.size()), less)) HeapUp(&h, 0, less);
+        if (k > 1 && !HeapDown(&h, 0, static_cast<int>(h.size()), less))
+          HeapUp(&h, 0, less);
       }
     }
     for (size_t gi = 0; gi < groups.size(); gi++) {
@@ -251,7 +280,8 @@ struct Aggregation {
       auto& heap = heaps[gi];
       GoSort(&heap, [&](const auto& a, const auto& b) { return less(b, a); });
       for (const auto& [v, si] : heap) {
-        VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t, v, in[si].drop_name,
+        VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t, v,
+                                            in[si].drop_name,
                                             [&] { return in[si].metric; }));
       }
     }
@@ -299,7 +329,8 @@ struct Aggregation {
       Group* row = &cells[static_cast<size_t>(group_of[i]) * steps];
       const Series& s = in[i];
       for (size_t j = 0; j < s.ts.size(); j++) {
-        Fold(&row[ev.StepIndex(s.ts[j])], static_cast<int>(i), s.vs[j], nullptr);
+        Fold(&row[ev.StepIndex(s.ts[j])], static_cast<int>(i), s.vs[j],
+             nullptr);
       }
     }
     int64_t points = 0;
@@ -320,7 +351,8 @@ struct Aggregation {
 
   // sum, avg, count, min, max, group, stddev, stdvar, quantile at one step;
   // appends to out[group]. Returns the number of points added.
-  int64_t Simple(int64_t t, const std::vector<StepPoint>& pts, double p, Matrix* out) {
+  int64_t Simple(int64_t t, const std::vector<StepPoint>& pts, double p,
+                 Matrix* out) {
     const AggOp op = e.op;
     for (Group& g : groups) g.seen = false;
     for (const StepPoint& sp : pts) {
@@ -332,7 +364,8 @@ struct Aggregation {
       Group& g = groups[gi];
       if (!g.seen) continue;
       (*out)[gi].ts.push_back(t);
-      (*out)[gi].vs.push_back(Finish(op, &g, p, op == AggOp::kQuantile ? &qvalues[gi] : nullptr));
+      (*out)[gi].vs.push_back(
+          Finish(op, &g, p, op == AggOp::kQuantile ? &qvalues[gi] : nullptr));
       (*out)[gi].drop_name = g.drop_name;
       points++;
     }
@@ -345,7 +378,8 @@ struct Aggregation {
 absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   const AggOp op = e.op;
   if (op == AggOp::kLimitK || op == AggOp::kLimitRatio) {
-    return absl::UnimplementedError("unsupported: limitk and limit_ratio are not implemented");
+    return absl::UnimplementedError(
+        "unsupported: limitk and limit_ratio are not implemented");
   }
   EvalValue param;
   if (e.param) {
@@ -356,14 +390,16 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   std::sort(agg.grouping.begin(), agg.grouping.end());
   if (op == AggOp::kCountValues) {
     if (param.str.empty() || !ValidUtf8Name(param.str)) {
-      return absl::InvalidArgumentError("invalid label name " + GoQuote(param.str));
+      return absl::InvalidArgumentError("invalid label name " +
+                                        GoQuote(param.str));
     }
     if (!e.without) agg.grouping.push_back(param.str);
   }
   bool empty;
   VIGIL_RETURN_IF_ERROR(CheckParam(e, param.scalar, annos_, &empty));
   if (empty) return MakeVector({});
-  const bool stepwise_out = op == AggOp::kTopK || op == AggOp::kBottomK || op == AggOp::kCountValues;
+  const bool stepwise_out =
+      op == AggOp::kTopK || op == AggOp::kBottomK || op == AggOp::kCountValues;
   if (op != AggOp::kCountValues) agg.MakeGroups();
   Matrix out(stepwise_out ? 0 : agg.group_labels.size());
   for (size_t g = 0; g < out.size(); g++) out[g].metric = agg.group_labels[g];

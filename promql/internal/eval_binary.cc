@@ -17,20 +17,41 @@ namespace {
 double ElemBinop(BinOp op, double l, double r, bool* keep) {
   *keep = true;
   switch (op) {
-    case BinOp::kAdd: return l + r;
-    case BinOp::kSub: return l - r;
-    case BinOp::kMul: return l * r;
-    case BinOp::kDiv: return l / r;
-    case BinOp::kPow: return GoPow(l, r);
-    case BinOp::kMod: return GoMod(l, r);
-    case BinOp::kAtan2: return std::atan2(l, r);
-    case BinOp::kEql: *keep = l == r; return l;
-    case BinOp::kNeq: *keep = l != r; return l;
-    case BinOp::kGtr: *keep = l > r; return l;
-    case BinOp::kLss: *keep = l < r; return l;
-    case BinOp::kGte: *keep = l >= r; return l;
-    case BinOp::kLte: *keep = l <= r; return l;
-    default: *keep = false; return 0;
+    case BinOp::kAdd:
+      return l + r;
+    case BinOp::kSub:
+      return l - r;
+    case BinOp::kMul:
+      return l * r;
+    case BinOp::kDiv:
+      return l / r;
+    case BinOp::kPow:
+      return GoPow(l, r);
+    case BinOp::kMod:
+      return GoMod(l, r);
+    case BinOp::kAtan2:
+      return std::atan2(l, r);
+    case BinOp::kEql:
+      *keep = l == r;
+      return l;
+    case BinOp::kNeq:
+      *keep = l != r;
+      return l;
+    case BinOp::kGtr:
+      *keep = l > r;
+      return l;
+    case BinOp::kLss:
+      *keep = l < r;
+      return l;
+    case BinOp::kGte:
+      *keep = l >= r;
+      return l;
+    case BinOp::kLte:
+      *keep = l <= r;
+      return l;
+    default:
+      *keep = false;
+      return 0;
   }
 }
 
@@ -41,8 +62,8 @@ bool ChangesSchema(BinOp op) { return !IsComparison(op) && !IsSetOperator(op); }
 std::string Signature(const Labels& l, const VectorMatching& m) {
   std::string sig;
   for (const Label& x : l) {
-    bool listed = std::find(m.matching_labels.begin(), m.matching_labels.end(), x.name) !=
-                  m.matching_labels.end();
+    bool listed = std::find(m.matching_labels.begin(), m.matching_labels.end(),
+                            x.name) != m.matching_labels.end();
     if (m.on ? !listed : (listed || x.name == kMetricName)) continue;
     sig += x.name;
     sig += '\xff';
@@ -55,14 +76,15 @@ std::string Signature(const Labels& l, const VectorMatching& m) {
 Labels MatchLabels(const Labels& l, const VectorMatching& m) {
   std::vector<Label> out;
   for (const Label& x : l) {
-    bool listed = std::find(m.matching_labels.begin(), m.matching_labels.end(), x.name) !=
-                  m.matching_labels.end();
+    bool listed = std::find(m.matching_labels.begin(), m.matching_labels.end(),
+                            x.name) != m.matching_labels.end();
     if (m.on ? listed : !(listed || x.name == kMetricName)) out.push_back(x);
   }
   return Labels::FromSorted(std::move(out));
 }
 
-Labels ResultMetric(const Labels& lhs, const Labels& rhs, BinOp op, const VectorMatching& m) {
+Labels ResultMetric(const Labels& lhs, const Labels& rhs, BinOp op,
+                    const VectorMatching& m) {
   LabelsBuilder b(lhs);
   if (ChangesSchema(op)) b.Del(kMetricName).Del("__type__").Del("__unit__");
   if (m.card == Cardinality::kOneToOne) {
@@ -87,12 +109,14 @@ Labels ResultMetric(const Labels& lhs, const Labels& rhs, BinOp op, const Vector
 // VectorAnd/Or/Unless and VectorBinop).
 class VectorVector {
  public:
-  VectorVector(const BinaryExpr& e, const Matrix& l, const Matrix& r, bool instant)
+  VectorVector(const BinaryExpr& e, const Matrix& l, const Matrix& r,
+               bool instant)
       : e_(e), m_(*e.matching), l_(l), r_(r), out_(instant) {
     absl::flat_hash_map<std::string, int> ord;
     auto sigs = [&](const Matrix& mat, std::vector<int>* out) {
       for (const Series& s : mat) {
-        out->push_back(ord.try_emplace(Signature(s.metric, m_), static_cast<int>(ord.size()))
+        out->push_back(ord.try_emplace(Signature(s.metric, m_),
+                                       static_cast<int>(ord.size()))
                            .first->second);
       }
     };
@@ -104,11 +128,13 @@ class VectorVector {
     matched_.resize(n);
   }
 
-  absl::Status Step(int64_t t, const std::vector<StepPoint>& lp, const std::vector<StepPoint>& rp) {
+  absl::Status Step(int64_t t, const std::vector<StepPoint>& lp,
+                    const std::vector<StepPoint>& rp) {
     if (IsSetOperator(e_.op)) return SetOp(t, lp, rp);
     if (lp.empty() || rp.empty()) return absl::OkStatus();
-    return m_.card == Cardinality::kOneToMany ? Arith(t, rp, lp, r_, l_, rsig_, lsig_, true)
-                                              : Arith(t, lp, rp, l_, r_, lsig_, rsig_, false);
+    return m_.card == Cardinality::kOneToMany
+               ? Arith(t, rp, lp, r_, l_, rsig_, lsig_, true)
+               : Arith(t, lp, rp, l_, r_, lsig_, rsig_, false);
   }
 
   MatrixBuilder& out() { return out_; }
@@ -165,8 +191,9 @@ class VectorVector {
       made.emplace_back(o.ts.front(), std::move(o));
     }
     if (!instant) {
-      std::stable_sort(made.begin(), made.end(),
-                       [](const auto& p, const auto& q) { return p.first < q.first; });
+      std::stable_sort(
+          made.begin(), made.end(),
+          [](const auto& p, const auto& q) { return p.first < q.first; });
     }
     out->reserve(made.size());
     for (auto& [first, ser] : made) out->push_back(std::move(ser));
@@ -177,10 +204,12 @@ class VectorVector {
   absl::Status Emit(int64_t t, bool left, const StepPoint& p) {
     const Matrix& mat = left ? l_ : r_;
     uint64_t key = (left ? 0 : 1ULL << 62) | static_cast<uint64_t>(p.series);
-    return out_.AddKeyed(key, t, p.v, mat[p.series].drop_name, [&] { return mat[p.series].metric; });
+    return out_.AddKeyed(key, t, p.v, mat[p.series].drop_name,
+                         [&] { return mat[p.series].metric; });
   }
 
-  absl::Status SetOp(int64_t t, const std::vector<StepPoint>& lp, const std::vector<StepPoint>& rp) {
+  absl::Status SetOp(int64_t t, const std::vector<StepPoint>& lp,
+                     const std::vector<StepPoint>& rp) {
     std::fill(present_.begin(), present_.end(), 0);
     if (e_.op == BinOp::kOr) {
       for (const auto& p : lp) {
@@ -188,14 +217,16 @@ class VectorVector {
         VIGIL_RETURN_IF_ERROR(Emit(t, true, p));
       }
       for (const auto& p : rp) {
-        if (!present_[rsig_[p.series]]) VIGIL_RETURN_IF_ERROR(Emit(t, false, p));
+        if (!present_[rsig_[p.series]])
+          VIGIL_RETURN_IF_ERROR(Emit(t, false, p));
       }
       return absl::OkStatus();
     }
     for (const auto& p : rp) present_[rsig_[p.series]] = 1;
     for (const auto& p : lp) {
       bool in_r = present_[lsig_[p.series]];
-      if (e_.op == BinOp::kAnd ? in_r : !in_r) VIGIL_RETURN_IF_ERROR(Emit(t, true, p));
+      if (e_.op == BinOp::kAnd ? in_r : !in_r)
+        VIGIL_RETURN_IF_ERROR(Emit(t, true, p));
     }
     return absl::OkStatus();
   }
@@ -211,12 +242,14 @@ class VectorVector {
         std::string d1 = rm[rv[j].series].metric.ToString();
         std::string d2 = rm[rv[right_of_[sig]].series].metric.ToString();
         if (d1 > d2) std::swap(d1, d2);
-        return absl::InvalidArgumentError(fmt::format(
-            "found duplicate series for the match group {} on the {} hand-side of the "
-            "operation: [{}, {}];many-to-many matching not allowed: matching labels must "
-            "be unique on one side",
-            MatchLabels(rm[rv[j].series].metric, m_).ToString(), swapped ? "left" : "right",
-            d1, d2));
+        return absl::InvalidArgumentError(
+            fmt::format("found duplicate series for the match group {} on the "
+                        "{} hand-side of the "
+                        "operation: [{}, {}];many-to-many matching not "
+                        "allowed: matching labels must "
+                        "be unique on one side",
+                        MatchLabels(rm[rv[j].series].metric, m_).ToString(),
+                        swapped ? "left" : "right", d1, d2));
       }
       present_[sig] = 1;
       right_of_[sig] = static_cast<int>(j);
@@ -225,8 +258,9 @@ class VectorVector {
   }
 
   // `lv` is the "many" side (the left one unless group_right swapped them).
-  absl::Status Arith(int64_t t, const std::vector<StepPoint>& lv, const std::vector<StepPoint>& rv,
-                     const Matrix& lm, const Matrix& rm, const std::vector<int>& lsg,
+  absl::Status Arith(int64_t t, const std::vector<StepPoint>& lv,
+                     const std::vector<StepPoint>& rv, const Matrix& lm,
+                     const Matrix& rm, const std::vector<int>& lsg,
                      const std::vector<int>& rsg, bool swapped) {
     VIGIL_RETURN_IF_ERROR(IndexRight(rv, rm, rsg, swapped));
     std::fill(matched_.begin(), matched_.end(), 0);
@@ -239,21 +273,29 @@ class VectorVector {
       bool keep;
       double v = ElemBinop(e_.op, fl, fr, &keep);
       if (e_.return_bool) v = keep ? 1 : 0;
-      const uint64_t key = static_cast<uint64_t>(ls.series) * (rm.size() + 1) + rs.series;
-      auto make = [&] { return ResultMetric(lm[ls.series].metric, rm[rs.series].metric, e_.op, m_); };
+      const uint64_t key =
+          static_cast<uint64_t>(ls.series) * (rm.size() + 1) + rs.series;
+      auto make = [&] {
+        return ResultMetric(lm[ls.series].metric, rm[rs.series].metric, e_.op,
+                            m_);
+      };
       if (m_.card == Cardinality::kOneToOne) {
         if (matched_[sig]) {
           return absl::InvalidArgumentError(
-              "multiple matches for labels: many-to-one matching must be explicit "
+              "multiple matches for labels: many-to-one matching must be "
+              "explicit "
               "(group_left/group_right)");
         }
         matched_[sig] = 1;
       } else {
         auto [it, fresh] = label_hash_.try_emplace(key, 0);
         if (fresh) it->second = make().Hash();
-        if (!inserted_.try_emplace(it->second * 31 + static_cast<uint64_t>(sig), 1).second) {
+        if (!inserted_
+                 .try_emplace(it->second * 31 + static_cast<uint64_t>(sig), 1)
+                 .second) {
           return absl::InvalidArgumentError(
-              "multiple matches for labels: grouping labels must ensure unique matches");
+              "multiple matches for labels: grouping labels must ensure unique "
+              "matches");
         }
       }
       if (!keep && !e_.return_bool) continue;
@@ -275,7 +317,8 @@ class VectorVector {
 };
 
 // Vector op scalar (or scalar op vector when `swap`), series at a time.
-Matrix VectorScalar(const BinaryExpr& e, Matrix vec, const std::vector<double>& sc, bool swap,
+Matrix VectorScalar(const BinaryExpr& e, Matrix vec,
+                    const std::vector<double>& sc, bool swap,
                     const Evaluator& ev) {
   const BinOp op = e.op;
   Matrix out;
@@ -317,8 +360,11 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
     }
     return l;
   }
-  if (l.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(r.mat), l.scalar, true, *this));
-  if (r.type == ValueType::kScalar) return MakeVector(VectorScalar(e, std::move(l.mat), r.scalar, false, *this));
+  if (l.type == ValueType::kScalar)
+    return MakeVector(VectorScalar(e, std::move(r.mat), l.scalar, true, *this));
+  if (r.type == ValueType::kScalar)
+    return MakeVector(
+        VectorScalar(e, std::move(l.mat), r.scalar, false, *this));
   VectorVector vv(e, l.mat, r.mat, instant());
   Matrix by_series;
   int64_t points = 0;

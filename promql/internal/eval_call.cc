@@ -53,7 +53,8 @@ bool HasCounterSuffix(std::string_view n) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadMatrixArg(const Expr& arg, WindowSpec* w) {
+absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadMatrixArg(const Expr& arg,
+                                                                WindowSpec* w) {
   if (arg.kind == NodeKind::kMatrixSelector) {
     const auto& ms = arg.As<MatrixSelector>();
     w->range_ms = ms.range_ms;
@@ -70,10 +71,10 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadMatrixArg(const Expr& arg,
   return EvalSubqueryRaw(sq);
 }
 
-absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& rs,
-                                    const WindowSpec& w,
-                                    const std::vector<std::vector<double>>& params, Series* out,
-                                    std::vector<char>* present, Annotations* annos) const {
+absl::Status Evaluator::RangeSeries(
+    const Call& e, RangeFn fn, const RawSeries& rs, const WindowSpec& w,
+    const std::vector<std::vector<double>>& params, Series* out,
+    std::vector<char>* present, Annotations* annos) const {
   std::vector<double> pvals(params.size());
   size_t lo = 0, hi = 0;
   const size_t n = rs.ts.size();
@@ -92,9 +93,9 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
   const double range_seconds = static_cast<double>(w.range_ms) / 1000;
   if (fn != nullptr && n > 0) {
     // A sample lies in the windows of at most range/interval + 1 steps.
-    const size_t most = std::min<size_t>(
-        static_cast<size_t>(num_steps()),
-        n * static_cast<size_t>(w.range_ms / interval_ + 1));
+    const size_t most =
+        std::min<size_t>(static_cast<size_t>(num_steps()),
+                         n * static_cast<size_t>(w.range_ms / interval_ + 1));
     out->ts.reserve(most);
     out->vs.reserve(most);
   }
@@ -113,7 +114,8 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
     }
     bool same_params = true;
     for (size_t i = 0; i < params.size(); i++) {
-      same_params &= std::bit_cast<uint64_t>(pvals[i]) == std::bit_cast<uint64_t>(params[i][step]);
+      same_params &= std::bit_cast<uint64_t>(pvals[i]) ==
+                     std::bit_cast<uint64_t>(params[i][step]);
       pvals[i] = params[i][step];
     }
     // Steps closer than the samples often see the very same window: a
@@ -126,9 +128,21 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
       }
       continue;
     }
-    RangeCall c{rs.ts.data() + lo, rs.vs.data() + lo, hi - lo, t, from, ref,
-                range_seconds, pvals.data(), &rs.metric, &e, annos,
-                resets.data(), resets.data() + resets.size(), lo, &memo};
+    RangeCall c{rs.ts.data() + lo,
+                rs.vs.data() + lo,
+                hi - lo,
+                t,
+                from,
+                ref,
+                range_seconds,
+                pvals.data(),
+                &rs.metric,
+                &e,
+                annos,
+                resets.data(),
+                resets.data() + resets.size(),
+                lo,
+                &memo};
     double v = 0;
     prev_ok = fn(c, &v);
     if (prev_ok) {
@@ -143,10 +157,10 @@ absl::Status Evaluator::RangeSeries(const Call& e, RangeFn fn, const RawSeries& 
   return absl::OkStatus();
 }
 
-absl::Status Evaluator::RangeSeriesAll(const Call& e, RangeFn fn,
-                                       const std::vector<RawSeries>& raw, const WindowSpec& w,
-                                       const std::vector<std::vector<double>>& params,
-                                       std::vector<Series>* out) {
+absl::Status Evaluator::RangeSeriesAll(
+    const Call& e, RangeFn fn, const std::vector<RawSeries>& raw,
+    const WindowSpec& w, const std::vector<std::vector<double>>& params,
+    std::vector<Series>* out) {
   out->resize(raw.size());
   // A second thread pays for itself only with enough windows to compute.
   size_t work = 0;
@@ -167,7 +181,8 @@ absl::Status Evaluator::RangeSeriesAll(const Call& e, RangeFn fn,
     absl::Status st;
     for (size_t i = r.begin; st.ok() && i < r.end; i++) {
       st = CheckDeadline();
-      if (st.ok()) st = RangeSeries(e, fn, raw[i], w, params, &(*out)[i], nullptr, a);
+      if (st.ok())
+        st = RangeSeries(e, fn, raw[i], w, params, &(*out)[i], nullptr, a);
     }
     errs[b] = std::move(st);
   });
@@ -178,7 +193,8 @@ absl::Status Evaluator::RangeSeriesAll(const Call& e, RangeFn fn,
   return absl::OkStatus();
 }
 
-absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg) {
+absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e,
+                                                   int matrix_arg) {
   const std::string_view name = e.func->name;
   const Expr& arg = Unparen(*e.args[matrix_arg]);
   WindowSpec w;
@@ -193,7 +209,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg
   const bool absent = name == "absent_over_time";
   RangeFn fn = absent ? nullptr : LookupRangeFunction(name);
   if (!absent && fn == nullptr) {
-    return absl::UnimplementedError(fmt::format("unsupported function \"{}\"", std::string(name)));
+    return absl::UnimplementedError(
+        fmt::format("unsupported function \"{}\"", std::string(name)));
   }
   const bool keep_name = name == "last_over_time" || name == "first_over_time";
   std::vector<char> present(absent ? num_steps() : 0, 0);
@@ -202,7 +219,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg
     for (const RawSeries& rs : raw) {
       VIGIL_RETURN_IF_ERROR(CheckDeadline());
       Series ignored;
-      VIGIL_RETURN_IF_ERROR(RangeSeries(e, fn, rs, w, params, &ignored, &present, annos_));
+      VIGIL_RETURN_IF_ERROR(
+          RangeSeries(e, fn, rs, w, params, &ignored, &present, annos_));
     }
   } else {
     VIGIL_RETURN_IF_ERROR(RangeSeriesAll(e, fn, raw, w, params, &computed));
@@ -216,9 +234,13 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e, int matrix_arg
     if (ser.ts.empty()) continue;
     VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
     std::string_view metric = rs.metric.MetricName();
-    if ((name == "rate" || name == "increase") && !metric.empty() && !HasCounterSuffix(metric)) {
-      annos_->Info("metric might not be a counter, name does not end in "
-                   "_total/_sum/_count/_bucket: " + GoQuote(metric), e.args[0]->pos);
+    if ((name == "rate" || name == "increase") && !metric.empty() &&
+        !HasCounterSuffix(metric)) {
+      annos_->Info(
+          "metric might not be a counter, name does not end in "
+          "_total/_sum/_count/_bucket: " +
+              GoQuote(metric),
+          e.args[0]->pos);
     }
     out.push_back(std::move(ser));
   }
@@ -272,7 +294,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
   if (e.func->native_histogram || name == "info") {
     return absl::UnimplementedError(fmt::format(
         "unsupported: function \"{}\" needs native histograms or info metrics, "
-        "which this engine does not implement", std::string(name)));
+        "which this engine does not implement",
+        std::string(name)));
   }
   for (size_t i = 0; i < e.args.size(); i++) {
     NodeKind k = Unparen(*e.args[i]).kind;
@@ -286,29 +309,33 @@ absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
   const int steps = num_steps();
   if (name == "start" || name == "end" || name == "range" || name == "step") {
     // Folded to constants of the whole query, as Prometheus does.
-    double v = name == "start"   ? static_cast<double>(query_start_) / 1000
-               : name == "end"   ? static_cast<double>(query_end_) / 1000
-               : name == "range" ? static_cast<double>(query_end_ - query_start_) / 1000
-                                 : static_cast<double>(query_step_) / 1000;
+    double v = name == "start" ? static_cast<double>(query_start_) / 1000
+               : name == "end" ? static_cast<double>(query_end_) / 1000
+               : name == "range"
+                   ? static_cast<double>(query_end_ - query_start_) / 1000
+                   : static_cast<double>(query_step_) / 1000;
     return MakeScalar(std::vector<double>(steps, v));
   }
   if (name == "time" || name == "pi") {
     std::vector<double> v(steps);
     for (int i = 0; i < steps; i++) {
-      v[i] = name == "pi" ? M_PI : static_cast<double>(start_ + i * interval_) / 1000;
+      v[i] = name == "pi" ? M_PI
+                          : static_cast<double>(start_ + i * interval_) / 1000;
     }
     return MakeScalar(std::move(v));
   }
   if (name == "timestamp") {
     const Expr& a = Unparen(*e.args[0]);
     if (a.kind == NodeKind::kVectorSelector) {
-      VIGIL_ASSIGN_OR_RETURN(EvalValue v, EvalVectorSelector(a.As<VectorSelector>(), true));
+      VIGIL_ASSIGN_OR_RETURN(EvalValue v,
+                             EvalVectorSelector(a.As<VectorSelector>(), true));
       for (Series& s : v.mat) s.drop_name = true;
       return v;
     }
     VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(a));
     for (Series& s : v.mat) {
-      for (size_t i = 0; i < s.ts.size(); i++) s.vs[i] = static_cast<double>(s.ts[i]) / 1000;
+      for (size_t i = 0; i < s.ts.size(); i++)
+        s.vs[i] = static_cast<double>(s.ts[i]) / 1000;
       s.drop_name = true;
     }
     return v;
@@ -321,14 +348,16 @@ absl::StatusOr<EvalValue> Evaluator::EvalCall(const Call& e) {
   return EvalSimpleCall(e, std::move(args));
 }
 
-absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(const Call& e, std::vector<EvalValue> args) {
+absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(
+    const Call& e, std::vector<EvalValue> args) {
   const std::string_view name = e.func->name;
   const int steps = num_steps();
   if (MathFn f = LookupMathFunction(name)) {
-    return MapPoints(*this, std::move(args[0]), [f](double v, int, double* out) {
-      *out = f(v);
-      return true;
-    });
+    return MapPoints(*this, std::move(args[0]),
+                     [f](double v, int, double* out) {
+                       *out = f(v);
+                       return true;
+                     });
   }
   if (DateFn f = LookupDateFunction(name)) {
     if (args.empty()) {
@@ -340,13 +369,14 @@ absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(const Call& e, std::vector<E
       }
       return MakeVector(Matrix{std::move(s)});
     }
-    return MapPoints(*this, std::move(args[0]), [f](double v, int, double* out) {
-      int64_t secs = std::isnan(v) || std::isinf(v) || std::fabs(v) > 9.2e18
-                         ? INT64_MIN
-                         : static_cast<int64_t>(v);
-      *out = f(secs);
-      return true;
-    });
+    return MapPoints(
+        *this, std::move(args[0]), [f](double v, int, double* out) {
+          int64_t secs = std::isnan(v) || std::isinf(v) || std::fabs(v) > 9.2e18
+                             ? INT64_MIN
+                             : static_cast<int64_t>(v);
+          *out = f(secs);
+          return true;
+        });
   }
   if (name == "min_of" || name == "max_of") {
     // Go's math.Min/Max: NaN wins; -0 < +0.
@@ -356,7 +386,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(const Call& e, std::vector<E
       if (std::isnan(x) || std::isnan(y)) {
         a[i] = NAN;
       } else if (x == y) {
-        a[i] = name == "min_of" ? (std::signbit(x) ? x : y) : (std::signbit(x) ? y : x);
+        a[i] = name == "min_of" ? (std::signbit(x) ? x : y)
+                                : (std::signbit(x) ? y : x);
       } else {
         a[i] = name == "min_of" ? std::min(x, y) : std::max(x, y);
       }
@@ -365,29 +396,36 @@ absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(const Call& e, std::vector<E
   }
   if (name == "round") {
     const std::vector<double>* to = args.size() > 1 ? &args[1].scalar : nullptr;
-    return MapPoints(*this, std::move(args[0]), [to](double v, int step, double* out) {
-      double inv = 1.0 / (to ? (*to)[step] : 1.0);
-      *out = std::floor(v * inv + 0.5) / inv;
-      return true;
-    });
+    return MapPoints(*this, std::move(args[0]),
+                     [to](double v, int step, double* out) {
+                       double inv = 1.0 / (to ? (*to)[step] : 1.0);
+                       *out = std::floor(v * inv + 0.5) / inv;
+                       return true;
+                     });
   }
   if (name == "clamp" || name == "clamp_min" || name == "clamp_max") {
-    const std::vector<double>* lo = name == "clamp_max" ? nullptr : &args[1].scalar;
-    const std::vector<double>* hi =
-        name == "clamp" ? &args[2].scalar : name == "clamp_max" ? &args[1].scalar : nullptr;
-    return MapPoints(*this, std::move(args[0]), [lo, hi](double v, int step, double* out) {
-      double mn = lo ? (*lo)[step] : -INFINITY, mx = hi ? (*hi)[step] : INFINITY;
-      if (mx < mn) return false;
-      *out = std::fmax(mn, std::fmin(mx, v));
-      // Go's math.Max/Min propagate NaN.
-      if (std::isnan(v) || std::isnan(mn) || std::isnan(mx)) *out = NAN;
-      return true;
-    });
+    const std::vector<double>* lo =
+        name == "clamp_max" ? nullptr : &args[1].scalar;
+    const std::vector<double>* hi = name == "clamp"       ? &args[2].scalar
+                                    : name == "clamp_max" ? &args[1].scalar
+                                                          : nullptr;
+    return MapPoints(*this, std::move(args[0]),
+                     [lo, hi](double v, int step, double* out) {
+                       double mn = lo ? (*lo)[step] : -INFINITY,
+                              mx = hi ? (*hi)[step] : INFINITY;
+                       if (mx < mn) return false;
+                       *out = std::fmax(mn, std::fmin(mx, v));
+                       // Go's math.Max/Min propagate NaN.
+                       if (std::isnan(v) || std::isnan(mn) || std::isnan(mx))
+                         *out = NAN;
+                       return true;
+                     });
   }
   return EvalVectorFunction(e, std::move(args));
 }
 
-absl::StatusOr<EvalValue> Evaluator::EvalVectorFunction(const Call& e, std::vector<EvalValue> args) {
+absl::StatusOr<EvalValue> Evaluator::EvalVectorFunction(
+    const Call& e, std::vector<EvalValue> args) {
   const std::string_view name = e.func->name;
   const int steps = num_steps();
   if (name == "scalar") {
@@ -431,8 +469,10 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorFunction(const Call& e, std::vect
   if (name == "sort" || name == "sort_desc" || name == "sort_by_label" ||
       name == "sort_by_label_desc") {
     if (!instant()) {
-      annos_->Warn("sort is ineffective for range queries since results are always "
-                   "ordered by labels", e.pos);
+      annos_->Warn(
+          "sort is ineffective for range queries since results are always "
+          "ordered by labels",
+          e.pos);
       return std::move(args[0]);
     }
     std::vector<std::string> lbls;

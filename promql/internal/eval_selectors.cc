@@ -45,8 +45,9 @@ absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
 // results on the calling thread, in series order. Decoding and `make` run
 // on two threads when there are enough series to pay for the second one.
 template <typename R, typename Make, typename Sink>
-absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs, int64_t mint,
-                           int64_t maxt, const Evaluator& ev, Make make, Sink sink) {
+absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
+                           int64_t mint, int64_t maxt, const Evaluator& ev,
+                           Make make, Sink sink) {
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
   VIGIL_ASSIGN_OR_RETURN(auto set, querier->Select(vs.matchers));
   std::vector<const storage::Series*> all;
@@ -72,18 +73,21 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs, int6
   for (size_t b = 0; b < blocks; b++) {
     VIGIL_RETURN_IF_ERROR(errs[b]);
     BlockRange r = BlockOf(b, kBlock, all.size());
-    for (size_t i = r.begin; i < r.end; i++) VIGIL_RETURN_IF_ERROR(sink(std::move(results[i])));
+    for (size_t i = r.begin; i < r.end; i++)
+      VIGIL_RETURN_IF_ERROR(sink(std::move(results[i])));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(const VectorSelector& vs,
-                                                        bool record_orig_t) {
+absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
+    const VectorSelector& vs, bool record_orig_t) {
   const bool pinned = vs.mod.at != AtKind::kNone;
   const int64_t at = AtTime(vs.mod);
-  auto ref_of = [&](int64_t ts) { return (pinned ? at : ts) - vs.mod.offset_ms; };
+  auto ref_of = [&](int64_t ts) {
+    return (pinned ? at : ts) - vs.mod.offset_ms;
+  };
   const int64_t lookback = opts_.lookback_delta_ms;
   int64_t mint = ref_of(start_) - lookback + 1;
   int64_t maxt = ref_of(end_);
@@ -96,7 +100,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(const VectorSelector& vs
     if (ts.empty()) return;
     // A sample is the lookback answer of at most lookback/interval + 1 steps.
     const size_t most = std::min<size_t>(
-        static_cast<size_t>(steps), ts.size() * static_cast<size_t>(lookback / interval + 1));
+        static_cast<size_t>(steps),
+        ts.size() * static_cast<size_t>(lookback / interval + 1));
     ser->ts.reserve(most);
     ser->vs.reserve(most);
     size_t j = 0;
@@ -107,7 +112,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(const VectorSelector& vs
       size_t k = j - 1;
       if (ts[k] <= ref - lookback || IsStaleNaN(vals[k])) continue;
       ser->ts.push_back(t);
-      ser->vs.push_back(record_orig_t ? static_cast<double>(ts[k]) / 1000 : vals[k]);
+      ser->vs.push_back(record_orig_t ? static_cast<double>(ts[k]) / 1000
+                                      : vals[k]);
       // A pinned selector gives the same sample at every step; the scan
       // pointer must not move past it.
       if (pinned) j = k;
@@ -119,12 +125,13 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(const VectorSelector& vs
     out.push_back(std::move(ser));
     return absl::OkStatus();
   };
-  VIGIL_RETURN_IF_ERROR(ForEachSeries<Series>(queryable_, vs, mint, maxt, *this, make, sink));
+  VIGIL_RETURN_IF_ERROR(
+      ForEachSeries<Series>(queryable_, vs, mint, maxt, *this, make, sink));
   return MakeVector(std::move(out));
 }
 
-absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(const VectorSelector& vs,
-                                                            int64_t range_ms) {
+absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(
+    const VectorSelector& vs, int64_t range_ms) {
   const bool pinned = vs.mod.at != AtKind::kNone;
   const int64_t at = AtTime(vs.mod);
   int64_t first_ref = (pinned ? at : start_) - vs.mod.offset_ms;
@@ -150,14 +157,16 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(const VectorSelector
     out.push_back(std::move(rs));
     return absl::OkStatus();
   };
-  VIGIL_RETURN_IF_ERROR(ForEachSeries<RawSeries>(queryable_, vs, first_ref - range_ms + 1,
-                                                 last_ref, *this, make, sink));
+  VIGIL_RETURN_IF_ERROR(ForEachSeries<RawSeries>(
+      queryable_, vs, first_ref - range_ms + 1, last_ref, *this, make, sink));
   return out;
 }
 
-absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(const SubqueryExpr& sq) {
+absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(
+    const SubqueryExpr& sq) {
   const bool pinned = sq.mod.at != AtKind::kNone;
-  int64_t pstart = start_, pend = start_ + ((end_ - start_) / interval_) * interval_;
+  int64_t pstart = start_,
+          pend = start_ + ((end_ - start_) / interval_) * interval_;
   if (pinned) pstart = pend = AtTime(sq.mod);
   int64_t step = sq.step_ms > 0 ? sq.step_ms : opts_.default_subquery_step_ms;
   if (step <= 0) step = 60000;
@@ -183,7 +192,8 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(const Subquery
 
 absl::StatusOr<EvalValue> Evaluator::EvalMatrixTop(const Expr& e) {
   if (!instant()) {
-    return absl::InvalidArgumentError("cannot do range evaluation of matrix selector");
+    return absl::InvalidArgumentError(
+        "cannot do range evaluation of matrix selector");
   }
   std::vector<RawSeries> raw;
   int64_t range_ms, offset_ms;

@@ -73,9 +73,11 @@ QuantileResult BucketQuantile(double q, std::vector<Bucket>* bp) {
   if (std::isnan(q)) return r.q = NAN, r;
   if (q < 0) return r.q = -INFINITY, r;
   if (q > 1) return r.q = INFINITY, r;
-  std::stable_sort(all.begin(), all.end(),
-                   [](const Bucket& x, const Bucket& y) { return x.upper < y.upper; });
-  if (!std::isinf(all.back().upper) || all.back().upper < 0) return r.q = NAN, r;
+  std::stable_sort(
+      all.begin(), all.end(),
+      [](const Bucket& x, const Bucket& y) { return x.upper < y.upper; });
+  if (!std::isinf(all.back().upper) || all.back().upper < 0)
+    return r.q = NAN, r;
   const size_t n = Coalesce(bp);
   Bucket* b = all.data();
   // Monotonicity fix, ignoring tiny deltas.
@@ -123,8 +125,9 @@ QuantileResult BucketQuantile(double q, std::vector<Bucket>* bp) {
 // [lower, upper], interpolating linearly within buckets.
 double BucketFraction(double lower, double upper, std::vector<Bucket>* bp) {
   std::vector<Bucket>& b = *bp;
-  std::stable_sort(b.begin(), b.end(),
-                   [](const Bucket& x, const Bucket& y) { return x.upper < y.upper; });
+  std::stable_sort(b.begin(), b.end(), [](const Bucket& x, const Bucket& y) {
+    return x.upper < y.upper;
+  });
   if (!(std::isinf(b.back().upper) && b.back().upper > 0)) return NAN;
   b.resize(Coalesce(bp));
   double count = b.back().count;
@@ -138,7 +141,8 @@ double BucketFraction(double lower, double upper, std::vector<Bucket>* bp) {
     double upper_bound = b[i].upper;
     auto interpolate = [&](double v) {
       if (lower_bound == -INFINITY) return b[i].count;
-      return rank + (b[i].count - rank) * (v - lower_bound) / (upper_bound - lower_bound);
+      return rank + (b[i].count - rank) * (v - lower_bound) /
+                        (upper_bound - lower_bound);
     };
     if (!lower_set && lower_bound >= lower) {
       lower_rank = rank;
@@ -184,30 +188,34 @@ struct BucketGroups {
   std::vector<std::vector<Bucket>> buckets;  // this step's
   std::vector<int> order;                    // groups seen this step
 
-  explicit BucketGroups(const Matrix& in) : group_of(in.size(), -1), upper(in.size()) {
+  explicit BucketGroups(const Matrix& in)
+      : group_of(in.size(), -1), upper(in.size()) {
     absl::flat_hash_map<uint64_t, int> index;
     const std::vector<std::string> le = {"le"};
     for (size_t i = 0; i < in.size(); i++) {
       const Labels& m = in[i].metric;
       if (!ParseGoFloat(std::string(m.Get("le")), &upper[i])) continue;
-      auto [it, inserted] = index.try_emplace(m.HashFor(le, false), static_cast<int>(labels.size()));
+      auto [it, inserted] = index.try_emplace(m.HashFor(le, false),
+                                              static_cast<int>(labels.size()));
       if (inserted) labels.push_back(LabelsBuilder(m).Del("le").Build());
       group_of[i] = it->second;
     }
     buckets.resize(labels.size());
   }
 
-  void Collect(const Matrix& in, const std::vector<StepPoint>& pts, Annotations* annos,
-               PosRange pos) {
+  void Collect(const Matrix& in, const std::vector<StepPoint>& pts,
+               Annotations* annos, PosRange pos) {
     for (int g : order) buckets[g].clear();
     order.clear();
     for (const StepPoint& p : pts) {
       int g = group_of[p.series];
       if (g < 0) {
         const Labels& m = in[p.series].metric;
-        std::string msg = "bucket label \"le\" is missing or has a malformed value of " +
-                          GoQuote(m.Get("le"));
-        if (!m.MetricName().empty()) msg += " for metric name " + GoQuote(m.MetricName());
+        std::string msg =
+            "bucket label \"le\" is missing or has a malformed value of " +
+            GoQuote(m.Get("le"));
+        if (!m.MetricName().empty())
+          msg += " for metric name " + GoQuote(m.MetricName());
         annos->Warn(std::move(msg), pos);
         continue;
       }
@@ -251,8 +259,9 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
     for (size_t qi = 0; !fraction && qi < nq; qi++) {
       double q = sc[qi][step];
       if (std::isnan(q) || q < 0 || q > 1) {
-        annos_->Warn("quantile value should be between 0 and 1, got " + FormatGoG(q),
-                     e.args[sc_arg[qi]]->pos);
+        annos_->Warn(
+            "quantile value should be between 0 and 1, got " + FormatGoG(q),
+            e.args[sc_arg[qi]]->pos);
       }
     }
     bg.Collect(in.mat, pts, annos_, e.args[vec_arg]->pos);
@@ -265,14 +274,16 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
           QuantileResult r = BucketQuantile(sc[qi][step], &bg.buckets[g]);
           if (r.forced) {
             annos_->ForcedMonotonicity(std::string(bg.labels[g].MetricName()),
-                                       e.args[vec_arg]->pos, t, r.min_bucket, r.max_bucket,
-                                       r.max_diff);
+                                       e.args[vec_arg]->pos, t, r.min_bucket,
+                                       r.max_bucket, r.max_diff);
           }
           v = r.q;
         }
         auto make = [&] {
           if (!multi) return bg.labels[g];
-          return LabelsBuilder(bg.labels[g]).Set(label, OpenMetricsFloat(sc[qi][step])).Build();
+          return LabelsBuilder(bg.labels[g])
+              .Set(label, OpenMetricsFloat(sc[qi][step]))
+              .Build();
         };
         uint64_t key = static_cast<uint64_t>(g) * nq + qi;
         // Quantile labels may differ per step when q is not constant.

@@ -12,12 +12,14 @@ namespace vigil::promql::internal {
 namespace {
 
 bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
 }
 
 // Go's regexp.Expand: $1, ${1}, $name, ${name}, $$; the name after a bare
 // `$` is the longest run of letters, digits and underscores.
-std::string Expand(const RE2& re, std::string_view tmpl, const std::vector<re2::StringPiece>& groups) {
+std::string Expand(const RE2& re, std::string_view tmpl,
+                   const std::vector<re2::StringPiece>& groups) {
   std::string out;
   const auto& names = re.NamedCapturingGroups();
   for (size_t i = 0; i < tmpl.size(); i++) {
@@ -40,7 +42,8 @@ std::string Expand(const RE2& re, std::string_view tmpl, const std::vector<re2::
         continue;
       }
       name = std::string(tmpl.substr(j + 1, close - j - 1));
-      bool ok = !name.empty() && std::all_of(name.begin(), name.end(), IsNameChar);
+      bool ok =
+          !name.empty() && std::all_of(name.begin(), name.end(), IsNameChar);
       if (!ok) {
         out += c;
         continue;
@@ -56,12 +59,14 @@ std::string Expand(const RE2& re, std::string_view tmpl, const std::vector<re2::
     }
     i = j - 1;
     int idx = -1;
-    if (std::all_of(name.begin(), name.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    if (std::all_of(name.begin(), name.end(),
+                    [](char ch) { return ch >= '0' && ch <= '9'; })) {
       idx = name.size() > 9 ? -1 : std::stoi(name);
     } else if (auto it = names.find(name); it != names.end()) {
       idx = it->second;
     }
-    if (idx >= 0 && static_cast<size_t>(idx) < groups.size() && groups[idx].data() != nullptr) {
+    if (idx >= 0 && static_cast<size_t>(idx) < groups.size() &&
+        groups[idx].data() != nullptr) {
       out.append(groups[idx].data(), groups[idx].size());
     }
   }
@@ -77,7 +82,9 @@ bool NatLess(const std::string& a, const std::string& b) {
     while (i < s.size()) {
       bool digit = std::isdigit(static_cast<unsigned char>(s[i]));
       size_t j = i;
-      while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) != 0) == digit) j++;
+      while (j < s.size() &&
+             (std::isdigit(static_cast<unsigned char>(s[j])) != 0) == digit)
+        j++;
       out.push_back(s.substr(i, j - i));
       i = j;
     }
@@ -89,8 +96,10 @@ bool NatLess(const std::string& a, const std::string& b) {
     bool da = std::isdigit(static_cast<unsigned char>(ca[i][0]));
     bool db = std::isdigit(static_cast<unsigned char>(cb[i][0]));
     if (da && db) {
-      std::string x = ca[i].substr(std::min(ca[i].find_first_not_of('0'), ca[i].size()));
-      std::string y = cb[i].substr(std::min(cb[i].find_first_not_of('0'), cb[i].size()));
+      std::string x =
+          ca[i].substr(std::min(ca[i].find_first_not_of('0'), ca[i].size()));
+      std::string y =
+          cb[i].substr(std::min(cb[i].find_first_not_of('0'), cb[i].size()));
       if (x.size() != y.size()) return x.size() < y.size();
       if (x != y) return x < y;
       continue;
@@ -104,7 +113,11 @@ bool NatLess(const std::string& a, const std::string& b) {
 bool ValidUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    int n = c < 0x80         ? 1
+            : (c >> 5) == 6  ? 2
+            : (c >> 4) == 14 ? 3
+            : (c >> 3) == 30 ? 4
+                             : 0;
     if (n == 0 || i + n > s.size()) return false;
     uint32_t cp = n == 1 ? c : c & (0x7f >> n);
     for (int k = 1; k < n; k++) {
@@ -112,8 +125,9 @@ bool ValidUtf8(std::string_view s) {
       if ((cc >> 6) != 2) return false;
       cp = (cp << 6) | (cc & 0x3f);
     }
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+        (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
       return false;
     }
     i += n;
@@ -139,12 +153,12 @@ absl::StatusOr<EvalValue> Evaluator::EvalLabelReplace(const Call& e) {
   ro.set_log_errors(false);
   RE2 re("^(?s:" + regex + ")$", ro);
   if (!re.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("invalid regular expression in label_replace(): {}", regex));
+    return absl::InvalidArgumentError(fmt::format(
+        "invalid regular expression in label_replace(): {}", regex));
   }
   if (!ValidLabelName(dst)) {
-    return absl::InvalidArgumentError(
-        fmt::format("invalid destination label name in label_replace(): {}", dst));
+    return absl::InvalidArgumentError(fmt::format(
+        "invalid destination label name in label_replace(): {}", dst));
   }
   VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(*e.args[0]));
   std::vector<re2::StringPiece> groups(re.NumberOfCapturingGroups() + 1);
@@ -170,8 +184,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalLabelJoin(const Call& e) {
     VIGIL_ASSIGN_OR_RETURN(std::string src, StringArg(this, *e.args[i]));
     srcs.push_back(std::move(src));
     if (!ValidLabelName(srcs.back())) {
-      return absl::InvalidArgumentError(
-          fmt::format("invalid source label name in label_join(): {}", srcs.back()));
+      return absl::InvalidArgumentError(fmt::format(
+          "invalid source label name in label_join(): {}", srcs.back()));
     }
   }
   if (!ValidLabelName(dst)) {
@@ -192,8 +206,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalLabelJoin(const Call& e) {
   return v;
 }
 
-absl::StatusOr<EvalValue> Evaluator::SortInstant(std::string_view name, EvalValue v,
-                                                 const std::vector<std::string>& lbls) {
+absl::StatusOr<EvalValue> Evaluator::SortInstant(
+    std::string_view name, EvalValue v, const std::vector<std::string>& lbls) {
   std::vector<Series>& m = v.mat;
   if (name == "sort" || name == "sort_desc") {
     // Go: sort.Sort(sort.Reverse(heap)); NaN counts as "less" in the heap.
@@ -202,7 +216,8 @@ absl::StatusOr<EvalValue> Evaluator::SortInstant(std::string_view name, EvalValu
       if (std::isnan(a.vs[0])) return true;
       return asc ? a.vs[0] > b.vs[0] : a.vs[0] < b.vs[0];
     };
-    GoSort(&m, [&](const Series& a, const Series& b) { return heap_less(b, a); });
+    GoSort(&m,
+           [&](const Series& a, const Series& b) { return heap_less(b, a); });
     return v;
   }
   bool desc = name == "sort_by_label_desc";

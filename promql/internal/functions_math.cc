@@ -48,7 +48,9 @@ struct Civil {
   int yday;     // 1..366
 };
 
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
@@ -63,7 +65,8 @@ Civil ToCivil(int64_t secs) {
   int64_t rem = secs - days * 86400;
   c.hour = static_cast<int>(rem / 3600);
   c.minute = static_cast<int>(rem % 3600 / 60);
-  c.weekday = static_cast<int>(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
+  c.weekday =
+      static_cast<int>(((days % 7) + 11) % 7);  // 1970-01-01 was a Thursday
   int64_t z = days + 719468;
   int64_t era = FloorDiv(z, 146097);
   int64_t doe = z - era * 146097;
@@ -99,12 +102,12 @@ MathFn LookupMathFunction(std::string_view name) {
     std::string_view name;
     MathFn fn;
   } kFns[] = {
-      {"abs", Abs},     {"ceil", Ceil},   {"floor", Floor}, {"exp", Exp},
-      {"sqrt", Sqrt},   {"ln", Ln},       {"log2", Log2},   {"log10", Log10},
-      {"sgn", Sgn},     {"sin", Sin},     {"cos", Cos},     {"tan", Tan},
-      {"asin", Asin},   {"acos", Acos},   {"atan", Atan},   {"sinh", Sinh},
-      {"cosh", Cosh},   {"tanh", Tanh},   {"asinh", Asinh}, {"acosh", Acosh},
-      {"atanh", Atanh}, {"rad", Rad},     {"deg", Deg},
+      {"abs", Abs},     {"ceil", Ceil}, {"floor", Floor}, {"exp", Exp},
+      {"sqrt", Sqrt},   {"ln", Ln},     {"log2", Log2},   {"log10", Log10},
+      {"sgn", Sgn},     {"sin", Sin},   {"cos", Cos},     {"tan", Tan},
+      {"asin", Asin},   {"acos", Acos}, {"atan", Atan},   {"sinh", Sinh},
+      {"cosh", Cosh},   {"tanh", Tanh}, {"asinh", Asinh}, {"acosh", Acosh},
+      {"atanh", Atanh}, {"rad", Rad},   {"deg", Deg},
   };
   for (const auto& f : kFns) {
     if (f.name == name) return f.fn;

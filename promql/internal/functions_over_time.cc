@@ -123,8 +123,9 @@ bool PresentOverTime(const RangeCall& c, double* out) {
 bool QuantileOverTime(const RangeCall& c, double* out) {
   double q = c.params[0];
   if (std::isnan(q) || q < 0 || q > 1) {
-    c.annos->Warn("quantile value should be between 0 and 1, got " + FormatGoG(q),
-                  c.call->args[0]->pos);
+    c.annos->Warn(
+        "quantile value should be between 0 and 1, got " + FormatGoG(q),
+        c.call->args[0]->pos);
   }
   std::vector<double> values(c.v, c.v + c.n);
   *out = Quantile(q, &values);

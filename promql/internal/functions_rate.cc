@@ -13,30 +13,34 @@ namespace {
 // The first reset of the series inside the window: a reset at j counts when
 // both j - 1 and j are in the window.
 const uint32_t* WindowResets(const RangeCall& c) {
-  return std::upper_bound(c.resets, c.resets_end, static_cast<uint32_t>(c.first_index));
+  return std::upper_bound(c.resets, c.resets_end,
+                          static_cast<uint32_t>(c.first_index));
 }
 
 // extrapolatedRate's factor: (sampled + to start + to end) / sampled, per
 // second of the range for rate.
-double Factor(double sampled_interval, double duration_to_start, double duration_to_end,
-              bool is_rate, double range_seconds) {
+double Factor(double sampled_interval, double duration_to_start,
+              double duration_to_end, bool is_rate, double range_seconds) {
   double factor = 1.0;
   if (sampled_interval != 0) {
-    factor = (sampled_interval + duration_to_start + duration_to_end) / sampled_interval;
+    factor = (sampled_interval + duration_to_start + duration_to_end) /
+             sampled_interval;
   }
   if (is_rate) factor /= range_seconds;
   return factor;
 }
 
 // Prometheus's extrapolatedRate for float samples.
-bool ExtrapolatedRate(const RangeCall& c, bool is_counter, bool is_rate, double* out) {
+bool ExtrapolatedRate(const RangeCall& c, bool is_counter, bool is_rate,
+                      double* out) {
   if (c.n < 2) return false;
   const size_t last = c.n - 1;
   double result = c.v[last] - c.v[0];
   if (is_counter) {
     // Adds the value before each reset, in order, exactly as a scan of the
     // window would; the resets come precomputed for the whole series.
-    for (const uint32_t* r = WindowResets(c); r != c.resets_end && *r < c.first_index + c.n; ++r) {
+    for (const uint32_t* r = WindowResets(c);
+         r != c.resets_end && *r < c.first_index + c.n; ++r) {
       result += c.v[*r - c.first_index - 1];
     }
   }
@@ -57,27 +61,40 @@ bool ExtrapolatedRate(const RangeCall& c, bool is_counter, bool is_rate, double*
     double threshold = avg_between * 1.1;
     if (duration_to_start >= threshold) duration_to_start = avg_between / 2;
     if (duration_to_end >= threshold) duration_to_end = avg_between / 2;
-    m = ExtrapolationMemo{true, to_start_ms, to_end_ms, sampled_ms, last, duration_to_start,
-                          duration_to_end, sampled_interval,
-                          Factor(sampled_interval, duration_to_start, duration_to_end,
-                                 is_rate, c.range_seconds)};
+    m = ExtrapolationMemo{true,
+                          to_start_ms,
+                          to_end_ms,
+                          sampled_ms,
+                          last,
+                          duration_to_start,
+                          duration_to_end,
+                          sampled_interval,
+                          Factor(sampled_interval, duration_to_start,
+                                 duration_to_end, is_rate, c.range_seconds)};
   }
   double factor = m.factor;
   if (is_counter) {
     double duration_to_zero = m.duration_to_start;
-    if (result > 0 && c.v[0] >= 0) duration_to_zero = m.sampled_interval * (c.v[0] / result);
+    if (result > 0 && c.v[0] >= 0)
+      duration_to_zero = m.sampled_interval * (c.v[0] / result);
     if (duration_to_zero < m.duration_to_start) {
-      factor = Factor(m.sampled_interval, duration_to_zero, m.duration_to_end, is_rate,
-                      c.range_seconds);
+      factor = Factor(m.sampled_interval, duration_to_zero, m.duration_to_end,
+                      is_rate, c.range_seconds);
     }
   }
   *out = result * factor;
   return true;
 }
 
-bool Rate(const RangeCall& c, double* out) { return ExtrapolatedRate(c, true, true, out); }
-bool Increase(const RangeCall& c, double* out) { return ExtrapolatedRate(c, true, false, out); }
-bool Delta(const RangeCall& c, double* out) { return ExtrapolatedRate(c, false, false, out); }
+bool Rate(const RangeCall& c, double* out) {
+  return ExtrapolatedRate(c, true, true, out);
+}
+bool Increase(const RangeCall& c, double* out) {
+  return ExtrapolatedRate(c, true, false, out);
+}
+bool Delta(const RangeCall& c, double* out) {
+  return ExtrapolatedRate(c, false, false, out);
+}
 
 // Prometheus's instantValue: the last two samples.
 bool InstantValue(const RangeCall& c, bool is_rate, double* out) {
@@ -93,14 +110,18 @@ bool InstantValue(const RangeCall& c, bool is_rate, double* out) {
   return true;
 }
 
-bool Irate(const RangeCall& c, double* out) { return InstantValue(c, true, out); }
-bool Idelta(const RangeCall& c, double* out) { return InstantValue(c, false, out); }
+bool Irate(const RangeCall& c, double* out) {
+  return InstantValue(c, true, out);
+}
+bool Idelta(const RangeCall& c, double* out) {
+  return InstantValue(c, false, out);
+}
 
 // Prometheus's linearRegression with Kahan-compensated sums.
 void LinearRegression(const RangeCall& c, int64_t intercept_time, double* slope,
                       double* intercept) {
-  double n = 0, sum_x = 0, cx = 0, sum_y = 0, cy = 0, sum_xy = 0, cxy = 0, sum_x2 = 0,
-         cx2 = 0;
+  double n = 0, sum_x = 0, cx = 0, sum_y = 0, cy = 0, sum_xy = 0, cxy = 0,
+         sum_x2 = 0, cx2 = 0;
   double init_y = c.v[0];
   bool const_y = true;
   for (size_t i = 0; i < c.n; i++) {
@@ -153,8 +174,8 @@ bool PredictLinear(const RangeCall& c, double* out) {
 
 bool Resets(const RangeCall& c, double* out) {
   const uint32_t* first = WindowResets(c);
-  const uint32_t* end = std::lower_bound(first, c.resets_end,
-                                         static_cast<uint32_t>(c.first_index + c.n));
+  const uint32_t* end = std::lower_bound(
+      first, c.resets_end, static_cast<uint32_t>(c.first_index + c.n));
   *out = static_cast<double>(end - first);
   return true;
 }
@@ -162,7 +183,8 @@ bool Resets(const RangeCall& c, double* out) {
 bool Changes(const RangeCall& c, double* out) {
   int changes = 0;
   for (size_t i = 1; i < c.n; i++) {
-    if (c.v[i] != c.v[i - 1] && !(std::isnan(c.v[i]) && std::isnan(c.v[i - 1]))) changes++;
+    if (c.v[i] != c.v[i - 1] && !(std::isnan(c.v[i]) && std::isnan(c.v[i - 1])))
+      changes++;
   }
   *out = changes;
   return true;
@@ -170,7 +192,9 @@ bool Changes(const RangeCall& c, double* out) {
 
 }  // namespace
 
-bool RangeFunctionUsesResets(RangeFn fn) { return fn == Rate || fn == Increase || fn == Resets; }
+bool RangeFunctionUsesResets(RangeFn fn) {
+  return fn == Rate || fn == Increase || fn == Resets;
+}
 
 bool RangeFunctionUsesStepTime(RangeFn fn) {
   return fn == Rate || fn == Increase || fn == Delta || fn == PredictLinear;

@@ -17,27 +17,51 @@ struct Keyword {
 
 // Lower-case spellings; the lexer lower-cases words before the lookup.
 constexpr Keyword kKeywords[] = {
-    {"and", Tok::kLand}, {"or", Tok::kLor}, {"unless", Tok::kLunless},
-    {"atan2", Tok::kAtan2}, {"sum", Tok::kSum}, {"avg", Tok::kAvg},
-    {"count", Tok::kCount}, {"min", Tok::kMin}, {"max", Tok::kMax},
-    {"group", Tok::kGroup}, {"stddev", Tok::kStddev}, {"stdvar", Tok::kStdvar},
-    {"topk", Tok::kTopk}, {"bottomk", Tok::kBottomk},
-    {"count_values", Tok::kCountValues}, {"quantile", Tok::kQuantile},
-    {"limitk", Tok::kLimitk}, {"limit_ratio", Tok::kLimitRatio},
-    {"offset", Tok::kOffset}, {"smoothed", Tok::kSmoothed},
-    {"anchored", Tok::kAnchored}, {"by", Tok::kBy}, {"without", Tok::kWithout},
-    {"on", Tok::kOn}, {"ignoring", Tok::kIgnoring},
-    {"group_left", Tok::kGroupLeft}, {"group_right", Tok::kGroupRight},
-    {"fill", Tok::kFill}, {"fill_left", Tok::kFillLeft},
-    {"fill_right", Tok::kFillRight}, {"bool", Tok::kBool},
-    {"start", Tok::kStart}, {"end", Tok::kEnd}, {"step", Tok::kStep},
-    {"range", Tok::kRange}, {"max_of", Tok::kMaxOf}, {"min_of", Tok::kMinOf},
-    {"inf", Tok::kNumber}, {"nan", Tok::kNumber},
+    {"and", Tok::kLand},
+    {"or", Tok::kLor},
+    {"unless", Tok::kLunless},
+    {"atan2", Tok::kAtan2},
+    {"sum", Tok::kSum},
+    {"avg", Tok::kAvg},
+    {"count", Tok::kCount},
+    {"min", Tok::kMin},
+    {"max", Tok::kMax},
+    {"group", Tok::kGroup},
+    {"stddev", Tok::kStddev},
+    {"stdvar", Tok::kStdvar},
+    {"topk", Tok::kTopk},
+    {"bottomk", Tok::kBottomk},
+    {"count_values", Tok::kCountValues},
+    {"quantile", Tok::kQuantile},
+    {"limitk", Tok::kLimitk},
+    {"limit_ratio", Tok::kLimitRatio},
+    {"offset", Tok::kOffset},
+    {"smoothed", Tok::kSmoothed},
+    {"anchored", Tok::kAnchored},
+    {"by", Tok::kBy},
+    {"without", Tok::kWithout},
+    {"on", Tok::kOn},
+    {"ignoring", Tok::kIgnoring},
+    {"group_left", Tok::kGroupLeft},
+    {"group_right", Tok::kGroupRight},
+    {"fill", Tok::kFill},
+    {"fill_left", Tok::kFillLeft},
+    {"fill_right", Tok::kFillRight},
+    {"bool", Tok::kBool},
+    {"start", Tok::kStart},
+    {"end", Tok::kEnd},
+    {"step", Tok::kStep},
+    {"range", Tok::kRange},
+    {"max_of", Tok::kMaxOf},
+    {"min_of", Tok::kMinOf},
+    {"inf", Tok::kNumber},
+    {"nan", Tok::kNumber},
 };
 
 bool LookupKeyword(std::string_view word, Tok* out) {
   std::string lower(word);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& k : kKeywords) {
     if (k.word == lower) {
       *out = k.tok;
@@ -47,14 +71,17 @@ bool LookupKeyword(std::string_view word, Tok* out) {
   return false;
 }
 
-bool IsSpace(int32_t r) { return r == ' ' || r == '\t' || r == '\n' || r == '\r'; }
+bool IsSpace(int32_t r) {
+  return r == ' ' || r == '\t' || r == '\n' || r == '\r';
+}
 bool IsDigit(int32_t r) { return r >= '0' && r <= '9'; }
 bool IsAlpha(int32_t r) {
   return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
 }
 bool IsAlphaNumeric(int32_t r) { return IsAlpha(r) || IsDigit(r); }
 bool Contains(std::string_view valid, int32_t r) {
-  return r >= 0 && r < 0x80 && valid.find(static_cast<char>(r)) != std::string_view::npos;
+  return r >= 0 && r < 0x80 &&
+         valid.find(static_cast<char>(r)) != std::string_view::npos;
 }
 
 }  // namespace
@@ -66,18 +93,30 @@ bool IsKeywordTok(Tok t) { return t >= Tok::kBool && t <= Tok::kWithout; }
 // Tokens accepted as a metric name (grammar rule metric_identifier).
 bool IsMetricIdentifierTok(Tok t) {
   switch (t) {
-    case Tok::kIdentifier: case Tok::kMetricIdentifier: case Tok::kLand:
-    case Tok::kLor: case Tok::kLunless: case Tok::kBy: case Tok::kWithout:
-    case Tok::kOffset: case Tok::kFill: case Tok::kFillLeft:
-    case Tok::kFillRight: case Tok::kStart: case Tok::kEnd: case Tok::kStep:
-    case Tok::kRange: case Tok::kAnchored: case Tok::kSmoothed:
-    case Tok::kMaxOf: case Tok::kMinOf:
+    case Tok::kIdentifier:
+    case Tok::kMetricIdentifier:
+    case Tok::kLand:
+    case Tok::kLor:
+    case Tok::kLunless:
+    case Tok::kBy:
+    case Tok::kWithout:
+    case Tok::kOffset:
+    case Tok::kFill:
+    case Tok::kFillLeft:
+    case Tok::kFillRight:
+    case Tok::kStart:
+    case Tok::kEnd:
+    case Tok::kStep:
+    case Tok::kRange:
+    case Tok::kAnchored:
+    case Tok::kSmoothed:
+    case Tok::kMaxOf:
+    case Tok::kMinOf:
       return true;
     default:
       return IsAggregatorTok(t);
   }
 }
-
 
 int32_t Lexer::PeekRune() const {
   int w;
@@ -96,7 +135,9 @@ bool Lexer::Accept(std::string_view valid) {
   return false;
 }
 
-bool Lexer::Is(std::string_view valid) const { return Contains(valid, PeekRune()); }
+bool Lexer::Is(std::string_view valid) const {
+  return Contains(valid, PeekRune());
+}
 
 void Lexer::AcceptRun(std::string_view valid) {
   while (Contains(valid, NextRune())) {
@@ -133,7 +174,8 @@ Token Lexer::Next() {
 }
 
 void Lexer::SkipComment() {
-  for (int32_t r = NextRune(); r != '\n' && r != '\r' && r != kEofRune;) r = NextRune();
+  for (int32_t r = NextRune(); r != '\n' && r != '\r' && r != kEofRune;)
+    r = NextRune();
   Backup();
   start_ = pos_;
 }
@@ -155,21 +197,38 @@ bool Lexer::LexStatements(Token* out) {
         mode_ = Mode::kDone;
       }
       return true;
-    case ',': *out = Emit(Tok::kComma); return true;
-    case '*': *out = Emit(Tok::kMul); return true;
-    case '/': *out = Emit(Tok::kDiv); return true;
-    case '%': *out = Emit(Tok::kMod); return true;
-    case '+': *out = Emit(Tok::kAdd); return true;
-    case '-': *out = Emit(Tok::kSub); return true;
-    case '^': *out = Emit(Tok::kPow); return true;
-    case '@': *out = Emit(Tok::kAt); return true;
+    case ',':
+      *out = Emit(Tok::kComma);
+      return true;
+    case '*':
+      *out = Emit(Tok::kMul);
+      return true;
+    case '/':
+      *out = Emit(Tok::kDiv);
+      return true;
+    case '%':
+      *out = Emit(Tok::kMod);
+      return true;
+    case '+':
+      *out = Emit(Tok::kAdd);
+      return true;
+    case '-':
+      *out = Emit(Tok::kSub);
+      return true;
+    case '^':
+      *out = Emit(Tok::kPow);
+      return true;
+    case '@':
+      *out = Emit(Tok::kAt);
+      return true;
     case '=': {
       int32_t t = PeekRune();
       if (t == '=') {
         NextRune();
         *out = Emit(Tok::kEqlc);
       } else if (t == '~') {
-        *out = Error(fmt::format("unexpected character after '=': {}", QuoteRune(t)));
+        *out = Error(
+            fmt::format("unexpected character after '=': {}", QuoteRune(t)));
       } else {
         *out = Emit(Tok::kEql);
       }
@@ -178,7 +237,8 @@ bool Lexer::LexStatements(Token* out) {
     case '!': {
       int32_t t = NextRune();
       *out = t == '=' ? Emit(Tok::kNeq)
-                      : Error(fmt::format("unexpected character after '!': {}", QuoteRune(t)));
+                      : Error(fmt::format("unexpected character after '!': {}",
+                                          QuoteRune(t)));
       return true;
     }
     case '<':
@@ -263,10 +323,12 @@ bool Lexer::LexStatements(Token* out) {
       return true;
     }
     int32_t lower = std::tolower(r);
-    if ((lower == 's' || lower == 'r' || lower == 'm') && ScanDurationKeyword(out)) {
+    if ((lower == 's' || lower == 'r' || lower == 'm') &&
+        ScanDurationKeyword(out)) {
       return true;
     }
-    *out = Error(fmt::format("unexpected character: {}, expected ':'", QuoteRune(r)));
+    *out = Error(
+        fmt::format("unexpected character: {}, expected ':'", QuoteRune(r)));
     return true;
   }
   *out = Error(fmt::format("unexpected character: {}", QuoteRune(r)));
@@ -279,8 +341,8 @@ bool Lexer::ScanDurationKeyword(Token* out) {
   Backup();
   Tok t;
   std::string_view word = in_.substr(start_, pos_ - start_);
-  if (LookupKeyword(word, &t) &&
-      (t == Tok::kStep || t == Tok::kRange || t == Tok::kMaxOf || t == Tok::kMinOf)) {
+  if (LookupKeyword(word, &t) && (t == Tok::kStep || t == Tok::kRange ||
+                                  t == Tok::kMaxOf || t == Tok::kMinOf)) {
     *out = Emit(t);
     return true;
   }
@@ -310,7 +372,9 @@ bool Lexer::LexInsideBraces(Token* out) {
     return true;
   }
   switch (r) {
-    case ',': *out = Emit(Tok::kComma); return true;
+    case ',':
+      *out = Emit(Tok::kComma);
+      return true;
     case '"':
     case '\'':
       *out = LexString(r);
@@ -333,8 +397,8 @@ bool Lexer::LexInsideBraces(Token* out) {
       } else if (nr == '=') {
         *out = Emit(Tok::kNeq);
       } else {
-        *out = Error(fmt::format("unexpected character after '!' inside braces: {}",
-                                 QuoteRune(nr)));
+        *out = Error(fmt::format(
+            "unexpected character after '!' inside braces: {}", QuoteRune(nr)));
       }
       return true;
     }
@@ -346,7 +410,8 @@ bool Lexer::LexInsideBraces(Token* out) {
       brace_open_ = false;
       return true;
     default:
-      *out = Error(fmt::format("unexpected character inside braces: {}", QuoteRune(r)));
+      *out = Error(
+          fmt::format("unexpected character inside braces: {}", QuoteRune(r)));
       return true;
   }
 }
@@ -380,13 +445,27 @@ bool Lexer::LexDurationExpr(Token* out) {
       *out = Emit(Tok::kRightParen);
       if (--paren_depth_ < 0) *out = Error("unexpected right parenthesis ')'");
       return true;
-    case '+': *out = Emit(Tok::kAdd); return true;
-    case '-': *out = Emit(Tok::kSub); return true;
-    case '*': *out = Emit(Tok::kMul); return true;
-    case '/': *out = Emit(Tok::kDiv); return true;
-    case '%': *out = Emit(Tok::kMod); return true;
-    case '^': *out = Emit(Tok::kPow); return true;
-    case ',': *out = Emit(Tok::kComma); return true;
+    case '+':
+      *out = Emit(Tok::kAdd);
+      return true;
+    case '-':
+      *out = Emit(Tok::kSub);
+      return true;
+    case '*':
+      *out = Emit(Tok::kMul);
+      return true;
+    case '/':
+      *out = Emit(Tok::kDiv);
+      return true;
+    case '%':
+      *out = Emit(Tok::kMod);
+      return true;
+    case '^':
+      *out = Emit(Tok::kPow);
+      return true;
+    case ',':
+      *out = Emit(Tok::kComma);
+      return true;
     default:
       break;
   }
@@ -398,7 +477,8 @@ bool Lexer::LexDurationExpr(Token* out) {
   int32_t lower = r >= 0 && r < 0x80 ? std::tolower(r) : r;
   if (lower == 's' || lower == 'r' || lower == 'm') {
     if (ScanDurationKeyword(out)) return true;
-    *out = Error(fmt::format("unexpected character in duration expression: {}", QuoteRune(r)));
+    *out = Error(fmt::format("unexpected character in duration expression: {}",
+                             QuoteRune(r)));
     return true;
   }
   if (IsDigit(r) || (r == '.' && IsDigit(PeekRune()))) {
@@ -408,7 +488,8 @@ bool Lexer::LexDurationExpr(Token* out) {
     *out = LexNumberOrDuration();
     return true;
   }
-  *out = Error(fmt::format("unexpected character in duration expression: {}", QuoteRune(r)));
+  *out = Error(fmt::format("unexpected character in duration expression: {}",
+                           QuoteRune(r)));
   return true;
 }
 
@@ -500,8 +581,9 @@ Token Lexer::LexKeywordOrIdentifier() {
     }
     return Emit(kw);
   }
-  return Emit(word.find(':') == std::string_view::npos ? Tok::kIdentifier
-                                                       : Tok::kMetricIdentifier);
+  return Emit(word.find(':') == std::string_view::npos
+                  ? Tok::kIdentifier
+                  : Tok::kMetricIdentifier);
 }
 
 }  // namespace vigil::promql::internal

@@ -24,14 +24,22 @@ std::string DescribeToken(const Token& t) {
     return GoQuote(v);
   };
   switch (t.type) {
-    case Tok::kEOF: return "end of input";
-    case Tok::kError: return std::string(t.val);
-    case Tok::kIdentifier: return "identifier " + GoQuote(t.val);
-    case Tok::kMetricIdentifier: return "metric identifier " + GoQuote(t.val);
-    case Tok::kString: return "string " + quoted();
-    case Tok::kNumber: return "number " + quoted();
-    case Tok::kDuration: return "duration " + quoted();
-    default: break;
+    case Tok::kEOF:
+      return "end of input";
+    case Tok::kError:
+      return std::string(t.val);
+    case Tok::kIdentifier:
+      return "identifier " + GoQuote(t.val);
+    case Tok::kMetricIdentifier:
+      return "metric identifier " + GoQuote(t.val);
+    case Tok::kString:
+      return "string " + quoted();
+    case Tok::kNumber:
+      return "number " + quoted();
+    case Tok::kDuration:
+      return "duration " + quoted();
+    default:
+      break;
   }
   if (IsKeywordTok(t.type)) return fmt::format("<{}>", t.val);
   if (IsOperatorTok(t.type)) return fmt::format("<op:{}>", t.val);
@@ -60,10 +68,23 @@ bool Lexer::LexEscape(int32_t quote, std::string* err) {
   uint32_t base;
   uint32_t max;
   switch (ch) {
-    case 'a': case 'b': case 'f': case 'n': case 'r': case 't': case 'v':
+    case 'a':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+    case 'v':
     case '\\':
       return true;
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
       n = 3, base = 8, max = 255;
       break;
     case 'x':
@@ -89,12 +110,16 @@ bool Lexer::LexEscape(int32_t quote, std::string* err) {
   uint32_t x = 0;
   while (n > 0) {
     uint32_t d = 16;
-    if (ch >= '0' && ch <= '9') d = static_cast<uint32_t>(ch - '0');
-    else if (ch >= 'a' && ch <= 'f') d = static_cast<uint32_t>(ch - 'a' + 10);
-    else if (ch >= 'A' && ch <= 'F') d = static_cast<uint32_t>(ch - 'A' + 10);
+    if (ch >= '0' && ch <= '9')
+      d = static_cast<uint32_t>(ch - '0');
+    else if (ch >= 'a' && ch <= 'f')
+      d = static_cast<uint32_t>(ch - 'a' + 10);
+    else if (ch >= 'A' && ch <= 'F')
+      d = static_cast<uint32_t>(ch - 'A' + 10);
     if (d >= base) {
       *err = ch == kEofRune ? "escape sequence not terminated"
-                            : "illegal character " + FormatRuneU(ch) + " in escape sequence";
+                            : "illegal character " + FormatRuneU(ch) +
+                                  " in escape sequence";
       return false;
     }
     x = x * base + d;

@@ -22,57 +22,106 @@ struct DepthGuard {
 // tighter; only `^` is right-associative.
 int BinaryPrec(Tok t) {
   switch (t) {
-    case Tok::kLor: return 1;
-    case Tok::kLand: case Tok::kLunless: return 2;
-    case Tok::kEqlc: case Tok::kNeq: case Tok::kLte: case Tok::kLss:
-    case Tok::kGte: case Tok::kGtr: case Tok::kTrimUpper: case Tok::kTrimLower:
+    case Tok::kLor:
+      return 1;
+    case Tok::kLand:
+    case Tok::kLunless:
+      return 2;
+    case Tok::kEqlc:
+    case Tok::kNeq:
+    case Tok::kLte:
+    case Tok::kLss:
+    case Tok::kGte:
+    case Tok::kGtr:
+    case Tok::kTrimUpper:
+    case Tok::kTrimLower:
       return 3;
-    case Tok::kAdd: case Tok::kSub: return 4;
-    case Tok::kMul: case Tok::kDiv: case Tok::kMod: case Tok::kAtan2: return 5;
-    case Tok::kPow: return kPowPrec;
-    default: return -1;
+    case Tok::kAdd:
+    case Tok::kSub:
+      return 4;
+    case Tok::kMul:
+    case Tok::kDiv:
+    case Tok::kMod:
+    case Tok::kAtan2:
+      return 5;
+    case Tok::kPow:
+      return kPowPrec;
+    default:
+      return -1;
   }
 }
 
 BinOp ToBinOp(Tok t) {
   switch (t) {
-    case Tok::kAdd: return BinOp::kAdd;
-    case Tok::kSub: return BinOp::kSub;
-    case Tok::kMul: return BinOp::kMul;
-    case Tok::kDiv: return BinOp::kDiv;
-    case Tok::kMod: return BinOp::kMod;
-    case Tok::kPow: return BinOp::kPow;
-    case Tok::kAtan2: return BinOp::kAtan2;
-    case Tok::kEqlc: return BinOp::kEql;
-    case Tok::kNeq: return BinOp::kNeq;
-    case Tok::kGtr: return BinOp::kGtr;
-    case Tok::kLss: return BinOp::kLss;
-    case Tok::kGte: return BinOp::kGte;
-    case Tok::kLte: return BinOp::kLte;
-    case Tok::kLand: return BinOp::kAnd;
-    case Tok::kLor: return BinOp::kOr;
-    case Tok::kLunless: return BinOp::kUnless;
-    case Tok::kTrimUpper: return BinOp::kTrimUpper;
-    default: return BinOp::kTrimLower;
+    case Tok::kAdd:
+      return BinOp::kAdd;
+    case Tok::kSub:
+      return BinOp::kSub;
+    case Tok::kMul:
+      return BinOp::kMul;
+    case Tok::kDiv:
+      return BinOp::kDiv;
+    case Tok::kMod:
+      return BinOp::kMod;
+    case Tok::kPow:
+      return BinOp::kPow;
+    case Tok::kAtan2:
+      return BinOp::kAtan2;
+    case Tok::kEqlc:
+      return BinOp::kEql;
+    case Tok::kNeq:
+      return BinOp::kNeq;
+    case Tok::kGtr:
+      return BinOp::kGtr;
+    case Tok::kLss:
+      return BinOp::kLss;
+    case Tok::kGte:
+      return BinOp::kGte;
+    case Tok::kLte:
+      return BinOp::kLte;
+    case Tok::kLand:
+      return BinOp::kAnd;
+    case Tok::kLor:
+      return BinOp::kOr;
+    case Tok::kLunless:
+      return BinOp::kUnless;
+    case Tok::kTrimUpper:
+      return BinOp::kTrimUpper;
+    default:
+      return BinOp::kTrimLower;
   }
 }
 
 AggOp ToAggOp(Tok t) {
   switch (t) {
-    case Tok::kSum: return AggOp::kSum;
-    case Tok::kAvg: return AggOp::kAvg;
-    case Tok::kCount: return AggOp::kCount;
-    case Tok::kMin: return AggOp::kMin;
-    case Tok::kMax: return AggOp::kMax;
-    case Tok::kGroup: return AggOp::kGroup;
-    case Tok::kStddev: return AggOp::kStddev;
-    case Tok::kStdvar: return AggOp::kStdvar;
-    case Tok::kTopk: return AggOp::kTopK;
-    case Tok::kBottomk: return AggOp::kBottomK;
-    case Tok::kQuantile: return AggOp::kQuantile;
-    case Tok::kCountValues: return AggOp::kCountValues;
-    case Tok::kLimitk: return AggOp::kLimitK;
-    default: return AggOp::kLimitRatio;
+    case Tok::kSum:
+      return AggOp::kSum;
+    case Tok::kAvg:
+      return AggOp::kAvg;
+    case Tok::kCount:
+      return AggOp::kCount;
+    case Tok::kMin:
+      return AggOp::kMin;
+    case Tok::kMax:
+      return AggOp::kMax;
+    case Tok::kGroup:
+      return AggOp::kGroup;
+    case Tok::kStddev:
+      return AggOp::kStddev;
+    case Tok::kStdvar:
+      return AggOp::kStdvar;
+    case Tok::kTopk:
+      return AggOp::kTopK;
+    case Tok::kBottomk:
+      return AggOp::kBottomK;
+    case Tok::kQuantile:
+      return AggOp::kQuantile;
+    case Tok::kCountValues:
+      return AggOp::kCountValues;
+    case Tok::kLimitk:
+      return AggOp::kLimitK;
+    default:
+      return AggOp::kLimitRatio;
   }
 }
 
@@ -83,7 +132,9 @@ bool IsFunctionNameTok(Tok t) {
          t == Tok::kMinOf;
 }
 
-PosRange Merge(const Expr& a, const Expr& b) { return {a.pos.start, b.pos.end}; }
+PosRange Merge(const Expr& a, const Expr& b) {
+  return {a.pos.start, b.pos.end};
+}
 
 }  // namespace
 
@@ -109,8 +160,11 @@ Token Parser::Next() {
   la_[0] = la_[1];
   --la_count_;
   switch (t.type) {
-    case Tok::kRightBrace: case Tok::kRightParen: case Tok::kRightBracket:
-    case Tok::kDuration: case Tok::kNumber:
+    case Tok::kRightBrace:
+    case Tok::kRightParen:
+    case Tok::kRightBracket:
+    case Tok::kDuration:
+    case Tok::kNumber:
       last_closing_ = t.end();
       break;
     default:
@@ -199,7 +253,8 @@ bool Parser::ParseBinaryModifiers(BinaryExpr* b, bool* fill) {
     t = Peek().type;
     if (t == Tok::kGroupLeft || t == Tok::kGroupRight) {
       Next();
-      vm.card = t == Tok::kGroupLeft ? Cardinality::kManyToOne : Cardinality::kOneToMany;
+      vm.card = t == Tok::kGroupLeft ? Cardinality::kManyToOne
+                                     : Cardinality::kOneToMany;
       if (Peek().type == Tok::kLeftParen && !ParseGroupingLabels(&vm.include)) {
         return false;
       }
@@ -253,11 +308,13 @@ bool Parser::ParseGroupingLabels(std::vector<std::string>* out) {
     std::string name(tok.val);
     if (tok.type == Tok::kString) {
       auto u = UnquoteString(tok.val);
-      if (!u.ok()) return Fail({tok.pos, tok.end()}, "invalid label name for grouping");
+      if (!u.ok())
+        return Fail({tok.pos, tok.end()}, "invalid label name for grouping");
       name = *std::move(u);
       if (name.empty()) {
-        return Fail({tok.pos + 1, tok.end()},
-                    fmt::format("invalid label name for grouping: {}", GoQuote(name)));
+        return Fail(
+            {tok.pos + 1, tok.end()},
+            fmt::format("invalid label name for grouping: {}", GoQuote(name)));
       }
     }
     out->push_back(std::move(name));
@@ -305,8 +362,9 @@ ExprPtr Parser::ParsePrimary() {
       auto s = std::make_unique<StringLiteral>();
       auto u = UnquoteString(tok.val);
       if (!u.ok()) {
-        Fail({tok.pos, tok.end()}, fmt::format("error unquoting string {}: {}",
-                                               GoQuote(tok.val), std::string(u.status().message())));
+        Fail({tok.pos, tok.end()},
+             fmt::format("error unquoting string {}: {}", GoQuote(tok.val),
+                         std::string(u.status().message())));
         return nullptr;
       }
       s->value = *std::move(u);
@@ -336,7 +394,8 @@ ExprPtr Parser::ParsePrimary() {
       Tok next = Peek(1).type;
       if (failed()) return nullptr;
       if (IsAggregatorTok(t.type) &&
-          (next == Tok::kLeftParen || next == Tok::kBy || next == Tok::kWithout)) {
+          (next == Tok::kLeftParen || next == Tok::kBy ||
+           next == Tok::kWithout)) {
         e = ParseAggregate();
       } else if (IsFunctionNameTok(t.type) && next == Tok::kLeftParen) {
         e = ParseCall();
@@ -356,13 +415,20 @@ ExprPtr Parser::ParsePostfix(ExprPtr e) {
   for (int n = 1; e; ++n) {
     if (!CheckDepth(n)) return nullptr;
     switch (Peek().type) {
-      case Tok::kLeftBracket: e = ParseRangeOrSubquery(std::move(e)); break;
-      case Tok::kOffset: e = ParseOffset(std::move(e)); break;
-      case Tok::kAt: e = ParseAt(std::move(e)); break;
+      case Tok::kLeftBracket:
+        e = ParseRangeOrSubquery(std::move(e));
+        break;
+      case Tok::kOffset:
+        e = ParseOffset(std::move(e));
+        break;
+      case Tok::kAt:
+        e = ParseAt(std::move(e));
+        break;
       case Tok::kAnchored:
       case Tok::kSmoothed:
         Fail(e->pos, fmt::format("{} modifier is experimental and not enabled",
-                                 Peek().type == Tok::kAnchored ? "anchored" : "smoothed"));
+                                 Peek().type == Tok::kAnchored ? "anchored"
+                                                               : "smoothed"));
         return nullptr;
       default:
         return e;
@@ -438,7 +504,8 @@ ExprPtr Parser::ParseAggregate() {
   std::vector<ExprPtr> args;
   if (!ParseCallArgs(&args)) return nullptr;
   --agg_depth_;
-  if (!modifier_first && (Peek().type == Tok::kBy || Peek().type == Tok::kWithout)) {
+  if (!modifier_first &&
+      (Peek().type == Tok::kBy || Peek().type == Tok::kWithout)) {
     if (!parse_modifier()) return nullptr;
   }
   a->pos = {op.pos, last_closing_};
@@ -458,9 +525,10 @@ ExprPtr Parser::ParseAggregate() {
     want = 2;
   }
   if (args.size() != want) {
-    Fail(a->pos, fmt::format("wrong number of arguments for aggregate expression "
-                             "provided, expected {}, got {}",
-                             want, args.size()));
+    Fail(a->pos,
+         fmt::format("wrong number of arguments for aggregate expression "
+                     "provided, expected {}, got {}",
+                     want, args.size()));
     return nullptr;
   }
   if (want == 2) a->param = std::move(args[0]);

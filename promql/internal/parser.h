@@ -47,7 +47,8 @@ class Parser {
   const Token& Peek(int n = 0);
   Token Next();
   bool Fail(PosRange pos, std::string msg);
-  // Prometheus's parser.unexpected(): "unexpected <tok>[ in ctx][, expected x]".
+  // Prometheus's parser.unexpected(): "unexpected <tok>[ in ctx][, expected
+  // x]".
   void Unexpected(std::string_view context, std::string_view expected);
   bool failed() const { return err_.has_value(); }
   // Fails (Vigil-specific message) if the tree would get deeper than the

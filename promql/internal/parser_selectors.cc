@@ -12,21 +12,28 @@
 namespace vigil::promql::internal {
 namespace {
 
-// Durations beyond what int64 nanoseconds hold (lex.go durationLiteralOutOfRange).
+// Durations beyond what int64 nanoseconds hold (lex.go
+// durationLiteralOutOfRange).
 bool DurationOutOfRange(double secs) {
-  return secs > 9223372036854775808.0 / 1e9 || secs < -9223372036854775808.0 / 1e9;
+  return secs > 9223372036854775808.0 / 1e9 ||
+         secs < -9223372036854775808.0 / 1e9;
 }
 
 bool IsMatchOp(Tok t) {
-  return t == Tok::kEql || t == Tok::kNeq || t == Tok::kEqlRegex || t == Tok::kNeqRegex;
+  return t == Tok::kEql || t == Tok::kNeq || t == Tok::kEqlRegex ||
+         t == Tok::kNeqRegex;
 }
 
 MatchType ToMatchType(Tok t) {
   switch (t) {
-    case Tok::kNeq: return MatchType::kNotEqual;
-    case Tok::kEqlRegex: return MatchType::kRegexMatch;
-    case Tok::kNeqRegex: return MatchType::kRegexNoMatch;
-    default: return MatchType::kEqual;
+    case Tok::kNeq:
+      return MatchType::kNotEqual;
+    case Tok::kEqlRegex:
+      return MatchType::kRegexMatch;
+    case Tok::kNeqRegex:
+      return MatchType::kRegexNoMatch;
+    default:
+      return MatchType::kEqual;
   }
 }
 
@@ -37,10 +44,14 @@ int64_t SecondsToMs(double secs) {
 
 Modifiers* ModifiersOf(Expr* e) {
   switch (e->kind) {
-    case NodeKind::kVectorSelector: return &e->As<VectorSelector>().mod;
-    case NodeKind::kMatrixSelector: return &e->As<MatrixSelector>().vs->mod;
-    case NodeKind::kSubquery: return &e->As<SubqueryExpr>().mod;
-    default: return nullptr;
+    case NodeKind::kVectorSelector:
+      return &e->As<VectorSelector>().mod;
+    case NodeKind::kMatrixSelector:
+      return &e->As<MatrixSelector>().vs->mod;
+    case NodeKind::kSubquery:
+      return &e->As<SubqueryExpr>().mod;
+    default:
+      return nullptr;
   }
 }
 
@@ -62,7 +73,8 @@ std::unique_ptr<NumberLiteral> Parser::ParseNumberToken() {
   }
   auto v = ParseNumber(tok.val);
   if (!v.ok()) {
-    Fail(n->pos, fmt::format("error parsing number: {}", std::string(v.status().message())));
+    Fail(n->pos, fmt::format("error parsing number: {}",
+                             std::string(v.status().message())));
     return nullptr;
   }
   n->value = *v;
@@ -89,7 +101,8 @@ ExprPtr Parser::ParseVectorSelector() {
     }
     vs->matchers.push_back(*std::move(m));
   }
-  vs->original_text = std::string(in_.substr(vs->pos.start, vs->pos.end - vs->pos.start));
+  vs->original_text =
+      std::string(in_.substr(vs->pos.start, vs->pos.end - vs->pos.start));
   return vs;
 }
 
@@ -126,7 +139,9 @@ bool Parser::ParseMatcher(std::vector<Matcher>* out) {
     if (!IsMatchOp(Peek().type)) {
       // {"metric.name"}: a bare quoted string is the metric name.
       auto m = Matcher::Make(MatchType::kEqual, kMetricName, name);
-      if (!m.ok()) return Fail({label.pos, label.end()}, std::string(m.status().message()));
+      if (!m.ok())
+        return Fail({label.pos, label.end()},
+                    std::string(m.status().message()));
       out->push_back(*std::move(m));
       return true;
     }
@@ -147,7 +162,8 @@ bool Parser::ParseMatcher(std::vector<Matcher>* out) {
                             std::string(v.status().message())));
   }
   auto m = Matcher::Make(ToMatchType(op.type), name, *v);
-  if (!m.ok()) return Fail({label.pos, value.end()}, std::string(m.status().message()));
+  if (!m.ok())
+    return Fail({label.pos, value.end()}, std::string(m.status().message()));
   out->push_back(*std::move(m));
   return true;
 }
@@ -157,9 +173,11 @@ bool Parser::ParseMatcher(std::vector<Matcher>* out) {
 bool Parser::ExperimentalDurationStart() {
   Tok t = Peek().type;
   if (t == Tok::kLeftParen || t == Tok::kMaxOf || t == Tok::kMinOf ||
-      ((t == Tok::kStep || t == Tok::kRange) && Peek(1).type == Tok::kLeftParen)) {
+      ((t == Tok::kStep || t == Tok::kRange) &&
+       Peek(1).type == Tok::kLeftParen)) {
     const Token& tok = Peek();
-    return Fail({tok.pos, tok.end()}, "experimental duration expression is not enabled");
+    return Fail({tok.pos, tok.end()},
+                "experimental duration expression is not enabled");
   }
   return true;
 }
@@ -189,15 +207,20 @@ bool Parser::ParseDurationLiteral(bool in_brackets, std::string_view ctx,
   if (sign_pos >= 0) pos->start = sign_pos;
   if (in_brackets) {
     switch (Peek().type) {
-      case Tok::kAdd: case Tok::kSub: case Tok::kMul: case Tok::kDiv:
-      case Tok::kMod: case Tok::kPow:
+      case Tok::kAdd:
+      case Tok::kSub:
+      case Tok::kMul:
+      case Tok::kDiv:
+      case Tok::kMod:
+      case Tok::kPow:
         return Fail(*pos, "experimental duration expression is not enabled");
       default:
         break;
     }
   }
   if (DurationOutOfRange(*secs)) return Fail(*pos, "duration out of range");
-  if (in_brackets && *secs <= 0) return Fail(*pos, "duration must be greater than 0");
+  if (in_brackets && *secs <= 0)
+    return Fail(*pos, "duration must be greater than 0");
   return true;
 }
 
@@ -206,7 +229,8 @@ ExprPtr Parser::ParseRangeOrSubquery(ExprPtr e) {
   double range;
   PosRange rpos;
   if (!ParseDurationLiteral(true, "subquery or range selector",
-                            "number, duration, step(), or range()", &range, &rpos)) {
+                            "number, duration, step(), or range()", &range,
+                            &rpos)) {
     return nullptr;
   }
   if (Peek().type == Tok::kRightBracket) {
@@ -242,8 +266,8 @@ ExprPtr Parser::ParseRangeOrSubquery(ExprPtr e) {
     double step;
     PosRange spos;
     if (!ParseDurationLiteral(true, "subquery selector",
-                              "number, duration, step(), range(), or \"]\"", &step,
-                              &spos)) {
+                              "number, duration, step(), range(), or \"]\"",
+                              &step, &spos)) {
       return nullptr;
     }
     sq->step_ms = SecondsToMs(step);
@@ -262,14 +286,16 @@ ExprPtr Parser::ParseOffset(ExprPtr e) {
   Next();  // offset
   double secs;
   PosRange pos;
-  if (!ParseDurationLiteral(false, "offset", "number, duration, step(), or range()",
-                            &secs, &pos)) {
+  if (!ParseDurationLiteral(false, "offset",
+                            "number, duration, step(), or range()", &secs,
+                            &pos)) {
     return nullptr;
   }
   Modifiers* mod = ModifiersOf(e.get());
   if (mod == nullptr) {
-    Fail(e->pos, "offset modifier must be preceded by an instant vector selector "
-                 "or range vector selector or a subquery");
+    Fail(e->pos,
+         "offset modifier must be preceded by an instant vector selector "
+         "or range vector selector or a subquery");
     return nullptr;
   }
   if (mod->offset_ms != 0) {
@@ -315,14 +341,16 @@ ExprPtr Parser::ParseAt(ExprPtr e) {
     ts = negative ? -n->value : n->value;
     if (std::isnan(ts) || std::isinf(ts) || ts >= 9223372036854775807.0 ||
         ts <= -9223372036854775808.0) {
-      Fail(e->pos, "timestamp out of bounds for @ modifier: " + FormatGoFixed6(ts));
+      Fail(e->pos,
+           "timestamp out of bounds for @ modifier: " + FormatGoFixed6(ts));
       return nullptr;
     }
   }
   Modifiers* mod = ModifiersOf(e.get());
   if (mod == nullptr) {
-    Fail(e->pos, "@ modifier must be preceded by an instant vector selector or "
-                 "range vector selector or a subquery");
+    Fail(e->pos,
+         "@ modifier must be preceded by an instant vector selector or "
+         "range vector selector or a subquery");
     return nullptr;
   }
   if (mod->at != AtKind::kNone) {
@@ -330,7 +358,8 @@ ExprPtr Parser::ParseAt(ExprPtr e) {
     return nullptr;
   }
   mod->at = kind;
-  if (kind == AtKind::kTimestamp) mod->at_ms = static_cast<int64_t>(std::round(ts * 1000));
+  if (kind == AtKind::kTimestamp)
+    mod->at_ms = static_cast<int64_t>(std::round(ts * 1000));
   e->pos.end = last_closing_;
   return e;
 }

@@ -53,7 +53,8 @@ std::string FormatFloatF(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  auto res =
+      std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
   std::string_view sci(buf, res.ptr - buf);
   std::string out;
   if (sci.front() == '-') {
@@ -88,11 +89,17 @@ std::string DurationString(int64_t ms) {
 void WriteModifiers(std::string* out, const Modifiers& m) {
   switch (m.at) {
     case AtKind::kTimestamp:
-      out->append(fmt::format(" @ {:.3f}", static_cast<double>(m.at_ms) / 1000.0));
+      out->append(
+          fmt::format(" @ {:.3f}", static_cast<double>(m.at_ms) / 1000.0));
       break;
-    case AtKind::kStart: out->append(" @ start()"); break;
-    case AtKind::kEnd: out->append(" @ end()"); break;
-    case AtKind::kNone: break;
+    case AtKind::kStart:
+      out->append(" @ start()");
+      break;
+    case AtKind::kEnd:
+      out->append(" @ end()");
+      break;
+    case AtKind::kNone:
+      break;
   }
   if (m.offset_ms != 0) {
     out->append(" offset ");
@@ -127,14 +134,16 @@ void WriteBinary(std::string* out, const BinaryExpr& b) {
   if (b.return_bool) out->append(" bool");
   if (b.matching) {
     const auto& vm = *b.matching;
-    bool grouped = vm.card == Cardinality::kManyToOne || vm.card == Cardinality::kOneToMany;
+    bool grouped = vm.card == Cardinality::kManyToOne ||
+                   vm.card == Cardinality::kOneToMany;
     if (!vm.matching_labels.empty() || vm.on || grouped) {
       out->append(vm.on ? " on (" : " ignoring (");
       WriteLabelList(out, vm.matching_labels);
       out->push_back(')');
     }
     if (grouped) {
-      out->append(vm.card == Cardinality::kManyToOne ? " group_left (" : " group_right (");
+      out->append(vm.card == Cardinality::kManyToOne ? " group_left ("
+                                                     : " group_right (");
       WriteLabelList(out, vm.include);
       out->push_back(')');
     }

@@ -28,15 +28,33 @@ std::string QuoteRune(int32_t r) {
   if (r < 0 || r > 0x10FFFF || (r >= 0xD800 && r < 0xE000)) r = kRuneError;
   std::string out = "'";
   switch (r) {
-    case '\a': out += "\\a"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    case '\v': out += "\\v"; break;
-    case '\\': out += "\\\\"; break;
-    case '\'': out += "\\'"; break;
+    case '\a':
+      out += "\\a";
+      break;
+    case '\b':
+      out += "\\b";
+      break;
+    case '\f':
+      out += "\\f";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\v':
+      out += "\\v";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\'':
+      out += "\\'";
+      break;
     default:
       if (r < 0x80 && (r < 0x20 || r == 0x7F)) {
         out += fmt::format("\\x{:02x}", r);
@@ -65,7 +83,9 @@ std::string FormatRuneU(int32_t r) {
 
 namespace {
 
-absl::Status SyntaxError() { return absl::InvalidArgumentError("invalid syntax"); }
+absl::Status SyntaxError() {
+  return absl::InvalidArgumentError("invalid syntax");
+}
 
 }  // namespace
 
@@ -83,10 +103,14 @@ bool ParseGoInt(std::string_view s, int64_t* out) {
   size_t i = 0;
   if (s.size() >= 2 && s[0] == '0') {
     char p = s[1];
-    if (p == 'x' || p == 'X') base = 16, i = 2;
-    else if (p == 'o' || p == 'O') base = 8, i = 2;
-    else if (p == 'b' || p == 'B') base = 2, i = 2;
-    else base = 8, i = 1;
+    if (p == 'x' || p == 'X')
+      base = 16, i = 2;
+    else if (p == 'o' || p == 'O')
+      base = 8, i = 2;
+    else if (p == 'b' || p == 'B')
+      base = 2, i = 2;
+    else
+      base = 8, i = 1;
   }
   uint64_t v = 0;
   bool any = i > 0 && base == 8 && i == 1;  // "0..." counts its leading 0
@@ -96,7 +120,8 @@ bool ParseGoInt(std::string_view s, int64_t* out) {
     int d = HexDigitValue(c);
     if (d < 0 || d >= base) return false;
     if (v > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
-             static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) {
+             static_cast<uint64_t>(d)) /
+                static_cast<uint64_t>(base)) {
       return false;  // out of range: Prometheus then tries ParseFloat
     }
     v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
@@ -134,9 +159,10 @@ absl::StatusOr<double> ParseNumber(std::string_view s) {
   for (char c : s) {
     if (c != '_') clean.push_back(c);
   }
-  bool hex = clean.size() > 2 && clean[0] == '0' && (clean[1] == 'x' || clean[1] == 'X');
-  auto syntax = absl::InvalidArgumentError(
-      fmt::format("strconv.ParseFloat: parsing {}: invalid syntax", GoQuote(s)));
+  bool hex = clean.size() > 2 && clean[0] == '0' &&
+             (clean[1] == 'x' || clean[1] == 'X');
+  auto syntax = absl::InvalidArgumentError(fmt::format(
+      "strconv.ParseFloat: parsing {}: invalid syntax", GoQuote(s)));
   if (hex && clean.find_first_of("pP") == std::string::npos) return syntax;
   errno = 0;
   char* end = nullptr;

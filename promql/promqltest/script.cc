@@ -1,10 +1,11 @@
 // Parser of the PromQL test-script language (FORMAT.md §1-5).
 #include "promql/promqltest/script.h"
 
+#include <strings.h>
+
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
-#include <strings.h>
 
 #include "core/status_macros.h"
 #include "core/time.h"
@@ -48,11 +49,13 @@ bool ParseNumber(std::string_view s, double* out) {
     sign = body[0] == '-' ? -1 : 1;
     body.remove_prefix(1);
   }
-  if (body.size() == 3 && strncasecmp(body.data(), "inf", 3) == 0) return *out = sign * INFINITY, true;
-  if (body.size() == 3 && strncasecmp(body.data(), "nan", 3) == 0) return *out = NAN, true;
+  if (body.size() == 3 && strncasecmp(body.data(), "inf", 3) == 0)
+    return *out = sign * INFINITY, true;
+  if (body.size() == 3 && strncasecmp(body.data(), "nan", 3) == 0)
+    return *out = NAN, true;
   for (char c : body) {
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
-          c == '+' || c == '-')) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' ||
+          c == 'E' || c == '+' || c == '-')) {
       return false;
     }
   }
@@ -91,7 +94,9 @@ std::vector<std::string> ValueItems(std::string_view s) {
 }
 
 absl::Status ParseItem(const std::string& item, std::vector<Slot>* out) {
-  auto bad = [&] { return absl::InvalidArgumentError("bad value item " + item); };
+  auto bad = [&] {
+    return absl::InvalidArgumentError("bad value item " + item);
+  };
   if (item.find("{{") != std::string::npos) {
     size_t k = 0;
     size_t last = item.rfind("}}");
@@ -103,7 +108,8 @@ absl::Status ParseItem(const std::string& item, std::vector<Slot>* out) {
     return absl::OkStatus();
   }
   if (item == "_") return out->push_back({Slot::kGap, 0}), absl::OkStatus();
-  if (item == "stale") return out->push_back({Slot::kStale, 0}), absl::OkStatus();
+  if (item == "stale")
+    return out->push_back({Slot::kStale, 0}), absl::OkStatus();
   size_t x = item.find('x');
   if (x == std::string::npos) {
     double v;
@@ -112,7 +118,9 @@ absl::Status ParseItem(const std::string& item, std::vector<Slot>* out) {
     return absl::OkStatus();
   }
   std::string lhs = item.substr(0, x), times = item.substr(x + 1);
-  if (times.empty() || times.find_first_not_of("0123456789") != std::string::npos) return bad();
+  if (times.empty() ||
+      times.find_first_not_of("0123456789") != std::string::npos)
+    return bad();
   uint64_t k = std::strtoull(times.c_str(), nullptr, 10);
   if (lhs == "_") {
     for (uint64_t i = 0; i < k; i++) out->push_back({Slot::kGap, 0});
@@ -125,7 +133,8 @@ absl::Status ParseItem(const std::string& item, std::vector<Slot>* out) {
   double a, b = 0;
   size_t op = std::string::npos;
   for (size_t i = 1; i < lhs.size(); i++) {
-    if ((lhs[i] == '+' || lhs[i] == '-') && lhs[i - 1] != 'e' && lhs[i - 1] != 'E') {
+    if ((lhs[i] == '+' || lhs[i] == '-') && lhs[i - 1] != 'e' &&
+        lhs[i - 1] != 'E') {
       op = i;
       break;
     }
@@ -133,7 +142,9 @@ absl::Status ParseItem(const std::string& item, std::vector<Slot>* out) {
   if (op == std::string::npos) {
     if (!ParseNumber(lhs, &a)) return bad();
   } else {
-    if (!ParseNumber(lhs.substr(0, op), &a) || !ParseNumber(lhs.substr(op + 1), &b)) return bad();
+    if (!ParseNumber(lhs.substr(0, op), &a) ||
+        !ParseNumber(lhs.substr(op + 1), &b))
+      return bad();
     if (lhs[op] == '-') b = -b;
   }
   double v = a;
@@ -172,7 +183,8 @@ absl::StatusOr<Labels> ParseSeriesLabels(std::string_view s) {
   VIGIL_ASSIGN_OR_RETURN(auto matchers, ParseMetricSelector(s));
   std::vector<Label> l;
   for (const Matcher& m : matchers) {
-    if (m.type() != MatchType::kEqual) return absl::InvalidArgumentError("non-equality matcher");
+    if (m.type() != MatchType::kEqual)
+      return absl::InvalidArgumentError("non-equality matcher");
     if (m.value().empty()) continue;
     bool dup = false;
     for (auto& x : l) dup |= x.name == m.name();
@@ -229,7 +241,8 @@ absl::Status ParseEvalHeader(std::string_view line, EvalCmd* ev) {
   } else {
     return absl::InvalidArgumentError("expected instant or range");
   }
-  if (f.size() <= consumed) return absl::InvalidArgumentError("missing expression");
+  if (f.size() <= consumed)
+    return absl::InvalidArgumentError("missing expression");
   ev->expr = std::string(Trim(line.substr(f[consumed].data() - line.data())));
   return absl::OkStatus();
 }
@@ -238,7 +251,8 @@ absl::Status ParseExpectLine(std::string_view line, EvalCmd* ev) {
   std::string_view rest = Trim(line.substr(6));
   if (rest.substr(0, 12) == "range vector") {
     auto f = Fields(rest);
-    if (f.size() != 8) return absl::InvalidArgumentError("bad expect range vector");
+    if (f.size() != 8)
+      return absl::InvalidArgumentError("bad expect range vector");
     ev->range_vector = true;
     VIGIL_ASSIGN_OR_RETURN(ev->rv_start, Dur(f[3]));
     VIGIL_ASSIGN_OR_RETURN(ev->rv_end, Dur(f[5]));
@@ -247,13 +261,15 @@ absl::Status ParseExpectLine(std::string_view line, EvalCmd* ev) {
   }
   if (rest.substr(0, 6) == "string") {
     VIGIL_ASSIGN_OR_RETURN(auto e, ParseExpr(Trim(rest.substr(6))));
-    if (e->kind != NodeKind::kStringLiteral) return absl::InvalidArgumentError("bad expect string");
+    if (e->kind != NodeKind::kStringLiteral)
+      return absl::InvalidArgumentError("bad expect string");
     ev->str = e->As<StringLiteral>().value;
     return absl::OkStatus();
   }
   size_t sp = rest.find_first_of(" \t");
   std::string kind(rest.substr(0, sp));
-  std::string_view tail = sp == std::string_view::npos ? "" : Trim(rest.substr(sp));
+  std::string_view tail =
+      sp == std::string_view::npos ? "" : Trim(rest.substr(sp));
   AnnoExpect a;
   if (tail.substr(0, 4) == "msg:") {
     a = {AnnoExpect::kMsg, std::string(Trim(tail.substr(4)))};
@@ -293,7 +309,8 @@ bool AlmostEqual(double e, double a) {
   return diff / std::min(sum, DBL_MAX) < kEps;
 }
 
-absl::StatusOr<std::vector<Command>> ParseScript(std::string_view text, const std::string& name) {
+absl::StatusOr<std::vector<Command>> ParseScript(std::string_view text,
+                                                 const std::string& name) {
   std::vector<std::string> lines;
   size_t p = 0;
   while (p <= text.size()) {
@@ -306,7 +323,8 @@ absl::StatusOr<std::vector<Command>> ParseScript(std::string_view text, const st
   }
   std::vector<Command> cmds;
   auto err = [&](size_t i, const absl::Status& s) {
-    return absl::InvalidArgumentError(fmt::format("{}:{}: {}", name, i + 1, std::string(s.message())));
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: {}", name, i + 1, std::string(s.message())));
   };
   for (size_t i = 0; i < lines.size(); i++) {
     const std::string& l = lines[i];
@@ -321,7 +339,8 @@ absl::StatusOr<std::vector<Command>> ParseScript(std::string_view text, const st
     if (first.rfind("load", 0) == 0) {
       Command c{Command::kLoad, {}, {}};
       c.load.nhcb = first == "load_with_nhcb";
-      if (f.size() != 2) return err(i, absl::InvalidArgumentError("bad load line"));
+      if (f.size() != 2)
+        return err(i, absl::InvalidArgumentError("bad load line"));
       auto step = Dur(f[1]);
       if (!step.ok()) return err(i, step.status());
       c.load.step = *step;
@@ -353,9 +372,12 @@ absl::StatusOr<std::vector<Command>> ParseScript(std::string_view text, const st
           if (auto s = ParseExpectLine(b, &c.eval); !s.ok()) return err(i, s);
           continue;
         }
-        if (bf[0] == "expected_fail_message" || bf[0] == "expected_fail_regexp") {
-          c.eval.fail_expect = {bf[0] == "expected_fail_message" ? AnnoExpect::kMsg : AnnoExpect::kRegex,
-                                std::string(Trim(std::string_view(b).substr(bf[0].size())))};
+        if (bf[0] == "expected_fail_message" ||
+            bf[0] == "expected_fail_regexp") {
+          c.eval.fail_expect = {
+              bf[0] == "expected_fail_message" ? AnnoExpect::kMsg
+                                               : AnnoExpect::kRegex,
+              std::string(Trim(std::string_view(b).substr(bf[0].size())))};
           break;
         }
         double num;

@@ -39,7 +39,7 @@ struct AnnoExpect {
 struct EvalCmd {
   int line = 0;
   bool range = false;
-  int64_t at = 0;                    // instant
+  int64_t at = 0;                        // instant
   int64_t start = 0, end = 0, step = 0;  // range
   std::string expr;
   bool fail = false;
@@ -62,7 +62,8 @@ struct Command {
 };
 
 // Parses a whole script (FORMAT.md §1-5). InvalidArgument "name:line: why".
-absl::StatusOr<std::vector<Command>> ParseScript(std::string_view text, const std::string& name);
+absl::StatusOr<std::vector<Command>> ParseScript(std::string_view text,
+                                                 const std::string& name);
 
 // util/almost.Equal with the staleness-marker rule (FORMAT.md §6.2).
 bool AlmostEqual(double expected, double actual);

@@ -10,7 +10,8 @@ namespace {
 
 class MemIterator : public storage::SeriesIterator {
  public:
-  MemIterator(const MemStorage::Data* d, size_t lo, size_t hi) : d_(d), i_(lo), lo_(lo), hi_(hi) {
+  MemIterator(const MemStorage::Data* d, size_t lo, size_t hi)
+      : d_(d), i_(lo), lo_(lo), hi_(hi) {
     i_ = lo_ - 1;  // before the first
   }
   bool Next() override { return ++i_ < hi_; }
@@ -55,7 +56,8 @@ class MemSet : public storage::SeriesSet {
 
 class MemQuerier : public storage::Querier {
  public:
-  MemQuerier(const std::map<Labels, MemStorage::Data>* s, Timestamp mint, Timestamp maxt)
+  MemQuerier(const std::map<Labels, MemStorage::Data>* s, Timestamp mint,
+             Timestamp maxt)
       : s_(s), mint_(mint), maxt_(maxt) {}
   absl::StatusOr<std::unique_ptr<storage::SeriesSet>> Select(
       const std::vector<Matcher>& matchers) override {
@@ -69,18 +71,21 @@ class MemQuerier : public storage::Querier {
         }
       }
       if (!ok) continue;
-      size_t lo = std::lower_bound(d.ts.begin(), d.ts.end(), mint_) - d.ts.begin();
-      size_t hi = std::upper_bound(d.ts.begin(), d.ts.end(), maxt_) - d.ts.begin();
+      size_t lo =
+          std::lower_bound(d.ts.begin(), d.ts.end(), mint_) - d.ts.begin();
+      size_t hi =
+          std::upper_bound(d.ts.begin(), d.ts.end(), maxt_) - d.ts.begin();
       if (lo >= hi) continue;
       out.emplace_back(&l, &d, lo, hi);
     }
     return std::unique_ptr<storage::SeriesSet>(new MemSet(std::move(out)));
   }
-  absl::StatusOr<std::vector<std::string>> LabelNames(const std::vector<Matcher>&) override {
+  absl::StatusOr<std::vector<std::string>> LabelNames(
+      const std::vector<Matcher>&) override {
     return std::vector<std::string>{};
   }
-  absl::StatusOr<std::vector<std::string>> LabelValues(const std::string&,
-                                                       const std::vector<Matcher>&) override {
+  absl::StatusOr<std::vector<std::string>> LabelValues(
+      const std::string&, const std::vector<Matcher>&) override {
     return std::vector<std::string>{};
   }
 
@@ -103,9 +108,10 @@ void MemStorage::Append(const Labels& l, int64_t t, double v) {
   d.vs.insert(d.vs.begin() + i, v);
 }
 
-absl::StatusOr<std::unique_ptr<storage::Querier>> MemStorage::NewQuerier(Timestamp mint,
-                                                                         Timestamp maxt) {
-  return std::unique_ptr<storage::Querier>(new MemQuerier(&series_, mint, maxt));
+absl::StatusOr<std::unique_ptr<storage::Querier>> MemStorage::NewQuerier(
+    Timestamp mint, Timestamp maxt) {
+  return std::unique_ptr<storage::Querier>(
+      new MemQuerier(&series_, mint, maxt));
 }
 
 }  // namespace vigil::promql::promqltest

@@ -29,8 +29,8 @@ class MemStorage : public storage::Queryable {
   void Clear() { series_.clear(); }
   const std::map<Labels, Data>& series() const { return series_; }
 
-  absl::StatusOr<std::unique_ptr<storage::Querier>> NewQuerier(Timestamp mint,
-                                                               Timestamp maxt) override;
+  absl::StatusOr<std::unique_ptr<storage::Querier>> NewQuerier(
+      Timestamp mint, Timestamp maxt) override;
 
  private:
   std::map<Labels, Data> series_;

@@ -46,7 +46,8 @@ struct FileResult {
  private:
   int Count(EvalOutcome::Kind k, bool experimental) const {
     int n = 0;
-    for (const auto& e : evals) n += e.kind == k && e.experimental == experimental;
+    for (const auto& e : evals)
+      n += e.kind == k && e.experimental == experimental;
     return n;
   }
 };
@@ -69,10 +70,12 @@ struct RunOptions {
 
 // Parses and runs one script. InvalidArgument ("name:line: ...") if the
 // script does not parse; failed evals are reported in the result.
-absl::StatusOr<FileResult> RunScript(std::string_view script, const std::string& name,
+absl::StatusOr<FileResult> RunScript(std::string_view script,
+                                     const std::string& name,
                                      const RunOptions& options);
 // Reads `path` and runs it.
-absl::StatusOr<FileResult> RunFile(const std::string& path, const RunOptions& options);
+absl::StatusOr<FileResult> RunFile(const std::string& path,
+                                   const RunOptions& options);
 
 }  // namespace vigil::promql::promqltest
 

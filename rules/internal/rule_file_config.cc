@@ -22,9 +22,10 @@ constexpr std::string_view kPlain = "config.plain";
 
 void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
   const size_t errors_before = d.type_errors().size();
-  auto fields = d.Struct(n, kPlain,
-                         {"scrape_interval", "scrape_timeout", "evaluation_interval",
-                          "query_log_file", "external_labels"});
+  auto fields =
+      d.Struct(n, kPlain,
+               {"scrape_interval", "scrape_timeout", "evaluation_interval",
+                "query_log_file", "external_labels"});
   if (!fields) return;
   int64_t interval = 0, timeout = 0, eval = 0;
   StringMapEntries labels;
@@ -47,11 +48,14 @@ void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
   std::map<std::string, std::string> sorted;
   for (const auto& [f, v] : labels) sorted[f.key] = v;
   for (const auto& [k, v] : sorted) {
-    if (!IsValidLabelName(k)) d.Fail(PosOf(n), GoQuote(k) + " is not a valid label name");
-    if (!IsValidUtf8(v)) d.Fail(PosOf(n), GoQuote(v) + " is not a valid label value");
+    if (!IsValidLabelName(k))
+      d.Fail(PosOf(n), GoQuote(k) + " is not a valid label name");
+    if (!IsValidUtf8(v))
+      d.Fail(PosOf(n), GoQuote(v) + " is not a valid label value");
   }
   if (interval == 0) interval = 60000;
-  if (timeout > interval) d.Fail(PosOf(n), "global scrape timeout greater than scrape interval");
+  if (timeout > interval)
+    d.Fail(PosOf(n), "global scrape timeout greater than scrape interval");
   if (timeout == 0) timeout = std::min<int64_t>(10000, interval);
   if (eval == 0) eval = 60000;
   c->scrape_interval_ms = interval;
@@ -64,32 +68,45 @@ void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
 
 // Keys of a scrape config in Prometheus 2.42: its own, the inlined HTTP
 // client config (prometheus/common v0.39) and the service discoveries.
-#define VIGIL_HTTP_CLIENT_KEYS                                               \
-  "basic_auth", "authorization", "oauth2", "bearer_token",                   \
+#define VIGIL_HTTP_CLIENT_KEYS                                                \
+  "basic_auth", "authorization", "oauth2", "bearer_token",                    \
       "bearer_token_file", "proxy_url", "proxy_connect_header", "tls_config", \
       "follow_redirects", "enable_http2"
-#define VIGIL_SD_KEYS                                                         \
-  "static_configs", "azure_sd_configs", "consul_sd_configs",                  \
-      "digitalocean_sd_configs", "dns_sd_configs", "docker_sd_configs",       \
-      "dockerswarm_sd_configs", "ec2_sd_configs", "eureka_sd_configs",        \
-      "file_sd_configs", "gce_sd_configs", "hetzner_sd_configs",              \
-      "http_sd_configs", "ionos_sd_configs", "kubernetes_sd_configs",         \
-      "kuma_sd_configs", "lightsail_sd_configs", "linode_sd_configs",         \
-      "marathon_sd_configs", "nerve_sd_configs", "nomad_sd_configs",          \
-      "openstack_sd_configs", "ovhcloud_sd_configs", "puppetdb_sd_configs",   \
-      "scaleway_sd_configs", "serverset_sd_configs", "triton_sd_configs",     \
+#define VIGIL_SD_KEYS                                                       \
+  "static_configs", "azure_sd_configs", "consul_sd_configs",                \
+      "digitalocean_sd_configs", "dns_sd_configs", "docker_sd_configs",     \
+      "dockerswarm_sd_configs", "ec2_sd_configs", "eureka_sd_configs",      \
+      "file_sd_configs", "gce_sd_configs", "hetzner_sd_configs",            \
+      "http_sd_configs", "ionos_sd_configs", "kubernetes_sd_configs",       \
+      "kuma_sd_configs", "lightsail_sd_configs", "linode_sd_configs",       \
+      "marathon_sd_configs", "nerve_sd_configs", "nomad_sd_configs",        \
+      "openstack_sd_configs", "ovhcloud_sd_configs", "puppetdb_sd_configs", \
+      "scaleway_sd_configs", "serverset_sd_configs", "triton_sd_configs",   \
       "uyuni_sd_configs", "vultr_sd_configs"
 
 const std::initializer_list<std::string_view> kScrapeConfigKeys = {
-    "job_name", "honor_labels", "honor_timestamps", "params",
-    "scrape_interval", "scrape_timeout", "metrics_path", "scheme",
-    "body_size_limit", "sample_limit", "target_limit", "label_limit",
-    "label_name_length_limit", "label_value_length_limit", "relabel_configs",
-    "metric_relabel_configs", VIGIL_HTTP_CLIENT_KEYS, VIGIL_SD_KEYS};
+    "job_name",
+    "honor_labels",
+    "honor_timestamps",
+    "params",
+    "scrape_interval",
+    "scrape_timeout",
+    "metrics_path",
+    "scheme",
+    "body_size_limit",
+    "sample_limit",
+    "target_limit",
+    "label_limit",
+    "label_name_length_limit",
+    "label_value_length_limit",
+    "relabel_configs",
+    "metric_relabel_configs",
+    VIGIL_HTTP_CLIENT_KEYS,
+    VIGIL_SD_KEYS};
 
 const std::initializer_list<std::string_view> kAlertmanagerConfigKeys = {
-    "scheme", "path_prefix", "timeout", "api_version", "relabel_configs",
-    VIGIL_HTTP_CLIENT_KEYS, VIGIL_SD_KEYS};
+    "scheme",          "path_prefix",          "timeout",    "api_version",
+    "relabel_configs", VIGIL_HTTP_CLIENT_KEYS, VIGIL_SD_KEYS};
 
 #undef VIGIL_HTTP_CLIENT_KEYS
 #undef VIGIL_SD_KEYS
@@ -155,10 +172,12 @@ std::string ValidateConfig(const PrometheusConfig& c,
   std::set<std::string> names;
   for (const ScrapeJob& j : jobs) {
     if (j.null) return "empty or null scrape config section";
-    const int64_t interval = j.interval_ms ? j.interval_ms : c.scrape_interval_ms;
+    const int64_t interval =
+        j.interval_ms ? j.interval_ms : c.scrape_interval_ms;
     if (j.timeout_ms > interval) {
       return "scrape timeout greater than scrape interval for scrape config "
-             "with job name " + GoQuote(j.name);
+             "with job name " +
+             GoQuote(j.name);
     }
     if (!names.insert(j.name).second) {
       return "found multiple scrape configs with job name " + GoQuote(j.name);
@@ -178,8 +197,9 @@ absl::StatusOr<PrometheusConfig> ParsePrometheusConfig(
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}{}:{}: yaml: {}", prefix, e.mark.line + 1, e.mark.column + 1, e.msg));
+    return absl::InvalidArgumentError(fmt::format("{}{}:{}: yaml: {}", prefix,
+                                                  e.mark.line + 1,
+                                                  e.mark.column + 1, e.msg));
   }
   if (auto open = FindUnterminatedQuote(yaml, root)) {
     return absl::InvalidArgumentError(
@@ -212,7 +232,8 @@ absl::StatusOr<PrometheusConfig> ParsePrometheusConfig(
   }
   if (d.fatal()) return absl::InvalidArgumentError(prefix + d.fatal()->text);
   if (!d.type_errors().empty()) {
-    return absl::InvalidArgumentError(prefix + UnmarshalErrorsText(d.type_errors()));
+    return absl::InvalidArgumentError(prefix +
+                                      UnmarshalErrorsText(d.type_errors()));
   }
   if (std::string err = ValidateConfig(c, jobs); !err.empty()) {
     return absl::InvalidArgumentError(prefix + err);

@@ -59,9 +59,9 @@ std::optional<RawRule> DecodeRule(GoYamlDecoder& d, const YAML::Node& n) {
 std::optional<RawGroup> DecodeGroup(GoYamlDecoder& d, const YAML::Node& n) {
   // `labels` and `query_offset` are newer than promtool 2.42, which rejects
   // them as unknown fields; we accept them as current Prometheus does.
-  auto fields = d.Struct(n, "rulefmt.RuleGroup",
-                         {"name", "interval", "query_offset", "limit", "rules",
-                          "labels"});
+  auto fields = d.Struct(
+      n, "rulefmt.RuleGroup",
+      {"name", "interval", "query_offset", "limit", "rules", "labels"});
   if (!fields) return std::nullopt;
   RawGroup g;
   g.pos = PosOf(n);
@@ -150,13 +150,15 @@ ParsedRuleFile ParseRuleFile(std::string_view yaml, std::string_view filename) {
     out.errors.push_back({file, pos, YamlSyntaxMessage(e)});
     return out;
   } catch (const std::exception& e) {
-    out.errors.push_back({file, {1, 1}, fmt::format("1:1: yaml: {}", e.what())});
+    out.errors.push_back(
+        {file, {1, 1}, fmt::format("1:1: yaml: {}", e.what())});
     return out;
   }
   if (auto open = FindUnterminatedQuote(yaml, root)) {
     out.errors.push_back(
-        {file, *open, fmt::format("{}:{}: yaml: found unexpected end of stream",
-                                  open->line, open->column)});
+        {file, *open,
+         fmt::format("{}:{}: yaml: found unexpected end of stream", open->line,
+                     open->column)});
     return out;
   }
   GoYamlDecoder d(yaml);
@@ -164,14 +166,15 @@ ParsedRuleFile ParseRuleFile(std::string_view yaml, std::string_view filename) {
   try {
     raw = DecodeStrict(d, root);
   } catch (const YAML::Exception& e) {  // defensive: bad conversions
-    out.errors.push_back({file, {e.mark.line + 1, e.mark.column + 1},
-                          YamlSyntaxMessage(e)});
+    out.errors.push_back(
+        {file, {e.mark.line + 1, e.mark.column + 1}, YamlSyntaxMessage(e)});
     return out;
   }
   if (d.fatal()) {
     const auto& f = *d.fatal();
     out.errors.push_back(
-        {file, f.pos, fmt::format("{}:{}: {}", f.pos.line, f.pos.column, f.text)});
+        {file, f.pos,
+         fmt::format("{}:{}: {}", f.pos.line, f.pos.column, f.text)});
   } else if (!d.type_errors().empty()) {
     out.errors.push_back({file, FirstPos(d.type_errors()),
                           UnmarshalErrorsText(d.type_errors())});
@@ -187,14 +190,15 @@ ParsedRuleFile ReadRuleFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     ParsedRuleFile out;
-    out.errors.push_back({path, {}, fmt::format("read {}: is a directory", path)});
+    out.errors.push_back(
+        {path, {}, fmt::format("read {}: is a directory", path)});
     return out;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     ParsedRuleFile out;
     const int err = errno;
-    std::string why = err == ENOENT ? "no such file or directory"
+    std::string why = err == ENOENT   ? "no such file or directory"
                       : err == EACCES ? "permission denied"
                                       : std::strerror(err);
     out.errors.push_back({path, {}, fmt::format("open {}: {}", path, why)});

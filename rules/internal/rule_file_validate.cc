@@ -17,7 +17,9 @@
 namespace vigil::rules::internal {
 namespace {
 
-std::string PosText(SourcePos p) { return fmt::format("{}:{}", p.line, p.column); }
+std::string PosText(SourcePos p) {
+  return fmt::format("{}:{}", p.line, p.column);
+}
 
 // Collects the errors of one rule: (position, [alt position], text).
 struct RuleProblem {
@@ -41,7 +43,8 @@ bool IsValidRuleLabelName(std::string_view name) {
   return IsValidLabelName(name) && name != kMetricName;
 }
 
-void CheckLabelsAndAnnotations(const RawRule& r, std::vector<RuleProblem>* out) {
+void CheckLabelsAndAnnotations(const RawRule& r,
+                               std::vector<RuleProblem>* out) {
   for (const auto& [f, value] : r.labels) {
     if (!IsValidRuleLabelName(f.key)) {
       out->push_back({PosOf(f.key_node), {}, "invalid label name: " + f.key});
@@ -52,7 +55,8 @@ void CheckLabelsAndAnnotations(const RawRule& r, std::vector<RuleProblem>* out) 
   }
   for (const auto& [f, value] : r.annotations) {
     if (!IsValidLabelName(f.key)) {
-      out->push_back({PosOf(f.key_node), {}, "invalid annotation name: " + f.key});
+      out->push_back(
+          {PosOf(f.key_node), {}, "invalid annotation name: " + f.key});
     }
   }
   if (r.alert.value.empty()) return;  // templates only matter for alerts
@@ -60,7 +64,8 @@ void CheckLabelsAndAnnotations(const RawRule& r, std::vector<RuleProblem>* out) 
     const char* what = entries == &r.labels ? "label" : "annotation";
     for (const auto& [f, value] : *entries) {
       if (auto err = CheckTemplate(r.alert.value, value)) {
-        out->push_back({PosOf(f.value), {},
+        out->push_back({PosOf(f.value),
+                        {},
                         fmt::format("{} {}: {}", what, GoQuote(f.key), *err)});
       }
     }
@@ -77,9 +82,11 @@ void CheckRecording(const RawRule& r, std::vector<RuleProblem>* out) {
   if (!r.annotations.empty()) {
     out->push_back({at, {}, "invalid field 'annotations' in recording rule"});
   }
-  if (r.for_ms != 0) out->push_back({at, {}, "invalid field 'for' in recording rule"});
+  if (r.for_ms != 0)
+    out->push_back({at, {}, "invalid field 'for' in recording rule"});
   if (r.keep_firing_for_ms != 0) {
-    out->push_back({at, {}, "invalid field 'keep_firing_for' in recording rule"});
+    out->push_back(
+        {at, {}, "invalid field 'keep_firing_for' in recording rule"});
   }
   if (!IsValidMetricName(r.record.value)) {
     out->push_back({at, {}, "invalid recording rule name: " + r.record.value});
@@ -96,7 +103,7 @@ std::vector<RuleProblem> CheckRule(const RawRule& r,
                    "only one of 'record' and 'alert' must be set"});
   }
   if (!has_record && !has_alert) {
-    const SourcePos at = r.record.present ? r.record.pos
+    const SourcePos at = r.record.present  ? r.record.pos
                          : r.alert.present ? r.alert.pos
                                            : r.pos;
     out.push_back({at, {}, "one of 'record' or 'alert' must be set"});
@@ -104,7 +111,8 @@ std::vector<RuleProblem> CheckRule(const RawRule& r,
   if (r.expr.value.empty()) {
     out.push_back({Where(r.expr, r), {}, "field 'expr' must be set in rule"});
   } else if (auto parsed = promql::ParseExpr(r.expr.value); !parsed.ok()) {
-    out.push_back({r.expr.pos, {},
+    out.push_back({r.expr.pos,
+                   {},
                    "could not parse expression: " +
                        std::string(parsed.status().message())});
   } else {
@@ -143,13 +151,15 @@ void CheckGroupLabels(const RawGroup& g, const std::string& file,
   for (const auto& [f, value] : g.labels) {
     if (!IsValidRuleLabelName(f.key)) {
       const SourcePos p = PosOf(f.key_node);
-      errors->push_back({file, p, fmt::format("{}: invalid label name: {}",
-                                              PosText(p), f.key)});
+      errors->push_back(
+          {file, p,
+           fmt::format("{}: invalid label name: {}", PosText(p), f.key)});
     }
     if (!IsValidUtf8(value)) {
       const SourcePos p = PosOf(f.value);
-      errors->push_back({file, p, fmt::format("{}: invalid label value: {}",
-                                              PosText(p), value)});
+      errors->push_back(
+          {file, p,
+           fmt::format("{}: invalid label value: {}", PosText(p), value)});
     }
   }
 }
@@ -189,8 +199,8 @@ void ValidateGroups(const std::vector<RawGroup>& raw, const std::string& file,
         if (p.alt) where += ": " + PosText(*p.alt);
         out->errors.push_back(
             {file, p.pos,
-             fmt::format("{}: group {}, rule {}, {}: {}", where, GoQuote(g.name),
-                         i + 1, GoQuote(rule_name), p.text)});
+             fmt::format("{}: group {}, rule {}, {}: {}", where,
+                         GoQuote(g.name), i + 1, GoQuote(rule_name), p.text)});
       }
       group.rules.push_back(BuildRule(r, std::move(expr)));
     }

@@ -93,8 +93,8 @@ std::string ResolvePlain(const std::string& in) {
     return "!!bool";
   }
   static const char* const kSpecialFloats[] = {
-      ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
-      "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"};
+      ".nan",  ".NaN",  ".NAN",  ".inf",  ".Inf",  ".INF",
+      "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"};
   for (const char* f : kSpecialFloats) {
     if (in == f) return "!!float";
   }
@@ -139,19 +139,22 @@ void GoYamlDecoder::TypeMismatch(const YAML::Node& n, std::string_view type) {
                           : fmt::format(" `{}`", v);
   }
   const SourcePos pos = PosOf(n);
-  type_errors_.push_back({pos, fmt::format("line {}: cannot unmarshal {}{} into {}",
-                                           pos.line, tag, value, type)});
+  type_errors_.push_back(
+      {pos, fmt::format("line {}: cannot unmarshal {}{} into {}", pos.line, tag,
+                        value, type)});
 }
 
 bool GoYamlDecoder::CheckDuplicateKeys(const YAML::Node& n) {
   std::vector<std::pair<YAML::Node, YAML::Node>> pairs;
-  for (auto it = n.begin(); it != n.end(); ++it) pairs.emplace_back(it->first, it->second);
+  for (auto it = n.begin(); it != n.end(); ++it)
+    pairs.emplace_back(it->first, it->second);
   bool dup = false;
   for (size_t i = 0; i < pairs.size(); ++i) {
     const YAML::Node& ki = pairs[i].first;
     for (size_t j = i + 1; j < pairs.size(); ++j) {
       const YAML::Node& kj = pairs[j].first;
-      if (ki.Type() != kj.Type() || !ki.IsScalar() || ki.Scalar() != kj.Scalar()) {
+      if (ki.Type() != kj.Type() || !ki.IsScalar() ||
+          ki.Scalar() != kj.Scalar()) {
         continue;
       }
       const SourcePos pj = PosOf(kj);
@@ -186,7 +189,8 @@ std::optional<std::vector<Field>> GoYamlDecoder::Struct(
     }
     for (const YAML::Node& src : sources) {
       if (!src.IsMap()) {
-        Fail(PosOf(src), "map merge requires map or sequence of maps as the value");
+        Fail(PosOf(src),
+             "map merge requires map or sequence of maps as the value");
         continue;
       }
       std::vector<YAML::Node> nested;  // merges inside merges are ignored
@@ -224,14 +228,16 @@ void GoYamlDecoder::AddFields(const YAML::Node& n, std::string_view type,
     for (const Field& f : *fields) repeated = repeated || f.key == name;
     if (is_known && repeated && yaml_v2_) {
       const SourcePos pos = PosOf(k);
-      type_errors_.push_back({pos, fmt::format("line {}: field {} already set in type {}",
-                                               pos.line, name, type)});
+      type_errors_.push_back(
+          {pos, fmt::format("line {}: field {} already set in type {}",
+                            pos.line, name, type)});
     } else if (is_known) {
       fields->push_back({name, k, it->second});
     } else if (known_fields_) {
       const SourcePos pos = PosOf(k);
-      type_errors_.push_back({pos, fmt::format("line {}: field {} not found in type {}",
-                                               pos.line, name, type)});
+      type_errors_.push_back(
+          {pos, fmt::format("line {}: field {} not found in type {}", pos.line,
+                            name, type)});
     }
   }
 }
@@ -281,8 +287,9 @@ bool GoYamlDecoder::StringMap(const YAML::Node& n,
     for (const auto& [f, v] : *out) repeated = repeated || f.key == k.Scalar();
     if (repeated) {  // only reachable in yaml.v2 mode
       const SourcePos pos = PosOf(k);
-      type_errors_.push_back({pos, fmt::format("line {}: key {} already set in map",
-                                               pos.line, GoQuote(k.Scalar()))});
+      type_errors_.push_back(
+          {pos, fmt::format("line {}: key {} already set in map", pos.line,
+                            GoQuote(k.Scalar()))});
       ok = false;
       continue;
     }
@@ -328,7 +335,8 @@ bool GoYamlDecoder::Duration(const YAML::Node& n, int64_t* out_ms) {
   if (!String(n, &s)) return false;
   auto d = ParsePromDuration(s);
   if (!d.ok()) {
-    if (!fatal_) fatal_ = TypeError{PosOf(n), std::string(d.status().message())};
+    if (!fatal_)
+      fatal_ = TypeError{PosOf(n), std::string(d.status().message())};
     return false;
   }
   *out_ms = *d;
@@ -382,7 +390,8 @@ void FindOpenQuote(std::string_view source, const YAML::Node& n,
   if (n.IsScalar()) {
     const size_t pos = static_cast<size_t>(m.pos);
     if (n.Tag() == "!" && pos < source.size() &&
-        (source[pos] == '"' || source[pos] == '\'') && !QuoteClosed(source, pos)) {
+        (source[pos] == '"' || source[pos] == '\'') &&
+        !QuoteClosed(source, pos)) {
       *found = PosOf(n);
     }
     return;
@@ -423,7 +432,8 @@ std::string UnmarshalErrorsText(std::vector<TypeError> errors) {
 SourcePos FirstPos(const std::vector<TypeError>& errors) {
   SourcePos best = errors.front().pos;
   for (const auto& e : errors) {
-    if (std::pair(e.pos.line, e.pos.column) < std::pair(best.line, best.column)) {
+    if (std::pair(e.pos.line, e.pos.column) <
+        std::pair(best.line, best.column)) {
       best = e.pos;
     }
   }
@@ -437,8 +447,8 @@ absl::StatusOr<int64_t> ParsePromDuration(std::string_view s) {
     if (absl::StartsWith(d.status().message(), "duration out of range")) {
       return absl::InvalidArgumentError("duration out of range");
     }
-    return absl::InvalidArgumentError(
-        "not a valid duration string: " + GoQuote(s));
+    return absl::InvalidArgumentError("not a valid duration string: " +
+                                      GoQuote(s));
   }
   // model.Duration is a time.Duration: int64 nanoseconds.
   if (*d > std::numeric_limits<int64_t>::max() / 1000000) {
@@ -451,8 +461,11 @@ bool IsValidUtf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     const unsigned char c = s[i];
-    int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
-              : (c >> 3) == 0x1E ? 4 : 0;
+    int len = c < 0x80           ? 1
+              : (c >> 5) == 0x6  ? 2
+              : (c >> 4) == 0xE  ? 3
+              : (c >> 3) == 0x1E ? 4
+                                 : 0;
     if (len == 0 || i + len > s.size()) return false;
     uint32_t cp = len == 1 ? c : c & (0x7F >> len);
     for (int k = 1; k < len; ++k) {

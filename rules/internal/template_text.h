@@ -39,7 +39,6 @@ uint32_t ToUpperRune(uint32_t r);
 uint32_t ToLowerRune(uint32_t r);
 uint32_t ToTitleRune(uint32_t r);
 
-
 }  // namespace vigil::rules::internal
 
 #endif  // VIGIL_RULES_INTERNAL_TEMPLATE_TEXT_H_

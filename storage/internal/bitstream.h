@@ -81,7 +81,8 @@ class BitReader {
   // Reads `nbits` (0..64) bits. Past the end: returns 0 and sets overflow().
   uint64_t ReadBits(int nbits) {
     if (nbits == 0) return 0;
-    if (nbits > 56) [[unlikely]] return ReadWideBits(nbits);
+    if (nbits > 56) [[unlikely]]
+      return ReadWideBits(nbits);
     if (pos_ + static_cast<uint64_t>(nbits) > size_bits_) {
       overflow_ = true;
       pos_ = size_bits_;

@@ -24,7 +24,8 @@ absl::Status Corrupt(std::string_view what) {
 absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
                           std::vector<double>* vs,
                           std::vector<int64_t>* scratch,
-                          open_chunk::Stats* stats, Timestamp from = kMinTimestamp) {
+                          open_chunk::Stats* stats,
+                          Timestamp from = kMinTimestamp) {
   if (chunk.empty()) return Corrupt("empty");
   const auto format = static_cast<uint8_t>(chunk[0]);
   size_t n = 0;
@@ -55,16 +56,21 @@ absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
     ts->resize(base + n);
     vs->resize(vbase + n);
     if (!ReadIntColumn(&r, n, ts->data() + base)) {
-      return Corrupt(fmt::format("bad or truncated timestamp column ({} "
-                                 "samples, {} bytes)", n, chunk.size()));
+      return Corrupt(
+          fmt::format("bad or truncated timestamp column ({} "
+                      "samples, {} bytes)",
+                      n, chunk.size()));
     }
     // Values before `from` are dropped below: skip converting them. (The
     // ascending check below still covers every timestamp.)
     const Timestamp* t = ts->data() + base;
-    const size_t skip = static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
+    const size_t skip =
+        static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
     if (!ReadValueColumn(&r, n, vs->data() + vbase, scratch, skip)) {
-      return Corrupt(fmt::format("bad or truncated value column ({} "
-                                 "samples, {} bytes)", n, chunk.size()));
+      return Corrupt(
+          fmt::format("bad or truncated value column ({} "
+                      "samples, {} bytes)",
+                      n, chunk.size()));
     }
   } else {
     return Corrupt(fmt::format("unknown format byte {:#04x}", format));
@@ -76,7 +82,8 @@ absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
     }
   }
   if (from != kMinTimestamp) {
-    const size_t drop = static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
+    const size_t drop =
+        static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
     ts->erase(ts->begin() + static_cast<ptrdiff_t>(base),
               ts->begin() + static_cast<ptrdiff_t>(base + drop));
     vs->erase(vs->begin() + static_cast<ptrdiff_t>(vbase),
@@ -87,7 +94,8 @@ absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
 
 }  // namespace
 
-// ---- Sealed chunks -----------------------------------------------------------
+// ---- Sealed chunks
+// -----------------------------------------------------------
 
 std::string EncodeSealed(const Timestamp* ts, const double* vs, size_t n) {
   VIGIL_CHECK(n <= kMaxChunkSamples);
@@ -105,7 +113,8 @@ std::string EncodeSealed(const Timestamp* ts, const double* vs, size_t n) {
   return out;
 }
 
-// ---- Decoding ----------------------------------------------------------------
+// ---- Decoding
+// ----------------------------------------------------------------
 
 struct ChunkIterator::Impl {
   std::vector<Timestamp> ts;
@@ -176,7 +185,6 @@ absl::Status DecodeChunk(std::string_view chunk, std::vector<Timestamp>* ts,
   return st;
 }
 
-
 absl::Status InspectChunk(std::string_view chunk, ChunkInfo* info) {
   std::vector<Timestamp> ts;
   std::vector<double> vs;
@@ -191,7 +199,8 @@ absl::Status InspectChunk(std::string_view chunk, ChunkInfo* info) {
     info->decimal_scale = stats.scale;
     info->exceptions = stats.exceptions;
   }
-  if (info->format != ChunkFormat::kSealed || ts.empty()) return absl::OkStatus();
+  if (info->format != ChunkFormat::kSealed || ts.empty())
+    return absl::OkStatus();
   // Re-read the header fields DecodeChunk just validated.
   BitReader r(chunk.substr(1));
   const size_t n = r.ReadUvarint();

@@ -38,8 +38,8 @@ namespace vigil::storage::internal {
 
 // DO NOT CHANGE: stored as the first byte of every chunk.
 enum class ChunkFormat : uint8_t {
-  kOpenXor = 1,  // Gorilla dod timestamps + XOR values (appendable)
-  kSealed = 2,   // dod timestamps + best value encoding
+  kOpenXor = 1,    // Gorilla dod timestamps + XOR values (appendable)
+  kSealed = 2,     // dod timestamps + best value encoding
   kOpenDelta = 3,  // dod timestamps + decimal mantissa Rice codes or XOR
                    // (appendable; what OpenChunk writes)
 };
@@ -69,8 +69,9 @@ class OpenChunk {
   // (cut the chunk before; checked, aborts).
   void Append(Timestamp t, double v);
   uint32_t num_samples() const {
-    return buf_ == nullptr ? 0 : (uint32_t{static_cast<uint8_t>(buf_[1])} << 8) |
-                                     static_cast<uint8_t>(buf_[2]);
+    return buf_ == nullptr ? 0
+                           : (uint32_t{static_cast<uint8_t>(buf_[1])} << 8) |
+                                 static_cast<uint8_t>(buf_[2]);
   }
   Timestamp min_time() const;
   Timestamp max_time() const { return last_t_; }
@@ -106,9 +107,9 @@ class OpenChunk {
   // the current window.
   uint16_t aux_ = 0;
   Timestamp last_t_ = 0;
-  uint64_t last_v_ = 0;     // decimal: last mantissa; XOR: last value bits
-  int32_t t_delta_ = 0;     // last timestamp delta, clamped to int32
-  int32_t v_mean_ = 0;      // decimal: mean mantissa delta, clamped
+  uint64_t last_v_ = 0;  // decimal: last mantissa; XOR: last value bits
+  int32_t t_delta_ = 0;  // last timestamp delta, clamped to int32
+  int32_t v_mean_ = 0;   // decimal: mean mantissa delta, clamped
 };
 
 // Encodes n samples (ascending, distinct timestamps) as a sealed chunk with

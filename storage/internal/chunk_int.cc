@@ -210,13 +210,15 @@ bool ReadIntColumn(BitReader* r, size_t n, int64_t* out) {
           // whole within the next 57 bits from one peek, shifting the word
           // instead of re-reading memory per code.
           uint64_t w = r->PeekBits();
-          const int avail = static_cast<int>(std::min<uint64_t>(57, r->bits_left()));
+          const int avail =
+              static_cast<int>(std::min<uint64_t>(57, r->bits_left()));
           int used = 0;
           while (i < m) {
             const int ones = std::countl_one(w);
             const int len = ones + 1 + k;
             if (ones >= kRiceEscape || used + len > avail) break;
-            const uint64_t u = (static_cast<uint64_t>(ones) << k) | ((w >> (64 - len)) & low_k);
+            const uint64_t u = (static_cast<uint64_t>(ones) << k) |
+                               ((w >> (64 - len)) & low_k);
             res[i++] = S(base + U(UnZigZag(u)));
             w <<= len;
             used += len;

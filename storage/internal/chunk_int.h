@@ -36,8 +36,8 @@ enum class IntPacker : uint8_t { kFor = 0, kRice = 1, kSparse = 2 };
 struct IntColumnPlan {
   int order = 0;
   IntPacker packer = IntPacker::kFor;
-  int64_t base = 0;  // FOR: minimum; Rice/Sparse: median residual
-  int param = 0;     // FOR: bit width; Rice: k
+  int64_t base = 0;   // FOR: minimum; Rice/Sparse: median residual
+  int param = 0;      // FOR: bit width; Rice: k
   uint64_t bits = 0;  // total encoded size in bits
 };
 

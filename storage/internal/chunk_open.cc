@@ -1,5 +1,7 @@
 // OpenChunk: the head's appendable chunk in kOpenDelta format
 // (storage/FORMAT.md). Decoding is in chunk_open_read.cc.
+#include "storage/internal/chunk_open.h"
+
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -9,7 +11,6 @@
 
 #include "core/status_macros.h"
 #include "storage/internal/chunk.h"
-#include "storage/internal/chunk_open.h"
 #include "storage/internal/chunk_values.h"
 
 namespace vigil::storage::internal {
@@ -58,7 +59,8 @@ void PutBE64(char* p, uint64_t v) {
 
 }  // namespace
 
-// ---- Buffer ------------------------------------------------------------------
+// ---- Buffer
+// ------------------------------------------------------------------
 
 OpenChunk::~OpenChunk() { std::free(buf_); }
 
@@ -145,7 +147,8 @@ void OpenChunk::SetCount(uint32_t n) {
   buf_[2] = static_cast<char>(n & 0xff);
 }
 
-// ---- Accessors ---------------------------------------------------------------
+// ---- Accessors
+// ---------------------------------------------------------------
 
 Timestamp OpenChunk::min_time() const {
   if (buf_ == nullptr) return 0;
@@ -170,7 +173,8 @@ double OpenChunk::last_value() const {
   return std::bit_cast<double>(bits);
 }
 
-// ---- Appending ---------------------------------------------------------------
+// ---- Appending
+// ---------------------------------------------------------------
 
 // Writes the header and sample 0. `scale` is the decimal scale, or -1 for
 // XOR values.

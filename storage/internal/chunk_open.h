@@ -40,8 +40,9 @@ inline constexpr int kRiceBias = 0;
 inline constexpr int kCostRate = 4;
 
 inline int32_t Clamp32(int64_t v) {
-  return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX
-                                                   : static_cast<int32_t>(v);
+  return v < INT32_MIN   ? INT32_MIN
+         : v > INT32_MAX ? INT32_MAX
+                         : static_cast<int32_t>(v);
 }
 
 // Cost estimates are in 1/kCostUnit bits (an exponential moving average of
@@ -106,7 +107,8 @@ inline uint32_t Capacity(uint32_t len) {
 // malformed input. Values of samples before `from` may be left unset (the
 // caller drops them; decimals then skip their conversion).
 absl::Status DecodeOpen(std::string_view chunk, size_t n, Timestamp* ts,
-                        double* vs, Stats* stats, Timestamp from = kMinTimestamp);
+                        double* vs, Stats* stats,
+                        Timestamp from = kMinTimestamp);
 
 }  // namespace vigil::storage::internal::open_chunk
 

@@ -108,7 +108,8 @@ void WriteValueColumn(const double* vs, size_t n, std::vector<int64_t>* scratch,
                       BitWriter* w) {
   if (n == 0) return;
   bool constant = true;
-  for (size_t i = 1; i < n && constant; ++i) constant = Bits(vs[i]) == Bits(vs[0]);
+  for (size_t i = 1; i < n && constant; ++i)
+    constant = Bits(vs[i]) == Bits(vs[0]);
   if (constant) {
     w->WriteBits(static_cast<uint64_t>(ValueEncoding::kConst), 2);
     w->WriteBits(Bits(vs[0]), 64);
@@ -187,7 +188,8 @@ bool ReadValueColumn(BitReader* r, size_t n, double* out,
         for (size_t i = skip; i < n; ++i) out[i] = static_cast<double>(m[i]);
       } else {
         const double p = kPow10[k];
-        for (size_t i = skip; i < n; ++i) out[i] = static_cast<double>(m[i]) / p;
+        for (size_t i = skip; i < n; ++i)
+          out[i] = static_cast<double>(m[i]) / p;
       }
       const uint64_t count = r->ReadUvarint();
       if (count > n) return false;

@@ -109,7 +109,8 @@ void WriteValueColumn(const double* vs, size_t n, std::vector<int64_t>* scratch,
 // whole column is still read and checked, but out[0..skip) may be left
 // unset (it saves converting values the caller drops).
 [[nodiscard]] bool ReadValueColumn(BitReader* r, size_t n, double* out,
-                                   std::vector<int64_t>* scratch, size_t skip = 0);
+                                   std::vector<int64_t>* scratch,
+                                   size_t skip = 0);
 
 }  // namespace vigil::storage::internal
 

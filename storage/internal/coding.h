@@ -50,8 +50,12 @@ inline void PutVarint(std::string* out, uint64_t v) {
   buf[n++] = char(v);
   out->append(buf, n);
 }
-inline uint64_t ZigZag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
-inline int64_t UnZigZag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
+inline uint64_t ZigZag(int64_t v) {
+  return (uint64_t(v) << 1) ^ uint64_t(v >> 63);
+}
+inline int64_t UnZigZag(uint64_t v) {
+  return int64_t(v >> 1) ^ -int64_t(v & 1);
+}
 
 // Reads a varint from *in, advancing it. False if truncated or overlong.
 inline bool GetVarint(std::string_view* in, uint64_t* v) {

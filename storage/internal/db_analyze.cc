@@ -30,14 +30,17 @@ absl::StatusOr<AnalyzeReport> DBImpl::Analyze() {
     }
     Timestamp mint = GetOrderedI64(k.data() + 12), maxt;
     std::string_view bytes;
-    if (!DecodeChunkValue(std::string_view(it->value().data(), it->value().size()),
-                          mint, &maxt, &bytes)) {
-      return absl::DataLossError(fmt::format(
-          "chunk of series {} at {}: checksum mismatch", GetBE64(k.data() + 4), mint));
+    if (!DecodeChunkValue(
+            std::string_view(it->value().data(), it->value().size()), mint,
+            &maxt, &bytes)) {
+      return absl::DataLossError(
+          fmt::format("chunk of series {} at {}: checksum mismatch",
+                      GetBE64(k.data() + 4), mint));
     }
     ChunkIterator ci(bytes);
-    VIGIL_RETURN_IF_ERROR(Annotate(ci.err(), fmt::format("chunk of series {} at {}",
-                                                         GetBE64(k.data() + 4), mint)));
+    VIGIL_RETURN_IF_ERROR(Annotate(
+        ci.err(),
+        fmt::format("chunk of series {} at {}", GetBE64(k.data() + 4), mint)));
     r.num_chunks++;
     r.num_samples += ci.num_samples();
     r.chunk_bytes += bytes.size();
@@ -61,7 +64,8 @@ absl::StatusOr<AnalyzeReport> DBImpl::Analyze() {
   DBStats st = Stats();
   r.disk_bytes = 0;
   std::error_code ec;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_, ec)) {
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(dir_, ec)) {
     if (e.is_regular_file(ec)) r.disk_bytes += e.file_size(ec);
   }
   r.min_time = st.min_time;

@@ -57,8 +57,9 @@ absl::StatusOr<MemSeries*> DBAppender::Resolve(SeriesRef ref,
   Labels cleaned;
   for (size_t i = 0; i < labels.size(); ++i) {
     if (i > 0 && labels[i].name == labels[i - 1].name) {
-      return absl::InvalidArgumentError(fmt::format(
-          "append {}: duplicate label name \"{}\"", labels.ToString(), labels[i].name));
+      return absl::InvalidArgumentError(
+          fmt::format("append {}: duplicate label name \"{}\"",
+                      labels.ToString(), labels[i].name));
     }
     if (labels[i].value.empty() && ls == &labels) {
       cleaned = LabelsBuilder(labels).Build();  // empty value == absent
@@ -93,9 +94,9 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
           t, db_->head().LabelsOf(*s).ToString()));
     }
     db_->out_of_order_.fetch_add(1, std::memory_order_relaxed);
-    return absl::FailedPreconditionError(fmt::format(
-        "out of order sample: timestamp {} is before {}, series {}", t,
-        last_t, db_->head().LabelsOf(*s).ToString()));
+    return absl::FailedPreconditionError(
+        fmt::format("out of order sample: timestamp {} is before {}, series {}",
+                    t, last_t, db_->head().LabelsOf(*s).ToString()));
   }
   const auto& opt = db_->options();
   Timestamp maxt = db_->max_time_.load(std::memory_order_relaxed);
@@ -143,7 +144,8 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     Labels ls = head_->LabelsOf(*s);
     batch.Put(cf_series_, SeriesKey(s->ref), EncodeLabels(ls));
     for (const auto& l : ls) {
-      batch.Put(cf_postings_, PostingKey(l.name, l.value, s->ref), rocksdb::Slice());
+      batch.Put(cf_postings_, PostingKey(l.name, l.value, s->ref),
+                rocksdb::Slice());
     }
   }
   if (options_.write_wal) {
@@ -157,7 +159,8 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     VIGIL_RETURN_IF_ERROR(
         FromRocks(db_->Write(wo, &batch), "commit: write to WAL"));
   }
-  for (MemSeries* s : fresh) s->persisted.store(true, std::memory_order_release);
+  for (MemSeries* s : fresh)
+    s->persisted.store(true, std::memory_order_release);
 
   std::vector<MemSeries*> cut;
   uint64_t accepted = 0;
@@ -183,7 +186,8 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
   if (!ws.ok()) {
     // The samples are in the WAL (or the caller disabled it); the chunks
     // stay pending and are retried at the next commit or checkpoint.
-    logger_->Error("writing cut chunks failed", {{"err", std::string(ws.message())}});
+    logger_->Error("writing cut chunks failed",
+                   {{"err", std::string(ws.message())}});
     if (!options_.write_wal) return ws;
   }
   if (options_.write_wal && wal_bytes_ > options_.checkpoint_wal_bytes) {

@@ -16,9 +16,9 @@ absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
                                              const std::string& dir) {
   if (options.chunk_range_ms <= 0 ||
       internal::kDayMs % options.chunk_range_ms != 0) {
-    return absl::InvalidArgumentError(fmt::format(
-        "open {}: chunk_range_ms {} must divide one day", dir,
-        options.chunk_range_ms));
+    return absl::InvalidArgumentError(
+        fmt::format("open {}: chunk_range_ms {} must divide one day", dir,
+                    options.chunk_range_ms));
   }
   auto db = std::make_unique<internal::DBImpl>(options, dir);
   VIGIL_RETURN_IF_ERROR(Annotate(db->OpenImpl(), fmt::format("open {}", dir)));
@@ -37,7 +37,9 @@ DBImpl::~DBImpl() {
   if (db_ && !options_.read_only) {
     absl::MutexLock l(&commit_mu_);
     absl::Status s = CheckpointLocked();
-    if (!s.ok()) logger_->Error("checkpoint on close failed", {{"err", std::string(s.message())}});
+    if (!s.ok())
+      logger_->Error("checkpoint on close failed",
+                     {{"err", std::string(s.message())}});
   }
   for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
   if (db_) db_->Close().PermitUncheckedError();
@@ -52,7 +54,8 @@ absl::Status DBImpl::OpenImpl() {
   }
   if (!fs::exists(fs::path(dir_) / "CURRENT")) {
     if (options_.read_only || !options_.create_if_missing) {
-      return absl::InvalidArgumentError("not a Vigil data directory (no CURRENT file)");
+      return absl::InvalidArgumentError(
+          "not a Vigil data directory (no CURRENT file)");
     }
   }
   rocksdb::DBOptions dbo;
@@ -80,8 +83,12 @@ absl::Status DBImpl::OpenImpl() {
 
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, small_cf},
-      {kCfSeries, small_cf}, {kCfChunks, data_cf}, {kCfPostings, small_cf},
-      {kCfWal, small_cf},    {kCfHead, small_cf},  {kCfMeta, small_cf}};
+      {kCfSeries, small_cf},
+      {kCfChunks, data_cf},
+      {kCfPostings, small_cf},
+      {kCfWal, small_cf},
+      {kCfHead, small_cf},
+      {kCfMeta, small_cf}};
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs =
       options_.read_only
@@ -102,8 +109,9 @@ absl::Status DBImpl::OpenImpl() {
     if (!options_.read_only) {
       std::string v;
       PutBE32(&v, kFormatVersion);
-      VIGIL_RETURN_IF_ERROR(FromRocks(
-          db_->Put(rocksdb::WriteOptions(), cf_meta_, kFormatKey, v), "write format"));
+      VIGIL_RETURN_IF_ERROR(
+          FromRocks(db_->Put(rocksdb::WriteOptions(), cf_meta_, kFormatKey, v),
+                    "write format"));
     }
   } else {
     VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read format version"));
@@ -131,9 +139,9 @@ absl::Status DBImpl::LoadSeries() {
     if (k.size() != 8 ||
         !DecodeLabels(std::string_view(it->value().data(), it->value().size()),
                       &labels)) {
-      return absl::DataLossError(fmt::format(
-          "series record {}: checksum mismatch or malformed record",
-          k.size() == 8 ? GetBE64(k.data()) : 0));
+      return absl::DataLossError(
+          fmt::format("series record {}: checksum mismatch or malformed record",
+                      k.size() == 8 ? GetBE64(k.data()) : 0));
     }
     MemSeries* s = head_->CreateWithRef(GetBE64(k.data()), labels);
     s->persisted = true;
@@ -153,16 +161,19 @@ absl::Status DBImpl::LoadHead() {
     Timestamp last_t;
     double last_v;
     std::string_view chunk;
-    if (!s || !DecodeHeadRecord(std::string_view(it->value().data(), it->value().size()),
-                                &last_t, &last_v, &chunk)) {
+    if (!s || !DecodeHeadRecord(
+                  std::string_view(it->value().data(), it->value().size()),
+                  &last_t, &last_v, &chunk)) {
       return absl::DataLossError(fmt::format(
-          "head record of series {}: checksum mismatch or unknown series", ref));
+          "head record of series {}: checksum mismatch or unknown series",
+          ref));
     }
     ts.clear();
     vs.clear();
     if (!chunk.empty()) {
-      VIGIL_RETURN_IF_ERROR(Annotate(DecodeChunk(chunk, &ts, &vs),
-                                     fmt::format("head chunk of series {}", ref)));
+      VIGIL_RETURN_IF_ERROR(
+          Annotate(DecodeChunk(chunk, &ts, &vs),
+                   fmt::format("head chunk of series {}", ref)));
     }
     SpinLockHolder l(&s->mu);
     for (size_t i = 0; i < ts.size(); ++i) s->chunk.Append(ts[i], vs[i]);
@@ -182,10 +193,11 @@ absl::Status DBImpl::ReplayWal() {
     rocksdb::Slice k = it->key();
     uint64_t seq = k.size() == 8 ? GetBE64(k.data()) : 0;
     samples.clear();
-    if (!DecodeWalRecord(std::string_view(it->value().data(), it->value().size()),
-                         &samples)) {
-      return absl::DataLossError(
-          fmt::format("wal record {}: checksum mismatch or malformed record", seq));
+    if (!DecodeWalRecord(
+            std::string_view(it->value().data(), it->value().size()),
+            &samples)) {
+      return absl::DataLossError(fmt::format(
+          "wal record {}: checksum mismatch or malformed record", seq));
     }
     for (const auto& w : samples) {
       MemSeries* s = head_->GetByRef(w.ref);
@@ -219,9 +231,11 @@ absl::Status DBImpl::ReplayWal() {
 
 void DBImpl::NoteTime(Timestamp t) {
   int64_t cur = min_time_.load(std::memory_order_relaxed);
-  while (t < cur && !min_time_.compare_exchange_weak(cur, t)) {}
+  while (t < cur && !min_time_.compare_exchange_weak(cur, t)) {
+  }
   cur = max_time_.load(std::memory_order_relaxed);
-  while (t > cur && !max_time_.compare_exchange_weak(cur, t)) {}
+  while (t > cur && !max_time_.compare_exchange_weak(cur, t)) {
+  }
 }
 
 absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
@@ -284,7 +298,8 @@ absl::Status DBImpl::CheckpointLocked() {
 }
 
 absl::Status DBImpl::Flush() {
-  if (options_.read_only) return absl::FailedPreconditionError("flush: read-only");
+  if (options_.read_only)
+    return absl::FailedPreconditionError("flush: read-only");
   absl::MutexLock l(&commit_mu_);
   head_->ForEach([&](MemSeries* s) {
     SpinLockHolder sl(&s->mu);
@@ -297,7 +312,8 @@ absl::Status DBImpl::Flush() {
 }
 
 absl::Status DBImpl::Compact() {
-  if (options_.read_only) return absl::FailedPreconditionError("compact: read-only");
+  if (options_.read_only)
+    return absl::FailedPreconditionError("compact: read-only");
   rocksdb::CompactRangeOptions co;
   co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
   for (auto* h : handles_) {
@@ -314,15 +330,18 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
   if (options_.retention_ms > 0) cut_day = DayOf(now - options_.retention_ms);
   auto delete_before = [&](uint32_t day) -> absl::Status {
     std::string lo = DayPrefix(0), hi = DayPrefix(day);
-    VIGIL_RETURN_IF_ERROR(FromRocks(
-        db_->DeleteRange(rocksdb::WriteOptions(), cf_chunks_, lo, hi), "retention"));
+    VIGIL_RETURN_IF_ERROR(
+        FromRocks(db_->DeleteRange(rocksdb::WriteOptions(), cf_chunks_, lo, hi),
+                  "retention"));
     rocksdb::Slice slo(lo), shi(hi);
-    VIGIL_RETURN_IF_ERROR(FromRocks(
-        db_->CompactRange(rocksdb::CompactRangeOptions(), cf_chunks_, &slo, &shi),
-        "retention compaction"));
+    VIGIL_RETURN_IF_ERROR(
+        FromRocks(db_->CompactRange(rocksdb::CompactRangeOptions(), cf_chunks_,
+                                    &slo, &shi),
+                  "retention compaction"));
     int64_t mt = DayStart(day);
     if (min_time_.load() < mt) min_time_ = mt;
-    logger_->Info("retention: deleted partitions", {{"before", std::to_string(mt)}});
+    logger_->Info("retention: deleted partitions",
+                  {{"before", std::to_string(mt)}});
     return absl::OkStatus();
   };
   if (cut_day > first_day) VIGIL_RETURN_IF_ERROR(delete_before(cut_day));
@@ -338,19 +357,23 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
   return SaveTimeRange();
 }
 
-absl::Status DBImpl::SetMetadata(const std::string& metric, const Metadata& md) {
-  if (options_.read_only) return absl::FailedPreconditionError("metadata: read-only");
+absl::Status DBImpl::SetMetadata(const std::string& metric,
+                                 const Metadata& md) {
+  if (options_.read_only)
+    return absl::FailedPreconditionError("metadata: read-only");
   std::string v;
   PutLengthPrefixed(&v, md.type);
   PutLengthPrefixed(&v, md.help);
   PutLengthPrefixed(&v, md.unit);
-  return FromRocks(db_->Put(rocksdb::WriteOptions(), cf_meta_, MetadataKey(metric), v),
-                   "write metadata");
+  return FromRocks(
+      db_->Put(rocksdb::WriteOptions(), cf_meta_, MetadataKey(metric), v),
+      "write metadata");
 }
 
 std::vector<std::pair<std::string, Metadata>> DBImpl::GetMetadata() {
   std::vector<std::pair<std::string, Metadata>> out;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf_meta_));
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf_meta_));
   for (it->Seek("m"); it->Valid() && it->key().starts_with("m"); it->Next()) {
     std::string_view v(it->value().data(), it->value().size());
     std::string_view type, help, unit;
@@ -358,8 +381,9 @@ std::vector<std::pair<std::string, Metadata>> DBImpl::GetMetadata() {
         !GetLengthPrefixed(&v, &unit)) {
       continue;
     }
-    out.push_back({it->key().ToString().substr(1),
-                   Metadata{std::string(type), std::string(help), std::string(unit)}});
+    out.push_back(
+        {it->key().ToString().substr(1),
+         Metadata{std::string(type), std::string(help), std::string(unit)}});
   }
   return out;
 }
@@ -379,18 +403,21 @@ DBStats DBImpl::Stats() {
     st.max_time = max_time_.load();
   }
   uint64_t sst = 0, wal = 0;
-  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &sst);
+  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize,
+                                &sst);
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
     if (e.path().extension() == ".log") wal += e.file_size(ec);
   }
   st.disk_bytes = sst + wal;
   uint64_t mem = 0, readers = 0;
-  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &mem);
-  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
+  db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables,
+                                &mem);
+  db_->GetAggregatedIntProperty(
+      rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
   st.rocksdb_memory_bytes = mem + readers;
-  st.head_memory_bytes = head_->MemoryBytes() + symbols_.MemoryBytes() +
-                         postings_.MemoryBytes();
+  st.head_memory_bytes =
+      head_->MemoryBytes() + symbols_.MemoryBytes() + postings_.MemoryBytes();
   return st;
 }
 

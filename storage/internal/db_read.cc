@@ -40,8 +40,9 @@ class DBSeriesIterator : public SeriesIterator {
   bool Seek(Timestamp t) override {
     if (pos_ < end_ && ts_[pos_] >= t) return true;
     if (end_ > 0 && pos_ < end_ && ts_[end_ - 1] >= t) {
-      pos_ = size_t(std::lower_bound(ts_.begin() + pos_, ts_.begin() + end_, t) -
-                    ts_.begin());
+      pos_ =
+          size_t(std::lower_bound(ts_.begin() + pos_, ts_.begin() + end_, t) -
+                 ts_.begin());
       return true;
     }
     return Consumed(Load(t));
@@ -92,7 +93,8 @@ class DBSeriesIterator : public SeriesIterator {
         break;
       }
       size_t b = 0;  // DecodeChunk dropped the samples before min_ok
-      size_t e = size_t(std::upper_bound(ts_.begin(), ts_.end(), maxt_) - ts_.begin());
+      size_t e =
+          size_t(std::upper_bound(ts_.begin(), ts_.end(), maxt_) - ts_.begin());
       if (b < e) {
         pos_ = b;
         end_ = e;
@@ -120,7 +122,10 @@ class DBSeriesIterator : public SeriesIterator {
 class DBSeries : public Series {
  public:
   DBSeries(Labels l, std::vector<ChunkData> c, Timestamp mint, Timestamp maxt)
-      : labels_(std::move(l)), chunks_(std::move(c)), mint_(mint), maxt_(maxt) {}
+      : labels_(std::move(l)),
+        chunks_(std::move(c)),
+        mint_(mint),
+        maxt_(maxt) {}
   const Labels& labels() const override { return labels_; }
   std::unique_ptr<SeriesIterator> Iterator() const override {
     return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_);
@@ -169,14 +174,16 @@ class DBQuerier : public Querier {
     uint64_t ref = 0;
   };
   // Loads the chunks of `s` overlapping the range, in time order.
-  absl::Status LoadChunks(MemSeries* s, ChunkCursor* cur, std::vector<ChunkData>* out);
+  absl::Status LoadChunks(MemSeries* s, ChunkCursor* cur,
+                          std::vector<ChunkData>* out);
   std::vector<MemSeries*> Matching(const std::vector<Matcher>& matchers);
 
   DBImpl* db_;
   Timestamp mint_, maxt_;
 };
 
-std::vector<MemSeries*> DBQuerier::Matching(const std::vector<Matcher>& matchers) {
+std::vector<MemSeries*> DBQuerier::Matching(
+    const std::vector<Matcher>& matchers) {
   Postings ids = db_->postings().Select(db_->symbols(), matchers);
   std::vector<MemSeries*> out;
   out.reserve(ids.size());
@@ -193,7 +200,8 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   {
     SpinLockHolder l(&s->mu);
     for (const auto& p : s->pending) {
-      if (p.maxt >= mint_ && p.mint <= maxt_) head.push_back({p.mint, p.maxt, p.bytes});
+      if (p.maxt >= mint_ && p.mint <= maxt_)
+        head.push_back({p.mint, p.maxt, p.bytes});
     }
     if (s->chunk.num_samples() > 0 && s->chunk.max_time() >= mint_ &&
         s->chunk.min_time() <= maxt_) {
@@ -226,7 +234,8 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
       // stands at or past `key`, it stands at the first key >= `key`.
       // Series come in ascending ref order, so a query over one day walks
       // the chunks column family once instead of seeking per series.
-      bool ahead = cur->positioned && (day > cur->day || (day == cur->day && s->ref > cur->ref));
+      bool ahead = cur->positioned &&
+                   (day > cur->day || (day == cur->day && s->ref > cur->ref));
       if (!(ahead && it->Valid() && it->key().compare(key) >= 0)) it->Seek(key);
       cur->positioned = true;
       cur->day = day;
@@ -241,11 +250,12 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
         if (cmint > maxt_) break;
         Timestamp cmaxt;
         std::string_view bytes;
-        if (!DecodeChunkValue(std::string_view(it->value().data(), it->value().size()),
-                              cmint, &cmaxt, &bytes)) {
-          return absl::DataLossError(fmt::format(
-              "chunk of series {} {} at {}: checksum mismatch",
-              s->ref, db_->head().LabelsOf(*s).ToString(), cmint));
+        if (!DecodeChunkValue(
+                std::string_view(it->value().data(), it->value().size()), cmint,
+                &cmaxt, &bytes)) {
+          return absl::DataLossError(
+              fmt::format("chunk of series {} {} at {}: checksum mismatch",
+                          s->ref, db_->head().LabelsOf(*s).ToString(), cmint));
         }
         if (cmaxt >= mint_) out->push_back({cmint, cmaxt, std::string(bytes)});
       }
@@ -254,8 +264,9 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
     }
   }
   for (auto& h : head) out->push_back(std::move(h));
-  std::stable_sort(out->begin(), out->end(),
-                   [](const ChunkData& a, const ChunkData& b) { return a.mint < b.mint; });
+  std::stable_sort(
+      out->begin(), out->end(),
+      [](const ChunkData& a, const ChunkData& b) { return a.mint < b.mint; });
   return absl::OkStatus();
 }
 
@@ -271,7 +282,8 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::Select(
   ForEachBlock(blocks, matched.size() >= kMinParallel, [&](size_t b) {
     ChunkCursor cur;
     cur.writes_seen = db_->chunk_writes_.load(std::memory_order_acquire);
-    cur.it.reset(db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+    cur.it.reset(
+        db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
     BlockRange r = BlockOf(b, kBlock, matched.size());
     for (size_t i = r.begin; i < r.end; ++i) {
       MemSeries* s = matched[i];
@@ -281,8 +293,8 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::Select(
         return;
       }
       if (chunks.empty()) continue;
-      parts[b].push_back(std::make_unique<DBSeries>(db_->head().LabelsOf(*s),
-                                                    std::move(chunks), mint_, maxt_));
+      parts[b].push_back(std::make_unique<DBSeries>(
+          db_->head().LabelsOf(*s), std::move(chunks), mint_, maxt_));
     }
   });
   std::vector<std::unique_ptr<DBSeries>> out;
@@ -301,7 +313,8 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
     const std::vector<Matcher>& matchers) {
   std::vector<std::string> out;
   if (matchers.empty()) {
-    for (uint32_t n : db_->postings().Names()) out.emplace_back(db_->symbols().Get(n));
+    for (uint32_t n : db_->postings().Names())
+      out.emplace_back(db_->symbols().Get(n));
   } else {
     for (MemSeries* s : Matching(matchers)) {
       for (size_t i = 0; i < s->num_labels; ++i) {
@@ -320,7 +333,8 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
   uint32_t n = db_->symbols().Find(name);
   if (n == SymbolTable::kNotFound) return out;
   if (matchers.empty()) {
-    for (uint32_t v : db_->postings().Values(n)) out.emplace_back(db_->symbols().Get(v));
+    for (uint32_t v : db_->postings().Values(n))
+      out.emplace_back(db_->symbols().Get(v));
   } else {
     for (MemSeries* s : Matching(matchers)) {
       for (size_t i = 0; i < s->num_labels; ++i) {

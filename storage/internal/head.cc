@@ -49,7 +49,8 @@ MemSeries* Head::GetByRef(uint64_t ref) const {
   if (b >= kMaxBlocks) return nullptr;
   MemSeries** block = blocks_[b].load(std::memory_order_acquire);
   if (!block) return nullptr;
-  return reinterpret_cast<std::atomic<MemSeries*>*>(&block[idx & (kBlockSize - 1)])
+  return reinterpret_cast<std::atomic<MemSeries*>*>(
+             &block[idx & (kBlockSize - 1)])
       ->load(std::memory_order_acquire);
 }
 

@@ -48,7 +48,9 @@ class PendingList {
   }
   void clear() { v_.reset(); }
   const PendingChunk* begin() const { return v_ ? v_->data() : nullptr; }
-  const PendingChunk* end() const { return v_ ? v_->data() + v_->size() : nullptr; }
+  const PendingChunk* end() const {
+    return v_ ? v_->data() + v_->size() : nullptr;
+  }
 
  private:
   std::unique_ptr<std::vector<PendingChunk>> v_;
@@ -63,7 +65,9 @@ struct MemSeries {
 
   // 2*num_labels symbol ids: name, value, ... in label-name order.
   uint32_t* syms() { return reinterpret_cast<uint32_t*>(this + 1); }
-  const uint32_t* syms() const { return reinterpret_cast<const uint32_t*>(this + 1); }
+  const uint32_t* syms() const {
+    return reinterpret_cast<const uint32_t*>(this + 1);
+  }
 
   const uint64_t ref;
   OpenChunk chunk ABSL_GUARDED_BY(mu);
@@ -124,7 +128,8 @@ class Head {
     mutable absl::Mutex mu;
     absl::flat_hash_map<uint64_t, uint32_t> by_hash ABSL_GUARDED_BY(mu);
     // Hash collisions (rare): extra refs per hash.
-    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> extra ABSL_GUARDED_BY(mu);
+    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> extra
+        ABSL_GUARDED_BY(mu);
   };
 
   MemSeries* CreateLocked(uint64_t ref, const Labels& labels, uint64_t hash)

@@ -136,7 +136,8 @@ Postings PostingsIndex::All() const {
 
 size_t PostingsIndex::MemoryBytes() const {
   absl::ReaderMutexLock l(&mu_);
-  size_t b = all_.capacity() * 4 + lists_.capacity() * (8 + sizeof(Postings) + 1);
+  size_t b =
+      all_.capacity() * 4 + lists_.capacity() * (8 + sizeof(Postings) + 1);
   for (const auto& [_, p] : lists_) b += p.capacity() * 4;
   for (const auto& [_, v] : values_) b += v.capacity() * 4 + 40;
   return b;

@@ -43,12 +43,15 @@ class PostingsIndex {
 
   // Symbol ids of all label names / of the values of `name_sym`.
   std::vector<uint32_t> Names() const ABSL_LOCKS_EXCLUDED(mu_);
-  std::vector<uint32_t> Values(uint32_t name_sym) const ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<uint32_t> Values(uint32_t name_sym) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   Postings All() const ABSL_LOCKS_EXCLUDED(mu_);
   size_t MemoryBytes() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  static uint64_t Key(uint32_t n, uint32_t v) { return (uint64_t(n) << 32) | v; }
+  static uint64_t Key(uint32_t n, uint32_t v) {
+    return (uint64_t(n) << 32) | v;
+  }
   // Union of the postings of values of `name_sym` accepted (or, with
   // `negate`, rejected) by m.
   Postings MatchingValues(const SymbolTable& symbols, uint32_t name_sym,
@@ -57,7 +60,8 @@ class PostingsIndex {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<uint64_t, Postings> lists_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint32_t, std::vector<uint32_t>> values_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint32_t, std::vector<uint32_t>> values_
+      ABSL_GUARDED_BY(mu_);
   Postings all_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -24,7 +24,9 @@ class ABSL_LOCKABLE SpinLock {
       while (flag_.load(std::memory_order_relaxed)) std::this_thread::yield();
     }
   }
-  void Unlock() ABSL_UNLOCK_FUNCTION() { flag_.store(false, std::memory_order_release); }
+  void Unlock() ABSL_UNLOCK_FUNCTION() {
+    flag_.store(false, std::memory_order_release);
+  }
 
  private:
   std::atomic<bool> flag_{false};
@@ -32,7 +34,9 @@ class ABSL_LOCKABLE SpinLock {
 
 class ABSL_SCOPED_LOCKABLE SpinLockHolder {
  public:
-  explicit SpinLockHolder(SpinLock* l) ABSL_EXCLUSIVE_LOCK_FUNCTION(l) : l_(l) { l_->Lock(); }
+  explicit SpinLockHolder(SpinLock* l) ABSL_EXCLUSIVE_LOCK_FUNCTION(l) : l_(l) {
+    l_->Lock();
+  }
   ~SpinLockHolder() ABSL_UNLOCK_FUNCTION() { l_->Unlock(); }
   SpinLockHolder(const SpinLockHolder&) = delete;
   SpinLockHolder& operator=(const SpinLockHolder&) = delete;

@@ -31,7 +31,8 @@ std::string_view SymbolTable::Get(uint32_t id) const {
   return by_id_[id];
 }
 
-void SymbolTable::GetMany(const uint32_t* ids, size_t n, std::string_view* out) const {
+void SymbolTable::GetMany(const uint32_t* ids, size_t n,
+                          std::string_view* out) const {
   absl::ReaderMutexLock l(&mu_);
   for (size_t i = 0; i < n; ++i) out[i] = by_id_[ids[i]];
 }

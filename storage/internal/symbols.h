@@ -47,7 +47,8 @@ class SymbolTable {
   mutable absl::Mutex mu_;
   std::deque<std::string> strings_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string_view> by_id_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string_view, uint32_t, Hash> ids_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string_view, uint32_t, Hash> ids_
+      ABSL_GUARDED_BY(mu_);
   size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -1,9 +1,9 @@
 #include "core/labels.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "core/strutil.h"
-#include <limits>
 
 namespace vigil {
 
@@ -53,7 +53,8 @@ TEST_CASE("FormatGoG matches Go's %g", "[strutil]") {
   REQUIRE(FormatGoG(std::numeric_limits<double>::quiet_NaN()) == "NaN");
 }
 
-TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)", "[strutil]") {
+TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)",
+          "[strutil]") {
   REQUIRE(FormatGoF(1) == "1");
   REQUIRE(FormatGoF(0.1) == "0.1");
   REQUIRE(FormatGoF(1e6) == "1000000");
@@ -80,20 +81,26 @@ namespace vigil {
 namespace {
 
 TEST_CASE("HashFor equals Hash of the projected labels", "[labels]") {
-  Labels l{{"__name__", "x_bucket"}, {"job", "vllm"}, {"le", "0.5"}, {"model", "m"}};
+  Labels l{
+      {"__name__", "x_bucket"}, {"job", "vllm"}, {"le", "0.5"}, {"model", "m"}};
   auto by = [&](std::vector<std::string> keep) {
     return LabelsBuilder(l).Keep(keep).Build().Hash();
   };
   REQUIRE(l.HashFor({"job", "model"}, true) == by({"job", "model"}));
   REQUIRE(l.HashFor({}, true) == Labels().Hash());
   REQUIRE(l.HashFor({"__name__", "le"}, false) == by({"job", "model"}));
-  REQUIRE(l.HashFor({"le"}, false) == LabelsBuilder(l).Del("le").Build().Hash());
+  REQUIRE(l.HashFor({"le"}, false) ==
+          LabelsBuilder(l).Del("le").Build().Hash());
   REQUIRE(l.HashFor({}, false) == l.Hash());
   REQUIRE(l.HashFor({"absent"}, true) == Labels().Hash());
   // Different projections of different series differ.
-  Labels other{{"__name__", "x_bucket"}, {"job", "sglang"}, {"le", "0.5"}, {"model", "m"}};
+  Labels other{{"__name__", "x_bucket"},
+               {"job", "sglang"},
+               {"le", "0.5"},
+               {"model", "m"}};
   REQUIRE(other.HashFor({"le"}, false) != l.HashFor({"le"}, false));
-  REQUIRE(other.HashFor({"le", "model"}, true) == l.HashFor({"le", "model"}, true));
+  REQUIRE(other.HashFor({"le", "model"}, true) ==
+          l.HashFor({"le", "model"}, true));
 }
 
 }  // namespace

@@ -61,8 +61,9 @@ TEST_CASE("Staleness NaN is bit-distinct from NaN", "[time]") {
 
 namespace vigil {
 TEST_CASE("Logger writes logfmt lines, quoting when needed", "[logger]") {
-  std::string line = Logger::Format(1767225600123, LogLevel::kWarn, "scrape failed",
-                                    {{"target", "http://a:9100/metrics"}, {"err", "dial tcp: refused"}});
+  std::string line = Logger::Format(
+      1767225600123, LogLevel::kWarn, "scrape failed",
+      {{"target", "http://a:9100/metrics"}, {"err", "dial tcp: refused"}});
   REQUIRE(line ==
           "ts=2026-01-01T00:00:00.123Z level=warn msg=\"scrape failed\" "
           "target=http://a:9100/metrics err=\"dial tcp: refused\"");

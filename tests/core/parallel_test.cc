@@ -1,20 +1,20 @@
 // ForEachBlock hands every block to exactly one call, on one thread or two.
-#include <catch2/catch.hpp>
+#include "core/parallel.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
-
-#include "core/parallel.h"
 
 namespace vigil {
 namespace {
 
 TEST_CASE("ForEachBlock calls every block exactly once", "[parallel]") {
   for (bool parallel : {false, true}) {
-    for (size_t blocks : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{1000}}) {
+    for (size_t blocks :
+         {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{1000}}) {
       INFO("parallel " << parallel << " blocks " << blocks);
       std::vector<std::atomic<int>> calls(blocks);
       std::mutex mu;

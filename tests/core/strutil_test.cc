@@ -1,8 +1,8 @@
 // Go's strconv.Unquote and its PromQL dialect, shared by the PromQL lexer
 // and the template engine.
-#include <catch2/catch.hpp>
-
 #include "core/strutil.h"
+
+#include <catch2/catch.hpp>
 
 namespace vigil {
 namespace {
@@ -12,25 +12,30 @@ using D = UnquoteDialect;
 TEST_CASE("GoUnquote decodes Go's escapes", "[strutil]") {
   REQUIRE(GoUnquote(R"("a\tb\\c\"d")") == "a\tb\\c\"d");
   REQUIRE(GoUnquote(R"("\a\b\f\n\r\v")") == "\a\b\f\n\r\v");
-  REQUIRE(GoUnquote(R"("\x41\101\u00e9\U0001F600")") == "AA\xc3\xa9\xf0\x9f\x98\x80");
-  REQUIRE(GoUnquote(R"("\xff")") == std::string("\xff"));  // a raw byte, not a rune
-  REQUIRE(GoUnquote("\"\xc3\xa9\"") == "\xc3\xa9");          // literal UTF-8 kept
-  REQUIRE(GoUnquote("\"\xff\"") == "\xff");                  // invalid UTF-8 kept as is
+  REQUIRE(GoUnquote(R"("\x41\101\u00e9\U0001F600")") ==
+          "AA\xc3\xa9\xf0\x9f\x98\x80");
+  REQUIRE(GoUnquote(R"("\xff")") ==
+          std::string("\xff"));                      // a raw byte, not a rune
+  REQUIRE(GoUnquote("\"\xc3\xa9\"") == "\xc3\xa9");  // literal UTF-8 kept
+  REQUIRE(GoUnquote("\"\xff\"") == "\xff");          // invalid UTF-8 kept as is
   REQUIRE(GoUnquote(R"('\'')") == "'");
   REQUIRE(GoUnquote("`a\\n\r`") == "a\\n");  // raw: no escapes, \r dropped
 }
 
 TEST_CASE("GoUnquote rejects malformed literals", "[strutil]") {
-  for (const char* bad : {"", "\"", "\"abc", "abc\"", "'ab'", "''", "\"a\"b\"", "\"\\\"",
-                          "\"\\q\"", "\"\\x4\"", "\"\\xg0\"", "\"\\400\"", "\"\\19\"",
-                          "\"\\uD800\"", "\"\\U00110000\"", "\"a\nb\"", "\"\\'\"", "'\\\"'",
-                          "`a`b`", "\"a'", "xax"}) {
+  for (const char* bad :
+       {"",          "\"",        "\"abc",    "abc\"",       "'ab'",
+        "''",        "\"a\"b\"",  "\"\\\"",   "\"\\q\"",     "\"\\x4\"",
+        "\"\\xg0\"", "\"\\400\"", "\"\\19\"", "\"\\uD800\"", "\"\\U00110000\"",
+        "\"a\nb\"",  "\"\\'\"",   "'\\\"'",   "`a`b`",       "\"a'",
+        "xax"}) {
     INFO(bad);
     REQUIRE_FALSE(GoUnquote(bad).has_value());
   }
 }
 
-TEST_CASE("PromQL's dialect: single quotes hold strings, raw strings keep \\r", "[strutil]") {
+TEST_CASE("PromQL's dialect: single quotes hold strings, raw strings keep \\r",
+          "[strutil]") {
   REQUIRE(GoUnquote("'abc'", D::kPromQL) == "abc");
   REQUIRE(GoUnquote("''", D::kPromQL) == "");
   REQUIRE(GoUnquote(R"('a\'b"c')", D::kPromQL) == "a'b\"c");

@@ -1,9 +1,8 @@
 // Tests for core/textparse: every real page under shared/fixtures/metrics,
 // hand-made malformed input (message and line:col), OpenMetrics features,
 // huge lines, and a no-crash sweep over truncated and corrupted pages.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -47,19 +46,28 @@ Counts ParseAll(std::string_view body, Format f = Format::kPrometheusText) {
       return c;
     }
     switch (*e) {
-      case Entry::kSeries: ++c.series; break;
-      case Entry::kHelp: ++c.help; break;
-      case Entry::kType: ++c.type; break;
-      case Entry::kComment: ++c.comment; break;
-      case Entry::kUnit: break;
-      case Entry::kEOF: return c;
+      case Entry::kSeries:
+        ++c.series;
+        break;
+      case Entry::kHelp:
+        ++c.help;
+        break;
+      case Entry::kType:
+        ++c.type;
+        break;
+      case Entry::kComment:
+        ++c.comment;
+        break;
+      case Entry::kUnit:
+        break;
+      case Entry::kEOF:
+        return c;
     }
   }
 }
 
 // The error message of parsing `body`, or "" if it parses.
-std::string ErrorOf(std::string_view body,
-                    Format f = Format::kPrometheusText) {
+std::string ErrorOf(std::string_view body, Format f = Format::kPrometheusText) {
   absl::Status s = ParseAll(body, f).status;
   return std::string(s.message());
 }
@@ -83,8 +91,10 @@ std::string LabelValue(const Parser& p, std::string_view name) {
 
 }  // namespace
 
-TEST_CASE("Every fixture page parses with the sample, HELP and TYPE counts "
-          "grep finds", "[textparse][fixtures]") {
+TEST_CASE(
+    "Every fixture page parses with the sample, HELP and TYPE counts "
+    "grep finds",
+    "[textparse][fixtures]") {
   if (!std::filesystem::exists(kFixtures)) {
     WARN("fixtures folder missing: " << kFixtures);
     return;
@@ -173,8 +183,10 @@ TEST_CASE("vllm-v0: last line without final newline is still a sample",
   CHECK(last_line == 178);
 }
 
-TEST_CASE("Fixture label values: spaces, big negative integers, 25 labels, "
-          "empty values dropped from identity", "[textparse][fixtures]") {
+TEST_CASE(
+    "Fixture label values: spaces, big negative integers, 25 labels, "
+    "empty values dropped from identity",
+    "[textparse][fixtures]") {
   if (!std::filesystem::exists(kFixtures)) return;
   {
     const std::string body =
@@ -193,7 +205,8 @@ TEST_CASE("Fixture label values: spaces, big negative integers, 25 labels, "
     CHECK(l[0].name == "DCGM_FI_DRIVER_VERSION");  // sorted, uppercase first
     CHECK(l.MetricName() == "DCGM_FI_DEV_SM_CLOCK");
     // Zero-copy: the key and an unescaped value point into the body.
-    CHECK(p.SeriesText().data() == body.data() + body.find("DCGM_FI_DEV_SM_CLOCK{"));
+    CHECK(p.SeriesText().data() ==
+          body.data() + body.find("DCGM_FI_DEV_SM_CLOCK{"));
     CHECK(p.SeriesText().back() == '}');
   }
   {
@@ -231,7 +244,8 @@ TEST_CASE("Fixture label values: spaces, big negative integers, 25 labels, "
       if (*e == Entry::kHelp && p.MetricName() == "http_request_size_bytes") {
         CHECK(p.Help().back() == ' ');  // trailing blank kept
       }
-      if (*e == Entry::kType && p.MetricName() == "vllm:prompt_tokens_created") {
+      if (*e == Entry::kType &&
+          p.MetricName() == "vllm:prompt_tokens_created") {
         CHECK(p.Type() == MetricType::kGauge);
       }
       if (*e != Entry::kSeries) continue;
@@ -258,11 +272,13 @@ TEST_CASE("Malformed text-format input yields line:col and a clear message",
     std::string want;
   };
   const std::vector<Case> cases = {
-      {"a 1\nb 2\nfoo{a=\"b\",1a=\"c\"} 1\n", "3:11: invalid label name \"1a\""},
+      {"a 1\nb 2\nfoo{a=\"b\",1a=\"c\"} 1\n",
+       "3:11: invalid label name \"1a\""},
       {"1a 1\n", "1:1: invalid metric name \"1a\""},
       {"foo-bar 1\n", "1:1: invalid metric name \"foo-bar\""},
       {"foo{a-b=\"c\"} 1\n", "1:5: invalid label name \"a-b\""},
-      {"foo{a=\"b\",a=\"c\"} 1\n", "1:11: duplicate label name \"a\" in \"foo\""},
+      {"foo{a=\"b\",a=\"c\"} 1\n",
+       "1:11: duplicate label name \"a\" in \"foo\""},
       {"foo{a=\"b\n", "1:7: unterminated label value: missing closing quote"},
       {"foo{a=\"b\"", "1:4: unterminated label set: missing \"}\""},
       {"foo{a=\"b\"} \n", "1:12: missing value after \"foo{a=\\\"b\\\"}\""},
@@ -271,21 +287,24 @@ TEST_CASE("Malformed text-format input yields line:col and a clear message",
        "1:9: invalid escape sequence \"\\\\t\" in label value (only \\\\, \\\" "
        "and \\n are allowed)"},
       {"foo{a=b} 1\n", "1:7: expected quoted value for label \"a\", got \"b\""},
-      {"foo{a \"b\"} 1\n", "1:7: expected \"=\" after label name \"a\", got \"\\\"\""},
+      {"foo{a \"b\"} 1\n",
+       "1:7: expected \"=\" after label name \"a\", got \"\\\"\""},
       {"foo{a=\"b\" c=\"d\"} 1\n",
        "1:11: expected \",\" or \"}\" after label \"a\", got \"c\""},
       {"DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{gpu=\"0\"} ERROR - FAILED TO "
        "CONVERT TO STRING\n",
        "1:51: invalid value \"ERROR\": want a float, NaN, +Inf or -Inf"},
-      {"foo 1 2 3\n", "1:9: unexpected \"3\" after timestamp; want end of line"},
+      {"foo 1 2 3\n",
+       "1:9: unexpected \"3\" after timestamp; want end of line"},
       {"foo 1 1.5\n",
        "1:7: invalid timestamp \"1.5\": want an integer in milliseconds since "
        "the epoch"},
       {"foo 1 # {a=\"b\"} 1\n",
        "1:7: unexpected \"#\" after sample: exemplars are only allowed in "
        "OpenMetrics"},
-      {std::string("ok 1\nfoo\x00 1\n", 11), "2:4: invalid NUL byte (binary data in a text "
-                            "exposition?)"},
+      {std::string("ok 1\nfoo\x00 1\n", 11),
+       "2:4: invalid NUL byte (binary data in a text "
+       "exposition?)"},
       {"foo{a=\"\xff\"} 1\n", "1:8: invalid UTF-8 in value of label \"a\""},
       {"# TYPE foo countr\n",
        "1:12: invalid metric type \"countr\" for \"foo\""},
@@ -360,8 +379,10 @@ TEST_CASE("Values, escapes, timestamps and comments in text 0.0.4",
   CHECK(*p.Next() == Entry::kEOF);
 }
 
-TEST_CASE("OpenMetrics: UNIT, _created, exemplars, float-second timestamps, "
-          "# EOF", "[textparse][openmetrics]") {
+TEST_CASE(
+    "OpenMetrics: UNIT, _created, exemplars, float-second timestamps, "
+    "# EOF",
+    "[textparse][openmetrics]") {
   const std::string body =
       "# TYPE req counter\n"
       "# UNIT req_seconds seconds\n"
@@ -464,8 +485,8 @@ TEST_CASE("Truncated and corrupted fixture pages never crash the parser",
           "[textparse][robustness]") {
   if (!std::filesystem::exists(kFixtures)) return;
   std::mt19937 rng(42);
-  for (const char* name : {"vllm-v1.txt", "ingress-nginx.txt",
-                           "dcgm-exporter-l4-kops.txt"}) {
+  for (const char* name :
+       {"vllm-v1.txt", "ingress-nginx.txt", "dcgm-exporter-l4-kops.txt"}) {
     const std::string body = ReadFile(kFixtures / name);
     int errors = 0;
     for (int i = 0; i < 300; ++i) {

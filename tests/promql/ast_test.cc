@@ -1,11 +1,11 @@
 // Tree shape, node fields and value types produced by the parser, plus
 // ParseMetricSelector and the experimental-function switch.
+#include "promql/ast.h"
+
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 
-#include <catch2/catch.hpp>
-
-#include "promql/ast.h"
 #include "promql/parser.h"
 
 namespace vigil::promql {
@@ -18,7 +18,8 @@ ExprPtr MustParse(const std::string& s) {
   return *std::move(r);
 }
 
-TEST_CASE("binary operators follow Prometheus precedence and associativity", "[ast]") {
+TEST_CASE("binary operators follow Prometheus precedence and associativity",
+          "[ast]") {
   auto e = MustParse("a + b * c ^ d ^ e or f and g == bool 1");
   // or is the loosest operator.
   REQUIRE(e->kind == NodeKind::kBinary);
@@ -160,20 +161,82 @@ TEST_CASE("function table", "[ast]") {
   CHECK(LookupFunction("sort_by_label")->experimental);
   CHECK(LookupFunction("nope") == nullptr);
   CHECK(AllFunctions().size() > 80);
-  for (const char* name :
-       {"rate", "irate", "increase", "delta", "idelta", "deriv", "predict_linear",
-        "resets", "changes", "avg_over_time", "min_over_time", "max_over_time",
-        "sum_over_time", "count_over_time", "quantile_over_time", "stddev_over_time",
-        "stdvar_over_time", "last_over_time", "first_over_time", "present_over_time",
-        "absent_over_time", "mad_over_time", "absent", "abs", "ceil", "floor", "round",
-        "exp", "ln", "log2", "log10", "sqrt", "sgn", "clamp", "clamp_min", "clamp_max",
-        "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "sin", "sinh",
-        "tan", "tanh", "deg", "rad", "pi", "scalar", "vector", "time", "timestamp",
-        "minute", "hour", "day_of_week", "day_of_month", "day_of_year", "days_in_month",
-        "month", "year", "label_replace", "label_join", "sort", "sort_desc",
-        "sort_by_label", "sort_by_label_desc", "histogram_quantile", "histogram_count",
-        "histogram_sum", "histogram_avg", "histogram_fraction", "histogram_stddev",
-        "histogram_stdvar"}) {
+  for (const char* name : {"rate",
+                           "irate",
+                           "increase",
+                           "delta",
+                           "idelta",
+                           "deriv",
+                           "predict_linear",
+                           "resets",
+                           "changes",
+                           "avg_over_time",
+                           "min_over_time",
+                           "max_over_time",
+                           "sum_over_time",
+                           "count_over_time",
+                           "quantile_over_time",
+                           "stddev_over_time",
+                           "stdvar_over_time",
+                           "last_over_time",
+                           "first_over_time",
+                           "present_over_time",
+                           "absent_over_time",
+                           "mad_over_time",
+                           "absent",
+                           "abs",
+                           "ceil",
+                           "floor",
+                           "round",
+                           "exp",
+                           "ln",
+                           "log2",
+                           "log10",
+                           "sqrt",
+                           "sgn",
+                           "clamp",
+                           "clamp_min",
+                           "clamp_max",
+                           "acos",
+                           "acosh",
+                           "asin",
+                           "asinh",
+                           "atan",
+                           "atanh",
+                           "cos",
+                           "cosh",
+                           "sin",
+                           "sinh",
+                           "tan",
+                           "tanh",
+                           "deg",
+                           "rad",
+                           "pi",
+                           "scalar",
+                           "vector",
+                           "time",
+                           "timestamp",
+                           "minute",
+                           "hour",
+                           "day_of_week",
+                           "day_of_month",
+                           "day_of_year",
+                           "days_in_month",
+                           "month",
+                           "year",
+                           "label_replace",
+                           "label_join",
+                           "sort",
+                           "sort_desc",
+                           "sort_by_label",
+                           "sort_by_label_desc",
+                           "histogram_quantile",
+                           "histogram_count",
+                           "histogram_sum",
+                           "histogram_avg",
+                           "histogram_fraction",
+                           "histogram_stddev",
+                           "histogram_stdvar"}) {
     INFO(name);
     CHECK(LookupFunction(name) != nullptr);
   }
@@ -184,7 +247,8 @@ TEST_CASE("experimental functions can be disabled", "[parser]") {
   off.enable_experimental_functions = false;
   auto r = ParseExpr("sort_by_label(x, \"a\")", off);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.status().message() == "1:1: parse error: function \"sort_by_label\" is not enabled");
+  CHECK(r.status().message() ==
+        "1:1: parse error: function \"sort_by_label\" is not enabled");
   auto l = ParseExpr("limitk(1, x)", off);
   REQUIRE_FALSE(l.ok());
   CHECK(l.status().message() ==
@@ -220,8 +284,9 @@ TEST_CASE("ParseMetricSelector", "[parser]") {
   CHECK(bad.status().message() == "1:5: parse error: unexpected \"(\"");
   auto bad2 = ParseMetricSelector("up{job=}");
   REQUIRE_FALSE(bad2.ok());
-  CHECK(bad2.status().message() ==
-        "1:8: parse error: unexpected \"}\" in label matching, expected string");
+  CHECK(
+      bad2.status().message() ==
+      "1:8: parse error: unexpected \"}\" in label matching, expected string");
   CHECK_FALSE(ParseMetricSelector("").ok());
   CHECK_FALSE(ParseMetricSelector("x offset 5m").ok());
   auto re = ParseMetricSelector("x{a=~\"(\"}");
@@ -232,7 +297,8 @@ TEST_CASE("positions of multi-line queries", "[parser]") {
   auto r = ParseExpr("sum(\n  rate(x[5m])\n) by (a) +\n foo[5m]");
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().message() ==
-        "4:2: parse error: binary expression must contain only scalar and instant "
+        "4:2: parse error: binary expression must contain only scalar and "
+        "instant "
         "vector types");
   CHECK(FormatPosition("ab\ncd", 4) == "2:2");
   CHECK(FormatPosition("", 0) == "unknown position");
@@ -243,12 +309,14 @@ TEST_CASE("deeply nested input does not crash", "[parser]") {
   for (int i = 0; i < 2000; ++i) q += "-{}-1";
   auto r = ParseExpr("(" + q + ")");
   REQUIRE_FALSE(r.ok());
-  CHECK(std::string(r.status().message()).find("non-empty matcher") != std::string::npos);
+  CHECK(std::string(r.status().message()).find("non-empty matcher") !=
+        std::string::npos);
   // Nesting beyond the parser's limit is an error, not a stack overflow.
   std::string parens(100000, '(');
   auto deep = ParseExpr(parens + "1" + std::string(100000, ')'));
   REQUIRE_FALSE(deep.ok());
-  CHECK(deep.status().message() == "1:10001: parse error: expression nesting too deep");
+  CHECK(deep.status().message() ==
+        "1:10001: parse error: expression nesting too deep");
   std::string chain = "a";
   for (int i = 0; i < 100000; ++i) chain += "+a";
   CHECK_FALSE(ParseExpr(chain).ok());

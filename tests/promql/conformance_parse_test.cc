@@ -2,14 +2,13 @@
 // /work/shared/conformance/promql (when present) and requires that at least
 // 99% of the ones using neither native-histogram nor experimental features
 // parse. Evals expecting failure are skipped: some fail at parse time.
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "promql/ast.h"
 #include "promql/internal/lexer.h"
@@ -64,8 +63,8 @@ std::vector<EvalExpr> LoadEvals(const fs::path& dir) {
       const std::string& l = lines[i];
       if (l.rfind("eval", 0) != 0) continue;
       bool expect_fail = l.rfind("eval_fail", 0) == 0;
-      for (size_t j = i + 1; j < lines.size() && !lines[j].empty() && lines[j][0] != '#';
-           ++j) {
+      for (size_t j = i + 1;
+           j < lines.size() && !lines[j].empty() && lines[j][0] != '#'; ++j) {
         if (lines[j].rfind("expect fail", 0) == 0) expect_fail = true;
       }
       std::string expr;
@@ -81,17 +80,26 @@ std::vector<EvalExpr> LoadEvals(const fs::path& dir) {
 bool UsesSpecialFeatures(const std::string& expr) {
   Lexer lex(expr);
   std::vector<Token> toks;
-  for (Token t = lex.Next(); t.type != Tok::kEOF && t.type != Tok::kError; t = lex.Next()) {
+  for (Token t = lex.Next(); t.type != Tok::kEOF && t.type != Tok::kError;
+       t = lex.Next()) {
     toks.push_back(t);
   }
   for (size_t i = 0; i < toks.size(); ++i) {
     const Token& t = toks[i];
     bool call = i + 1 < toks.size() && toks[i + 1].type == Tok::kLeftParen;
     switch (t.type) {
-      case Tok::kLimitk: case Tok::kLimitRatio: case Tok::kAnchored:
-      case Tok::kSmoothed: case Tok::kFill: case Tok::kFillLeft:
-      case Tok::kFillRight: case Tok::kStep: case Tok::kRange:
-      case Tok::kMaxOf: case Tok::kMinOf: case Tok::kTrimUpper:
+      case Tok::kLimitk:
+      case Tok::kLimitRatio:
+      case Tok::kAnchored:
+      case Tok::kSmoothed:
+      case Tok::kFill:
+      case Tok::kFillLeft:
+      case Tok::kFillRight:
+      case Tok::kStep:
+      case Tok::kRange:
+      case Tok::kMaxOf:
+      case Tok::kMinOf:
+      case Tok::kTrimUpper:
       case Tok::kTrimLower:
         return true;
       case Tok::kStart:
@@ -106,13 +114,16 @@ bool UsesSpecialFeatures(const std::string& expr) {
         break;
       case Tok::kLeftBracket:
         // Anything but `[d]`, `[d:]`, `[d:d]` is duration arithmetic.
-        for (size_t j = i + 1; j < toks.size() && toks[j].type != Tok::kRightBracket; ++j) {
+        for (size_t j = i + 1;
+             j < toks.size() && toks[j].type != Tok::kRightBracket; ++j) {
           Tok k = toks[j].type;
-          if (k != Tok::kDuration && k != Tok::kNumber && k != Tok::kColon) return true;
+          if (k != Tok::kDuration && k != Tok::kNumber && k != Tok::kColon)
+            return true;
         }
         break;
       case Tok::kOffset:
-        if (i + 1 < toks.size() && toks[i + 1].type == Tok::kLeftParen) return true;
+        if (i + 1 < toks.size() && toks[i + 1].type == Tok::kLeftParen)
+          return true;
         break;
       default:
         break;
@@ -121,7 +132,8 @@ bool UsesSpecialFeatures(const std::string& expr) {
   return false;
 }
 
-TEST_CASE("upstream conformance eval expressions parse", "[parser][conformance]") {
+TEST_CASE("upstream conformance eval expressions parse",
+          "[parser][conformance]") {
   fs::path dir = fs::path(VIGIL_SHARED_DIR) / "conformance" / "promql";
   if (!fs::exists(dir)) {
     WARN("no conformance folder at " << dir.string() << "; skipped");
@@ -140,8 +152,9 @@ TEST_CASE("upstream conformance eval expressions parse", "[parser][conformance]"
       ++core;
       core_ok += r.ok();
       if (!r.ok()) {
-        core_failures.push_back(e.file + ":" + std::to_string(e.line) + ": " + e.expr +
-                                " -> " + std::string(r.status().message()));
+        core_failures.push_back(e.file + ":" + std::to_string(e.line) + ": " +
+                                e.expr + " -> " +
+                                std::string(r.status().message()));
       }
     }
     if (r.ok()) {
@@ -153,8 +166,8 @@ TEST_CASE("upstream conformance eval expressions parse", "[parser][conformance]"
     }
   }
   std::cout << "conformance evals: " << total_ok << "/" << total
-            << " parse; without experimental/native-histogram features: " << core_ok
-            << "/" << core << "\n";
+            << " parse; without experimental/native-histogram features: "
+            << core_ok << "/" << core << "\n";
   for (const auto& f : core_failures) std::cout << "  " << f << "\n";
   CHECK(core_ok * 100 >= core * 99);
 }

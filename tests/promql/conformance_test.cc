@@ -6,11 +6,10 @@
 // core by the runner, i.e. float-only and no experimental feature; the
 // INVENTORY.md heuristic counts 943). Raise it when more pass; never lower
 // it below what passes.
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <iostream>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 #include "promql/promqltest/test.h"
 
@@ -23,8 +22,8 @@ constexpr int kMinCorePassed = 946;
 // Evals using experimental functions Vigil implements (run apart).
 constexpr int kMinExperimentalPassed = 85;
 
-void RunDir(const fs::path& dir, int* passed, int* failed, int* exp_passed = nullptr,
-            int* exp_failed = nullptr) {
+void RunDir(const fs::path& dir, int* passed, int* failed,
+            int* exp_passed = nullptr, int* exp_failed = nullptr) {
   RunOptions opts;
   opts.run_experimental = exp_passed != nullptr;
   std::vector<fs::path> files;
@@ -38,7 +37,8 @@ void RunDir(const fs::path& dir, int* passed, int* failed, int* exp_passed = nul
     REQUIRE(r.ok());
     for (const auto& e : r->evals) {
       if (e.kind == EvalOutcome::kFailed) {
-        std::cerr << r->name << ":" << e.line << ": " << e.expr << ": " << e.reason << "\n";
+        std::cerr << r->name << ":" << e.line << ": " << e.expr << ": "
+                  << e.reason << "\n";
       }
     }
     *passed += r->passed();
@@ -52,12 +52,14 @@ void RunDir(const fs::path& dir, int* passed, int* failed, int* exp_passed = nul
 
 TEST_CASE("own PromQL test scripts pass", "[promql][conformance]") {
   int passed = 0, failed = 0;
-  RunDir(fs::path(VIGIL_SOURCE_DIR) / "tests/promql/testdata", &passed, &failed);
+  RunDir(fs::path(VIGIL_SOURCE_DIR) / "tests/promql/testdata", &passed,
+         &failed);
   CHECK(failed == 0);
   CHECK(passed > 0);
 }
 
-TEST_CASE("upstream PromQL corpus reaches the target", "[promql][conformance]") {
+TEST_CASE("upstream PromQL corpus reaches the target",
+          "[promql][conformance]") {
   fs::path dir = fs::path(VIGIL_SHARED_DIR) / "conformance/promql";
   if (!fs::exists(dir)) {
     WARN("no upstream corpus at " << dir.string() << "; skipped");
@@ -65,8 +67,10 @@ TEST_CASE("upstream PromQL corpus reaches the target", "[promql][conformance]") 
   }
   int passed = 0, failed = 0, exp_passed = 0, exp_failed = 0;
   RunDir(dir, &passed, &failed, &exp_passed, &exp_failed);
-  std::cerr << "core: " << passed << " passed, " << failed << " failed, 0 skipped\n";
-  std::cerr << "experimental: " << exp_passed << " passed, " << exp_failed << " failed\n";
+  std::cerr << "core: " << passed << " passed, " << failed
+            << " failed, 0 skipped\n";
+  std::cerr << "experimental: " << exp_passed << " passed, " << exp_failed
+            << " failed\n";
   CHECK(passed >= kMinCorePassed);
   CHECK(exp_passed >= kMinExperimentalPassed);
 }

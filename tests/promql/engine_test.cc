@@ -1,7 +1,8 @@
 // Engine API behaviour: instant vs range results, sorting, errors, limits.
+#include "promql/engine.h"
+
 #include <catch2/catch.hpp>
 
-#include "promql/engine.h"
 #include "promql/promqltest/storage.h"
 
 namespace vigil::promql {
@@ -11,12 +12,14 @@ promqltest::MemStorage MakeStorage() {
   promqltest::MemStorage s;
   for (int i = 0; i <= 20; i++) {
     s.Append(Labels{{"__name__", "x_total"}, {"job", "b"}}, i * 60000, i * 6.0);
-    s.Append(Labels{{"__name__", "x_total"}, {"job", "a"}}, i * 60000, i * 12.0);
+    s.Append(Labels{{"__name__", "x_total"}, {"job", "a"}}, i * 60000,
+             i * 12.0);
   }
   return s;
 }
 
-TEST_CASE("instant query returns a vector at the evaluation time", "[promql][engine]") {
+TEST_CASE("instant query returns a vector at the evaluation time",
+          "[promql][engine]") {
   auto s = MakeStorage();
   Engine e;
   auto r = e.InstantQuery(&s, "rate(x_total[5m])", 600000);
@@ -31,7 +34,8 @@ TEST_CASE("instant query returns a vector at the evaluation time", "[promql][eng
   CHECK(r->infos.empty());
 }
 
-TEST_CASE("range query returns a sorted matrix with one point per step", "[promql][engine]") {
+TEST_CASE("range query returns a sorted matrix with one point per step",
+          "[promql][engine]") {
   auto s = MakeStorage();
   Engine e;
   auto r = e.RangeQuery(&s, "x_total * 2", 0, 300000, 60000);
@@ -52,14 +56,16 @@ TEST_CASE("scalar range query gives one unlabeled series", "[promql][engine]") {
   CHECK(r->value.matrix[0].vs == std::vector<double>{0, 60, 120});
 }
 
-TEST_CASE("errors are InvalidArgument with Prometheus's text", "[promql][engine]") {
+TEST_CASE("errors are InvalidArgument with Prometheus's text",
+          "[promql][engine]") {
   auto s = MakeStorage();
   Engine e;
   auto r = e.RangeQuery(&s, "x_total[5m]", 0, 60000, 60000);
   REQUIRE(!r.ok());
   CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(std::string(r.status().message()) ==
-        "invalid expression type \"range vector\" for range query, must be Scalar or instant Vector");
+        "invalid expression type \"range vector\" for range query, must be "
+        "Scalar or instant Vector");
   auto p = e.InstantQuery(&s, "sum(", 0);
   CHECK(p.status().code() == absl::StatusCode::kInvalidArgument);
 }
@@ -72,7 +78,8 @@ TEST_CASE("sample limit is ResourceExhausted", "[promql][engine]") {
   REQUIRE(!r.ok());
   CHECK(r.status().code() == absl::StatusCode::kResourceExhausted);
   CHECK(std::string(r.status().message()) ==
-        "query processing would load too many samples into memory in query execution");
+        "query processing would load too many samples into memory in query "
+        "execution");
 }
 
 TEST_CASE("query timeout is DeadlineExceeded", "[promql][engine]") {
@@ -86,12 +93,15 @@ TEST_CASE("query timeout is DeadlineExceeded", "[promql][engine]") {
   auto r = Engine(o).RangeQuery(&s, "avg_over_time(g[1h])", 0, 86400000, 15000);
   REQUIRE(!r.ok());
   CHECK(r.status().code() == absl::StatusCode::kDeadlineExceeded);
-  CHECK(std::string(r.status().message()) == "query timed out in expression evaluation");
+  CHECK(std::string(r.status().message()) ==
+        "query timed out in expression evaluation");
 }
 
-TEST_CASE("rate of a non-counter name gives Prometheus's info", "[promql][engine]") {
+TEST_CASE("rate of a non-counter name gives Prometheus's info",
+          "[promql][engine]") {
   promqltest::MemStorage s;
-  for (int i = 0; i < 5; i++) s.Append(Labels{{"__name__", "foo"}}, i * 60000, i);
+  for (int i = 0; i < 5; i++)
+    s.Append(Labels{{"__name__", "foo"}}, i * 60000, i);
   auto r = Engine().InstantQuery(&s, "rate(foo[5m])", 240000);
   REQUIRE(r.ok());
   REQUIRE(r->infos.size() == 1);
@@ -105,7 +115,8 @@ TEST_CASE("native-histogram functions are unsupported", "[promql][engine]") {
   auto r = Engine().InstantQuery(&s, "histogram_count(x_total)", 0);
   REQUIRE(!r.ok());
   CHECK(r.status().code() == absl::StatusCode::kUnimplemented);
-  CHECK(std::string(r.status().message()).find("unsupported") != std::string::npos);
+  CHECK(std::string(r.status().message()).find("unsupported") !=
+        std::string::npos);
 }
 
 }  // namespace

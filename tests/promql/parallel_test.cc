@@ -1,6 +1,6 @@
 // Range functions and selectors over many series run on two threads; the
-// result must be identical, bit for bit and in order, to evaluating each series alone
-// (which stays on one thread), warnings included.
+// result must be identical, bit for bit and in order, to evaluating each series
+// alone (which stays on one thread), warnings included.
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <map>
@@ -20,7 +20,8 @@ constexpr int kSeries = 300;  // enough work to take the two-thread path
 
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-TEST_CASE("Range functions give the same answer on two threads as on one", "[parallel]") {
+TEST_CASE("Range functions give the same answer on two threads as on one",
+          "[parallel]") {
   testutil::TempDir tmp;
   auto db = std::move(*storage::DB::Open({}, tmp.path()));
   std::mt19937_64 rng(7);
@@ -43,9 +44,10 @@ TEST_CASE("Range functions give the same answer on two threads as on one", "[par
   Engine engine;
   const Timestamp end = kT0 + (kSamples - 1) * kStep;
   // Selectors over >= 128 series also decode on two threads.
-  for (std::string fn : {"rate(x_total[5m])", "quantile_over_time(2, x_total[10m])",
-                         "max_over_time(x_total[1m])", "resets(x_total[20m])", "x_total",
-                         "timestamp(x_total)"}) {
+  for (std::string fn :
+       {"rate(x_total[5m])", "quantile_over_time(2, x_total[10m])",
+        "max_over_time(x_total[1m])", "resets(x_total[20m])", "x_total",
+        "timestamp(x_total)"}) {
     INFO(fn);
     auto all = engine.RangeQuery(db.get(), fn, kT0, end, kStep);
     REQUIRE(all.ok());
@@ -63,11 +65,14 @@ TEST_CASE("Range functions give the same answer on two threads as on one", "[par
       REQUIRE(got != nullptr);
       REQUIRE(got->ts == want.ts);
       REQUIRE(got->vs.size() == want.vs.size());
-      for (size_t k = 0; k < want.vs.size(); ++k) REQUIRE(SameBits(got->vs[k], want.vs[k]));
+      for (size_t k = 0; k < want.vs.size(); ++k)
+        REQUIRE(SameBits(got->vs[k], want.vs[k]));
     }
-    auto single0 = engine.RangeQuery(db.get(), fn.substr(0, fn.find("x_total") + 7) +
-                                                   "{i=\"0\"}" + fn.substr(fn.find("x_total") + 7),
-                                     kT0, end, kStep);
+    auto single0 =
+        engine.RangeQuery(db.get(),
+                          fn.substr(0, fn.find("x_total") + 7) + "{i=\"0\"}" +
+                              fn.substr(fn.find("x_total") + 7),
+                          kT0, end, kStep);
     REQUIRE(single0.ok());
     REQUIRE(all->warnings == single0->warnings);
     REQUIRE(all->infos == single0->infos);

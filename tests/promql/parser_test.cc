@@ -1,14 +1,14 @@
 // Parser tests: a table of valid expressions with their canonical Format()
 // output, and of invalid ones with Prometheus's error text and position.
 // Cases are derived from the behaviour of Prometheus 3's promql/parser.
+#include "promql/parser.h"
+
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
 #include "promql/ast.h"
-#include "promql/parser.h"
 
 namespace vigil::promql {
 namespace {
@@ -102,7 +102,8 @@ const Valid kValid[] = {
     {"a - on(b) group_left() (c)", "a - on (b) group_left () (c)"},
     {"foo atan2 bar", nullptr},
     {"foo atan2 on(a) bar", "foo atan2 on (a) bar"},
-    {"foo > bool on(a) group_left(b) bar", "foo > bool on (a) group_left (b) bar"},
+    {"foo > bool on(a) group_left(b) bar",
+     "foo > bool on (a) group_left (b) bar"},
     {"foo </ bar", nullptr},
     {"foo >/ 2", nullptr},
     // Selectors.
@@ -138,7 +139,8 @@ const Valid kValid[] = {
     {"foo{a=\"b\", foo!=\"bar\", test=~\"test\", bar!~\"baz\",}",
      "foo{a=\"b\",bar!~\"baz\",foo!=\"bar\",test=~\"test\"}"},
     {"{__name__=~\"foo.+\"}", nullptr},
-    {"{__name__=\"foo\",__name__=\"bar\"}", "{__name__=\"bar\",__name__=\"foo\"}"},
+    {"{__name__=\"foo\",__name__=\"bar\"}",
+     "{__name__=\"bar\",__name__=\"foo\"}"},
     {"{\"foo\"}", "{__name__=\"foo\"}"},
     {"{\"my.metric\", \"label.name\"=\"x\"}",
      "{\"label.name\"=\"x\",__name__=\"my.metric\"}"},
@@ -255,27 +257,39 @@ const Invalid kInvalid[] = {
     {"(1))", "1:5: parse error: unexpected right parenthesis ')'"},
     {"((1)", "1:5: parse error: unclosed left parenthesis"},
     {"(", "1:2: parse error: unclosed left parenthesis"},
-    {"1e999", "1:1: parse error: error parsing number: strconv.ParseFloat: "
-              "parsing \"1e999\": value out of range"},
-    {"1 and 1", "1:1: parse error: set operator \"and\" not allowed in binary scalar expression"},
-    {"1 == 1", "1:3: parse error: comparisons between scalars must use BOOL modifier"},
-    {"1 or 1", "1:1: parse error: set operator \"or\" not allowed in binary scalar expression"},
+    {"1e999",
+     "1:1: parse error: error parsing number: strconv.ParseFloat: "
+     "parsing \"1e999\": value out of range"},
+    {"1 and 1",
+     "1:1: parse error: set operator \"and\" not allowed in binary scalar "
+     "expression"},
+    {"1 == 1",
+     "1:3: parse error: comparisons between scalars must use BOOL modifier"},
+    {"1 or 1",
+     "1:1: parse error: set operator \"or\" not allowed in binary scalar "
+     "expression"},
     {"1 unless 1",
-     "1:1: parse error: set operator \"unless\" not allowed in binary scalar expression"},
+     "1:1: parse error: set operator \"unless\" not allowed in binary scalar "
+     "expression"},
     {"1 !~ 1", "1:3: parse error: unexpected character after '!': '~'"},
     {"1 =~ 1", "1:3: parse error: unexpected character after '=': '~'"},
-    {"-\"string\"", "1:1: parse error: unary expression only allowed on expressions of "
-                    "type scalar or instant vector, got \"string\""},
-    {"-test[5m]", "1:1: parse error: unary expression only allowed on expressions of "
-                  "type scalar or instant vector, got \"range vector\""},
+    {"-\"string\"",
+     "1:1: parse error: unary expression only allowed on expressions of "
+     "type scalar or instant vector, got \"string\""},
+    {"-test[5m]",
+     "1:1: parse error: unary expression only allowed on expressions of "
+     "type scalar or instant vector, got \"range vector\""},
     {"*test", "1:1: parse error: unexpected <op:*>"},
     {"@@", "1:1: parse error: unexpected <op:@>"},
-    {"1 offset 1d", "1:1: parse error: offset modifier must be preceded by an instant "
-                    "vector selector or range vector selector or a subquery"},
-    {"foo offset 1s offset 2s", "1:1: parse error: offset may not be set multiple times"},
+    {"1 offset 1d",
+     "1:1: parse error: offset modifier must be preceded by an instant "
+     "vector selector or range vector selector or a subquery"},
+    {"foo offset 1s offset 2s",
+     "1:1: parse error: offset may not be set multiple times"},
     {"a - on(b) ignoring(c) d", "1:11: parse error: unexpected <ignoring>"},
-    {"foo and 1", "1:1: parse error: set operator \"and\" not allowed in binary scalar "
-                  "expression"},
+    {"foo and 1",
+     "1:1: parse error: set operator \"and\" not allowed in binary scalar "
+     "expression"},
     {"1 or on(bar) foo",
      "1:1: parse error: vector matching only allowed between instant vectors"},
     {"foo == on(bar) 10",
@@ -287,209 +301,307 @@ const Invalid kInvalid[] = {
      "1:1: parse error: no grouping allowed for \"or\" operation"},
     {"foo unless on(bar) group_left(baz) bar",
      "1:1: parse error: no grouping allowed for \"unless\" operation"},
-    {"http_requests{group=\"production\"} + on(instance) group_left(job,instance) "
+    {"http_requests{group=\"production\"} + on(instance) "
+     "group_left(job,instance) "
      "cpu_count{type=\"smp\"}",
-     "1:35: parse error: label \"instance\" must not occur in ON and GROUP clause at once"},
-    {"foo + bool bar", "1:5: parse error: bool modifier can only be used on comparison "
-                       "operators"},
-    {"foo + bool 10", "1:5: parse error: bool modifier can only be used on comparison "
-                      "operators"},
-    {"foo and bool 10", "1:5: parse error: bool modifier can only be used on comparison "
-                        "operators"},
-    {"foo @ +Inf", "1:1: parse error: timestamp out of bounds for @ modifier: +Inf"},
-    {"foo @ -Inf", "1:1: parse error: timestamp out of bounds for @ modifier: -Inf"},
-    {"foo @ NaN", "1:1: parse error: timestamp out of bounds for @ modifier: NaN"},
+     "1:35: parse error: label \"instance\" must not occur in ON and GROUP "
+     "clause at once"},
+    {"foo + bool bar",
+     "1:5: parse error: bool modifier can only be used on comparison "
+     "operators"},
+    {"foo + bool 10",
+     "1:5: parse error: bool modifier can only be used on comparison "
+     "operators"},
+    {"foo and bool 10",
+     "1:5: parse error: bool modifier can only be used on comparison "
+     "operators"},
+    {"foo @ +Inf",
+     "1:1: parse error: timestamp out of bounds for @ modifier: +Inf"},
+    {"foo @ -Inf",
+     "1:1: parse error: timestamp out of bounds for @ modifier: -Inf"},
+    {"foo @ NaN",
+     "1:1: parse error: timestamp out of bounds for @ modifier: NaN"},
     {"foo @ 9223372036854775808",
-     "1:1: parse error: timestamp out of bounds for @ modifier: 9223372036854775808.000000"},
-    {"foo @ 1 @ 2", "1:1: parse error: @ <timestamp> may not be set multiple times"},
-    {"foo @ start() @ end()", "1:1: parse error: @ <timestamp> may not be set multiple times"},
+     "1:1: parse error: timestamp out of bounds for @ modifier: "
+     "9223372036854775808.000000"},
+    {"foo @ 1 @ 2",
+     "1:1: parse error: @ <timestamp> may not be set multiple times"},
+    {"foo @ start() @ end()",
+     "1:1: parse error: @ <timestamp> may not be set multiple times"},
     {"{", "1:2: parse error: unexpected end of input inside braces"},
     {"}", "1:1: parse error: unexpected character: '}'"},
     {"some{", "1:6: parse error: unexpected end of input inside braces"},
     {"some}", "1:5: parse error: unexpected character: '}'"},
     {"some_metric{a=b}",
-     "1:15: parse error: unexpected identifier \"b\" in label matching, expected string"},
-    {"some_metric{a:b=\"b\"}", "1:14: parse error: unexpected character inside braces: ':'"},
-    {"foo{a*\"b\"}", "1:6: parse error: unexpected character inside braces: '*'"},
-    {"foo{a>=\"b\"}", "1:6: parse error: unexpected character inside braces: '>'"},
+     "1:15: parse error: unexpected identifier \"b\" in label matching, "
+     "expected string"},
+    {"some_metric{a:b=\"b\"}",
+     "1:14: parse error: unexpected character inside braces: ':'"},
+    {"foo{a*\"b\"}",
+     "1:6: parse error: unexpected character inside braces: '*'"},
+    {"foo{a>=\"b\"}",
+     "1:6: parse error: unexpected character inside braces: '>'"},
     {"some_metric{a=\"\xff\"}", "1:15: parse error: invalid UTF-8 rune"},
-    {"foo{gibberish}", "1:14: parse error: unexpected \"}\" in label matching, expected "
-                       "label matching operator"},
+    {"foo{gibberish}",
+     "1:14: parse error: unexpected \"}\" in label matching, expected "
+     "label matching operator"},
     {"foo{1}", "1:5: parse error: unexpected character inside braces: '1'"},
-    {"{}", "1:1: parse error: vector selector must contain at least one non-empty matcher"},
-    {"{x=\"\"}", "1:1: parse error: vector selector must contain at least one non-empty "
-                 "matcher"},
-    {"{x=~\".*\"}", "1:1: parse error: vector selector must contain at least one "
-                    "non-empty matcher"},
-    {"{x!~\".+\"}", "1:1: parse error: vector selector must contain at least one "
-                    "non-empty matcher"},
-    {"{x!=\"a\"}", "1:1: parse error: vector selector must contain at least one non-empty "
-                   "matcher"},
+    {"{}",
+     "1:1: parse error: vector selector must contain at least one non-empty "
+     "matcher"},
+    {"{x=\"\"}",
+     "1:1: parse error: vector selector must contain at least one non-empty "
+     "matcher"},
+    {"{x=~\".*\"}",
+     "1:1: parse error: vector selector must contain at least one "
+     "non-empty matcher"},
+    {"{x!~\".+\"}",
+     "1:1: parse error: vector selector must contain at least one "
+     "non-empty matcher"},
+    {"{x!=\"a\"}",
+     "1:1: parse error: vector selector must contain at least one non-empty "
+     "matcher"},
     {"foo{__name__=\"bar\"}",
      "1:1: parse error: metric name must not be set twice: \"foo\" or \"bar\""},
     {"foo{__name__= =}",
      "1:15: parse error: unexpected \"=\" in label matching, expected string"},
-    {"foo{,}", "1:5: parse error: unexpected \",\" in label matching, expected identifier "
-               "or \"}\""},
+    {"foo{,}",
+     "1:5: parse error: unexpected \",\" in label matching, expected "
+     "identifier "
+     "or \"}\""},
     {"foo{__name__ == \"bar\"}",
      "1:15: parse error: unexpected \"=\" in label matching, expected string"},
-    {"foo{__name__=\"bar\" lol}", "1:20: parse error: unexpected identifier \"lol\" in "
-                                  "label matching, expected \",\" or \"}\""},
-    {"foo{\"a\"=}", "1:9: parse error: unexpected \"}\" in label matching, expected string"},
-    {"foo{a!b=\"c\"}", "1:6: parse error: unexpected character after '!' inside braces: 'b'"},
+    {"foo{__name__=\"bar\" lol}",
+     "1:20: parse error: unexpected identifier \"lol\" in "
+     "label matching, expected \",\" or \"}\""},
+    {"foo{\"a\"=}",
+     "1:9: parse error: unexpected \"}\" in label matching, expected string"},
+    {"foo{a!b=\"c\"}",
+     "1:6: parse error: unexpected character after '!' inside braces: 'b'"},
     {"foo{a{", "1:6: parse error: unexpected left brace '{'"},
     {"foo[5mm]", "1:5: parse error: bad number or duration syntax: \"5mm\""},
     {"foo[5m1]", "1:5: parse error: bad number or duration syntax: \"5m1\""},
     {"foo[5m:1m1]", "1:8: parse error: bad number or duration syntax: \"1m1\""},
-    {"foo[5y1hs]", "1:5: parse error: unknown unit \"hs\" in duration \"5y1hs\""},
+    {"foo[5y1hs]",
+     "1:5: parse error: unknown unit \"hs\" in duration \"5y1hs\""},
     {"foo[5m1h]", "1:5: parse error: not a valid duration string: \"5m1h\""},
     {"foo[5m1m]", "1:5: parse error: not a valid duration string: \"5m1m\""},
     {"foo[0m]", "1:5: parse error: duration must be greater than 0"},
-    {"foo[\"5m\"]", "1:5: parse error: unexpected character in duration expression: '\"'"},
-    {"foo[]", "1:5: parse error: unexpected \"]\" in subquery or range selector, expected "
-              "number, duration, step(), or range()"},
+    {"foo[\"5m\"]",
+     "1:5: parse error: unexpected character in duration expression: '\"'"},
+    {"foo[]",
+     "1:5: parse error: unexpected \"]\" in subquery or range selector, "
+     "expected "
+     "number, duration, step(), or range()"},
     {"foo[-1]", "1:5: parse error: duration must be greater than 0"},
     {"foo[1", "1:6: parse error: unclosed left bracket"},
-    {"foo[5m] [5m]", "1:9: parse error: ranges only allowed for vector selectors"},
-    {"foo[5m:1m] [5m]", "1:12: parse error: ranges only allowed for vector selectors"},
-    {"-foo[5m:]", "1:1: parse error: unary expression only allowed on expressions of "
-                  "type scalar or instant vector, got \"range vector\""},
+    {"foo[5m] [5m]",
+     "1:9: parse error: ranges only allowed for vector selectors"},
+    {"foo[5m:1m] [5m]",
+     "1:12: parse error: ranges only allowed for vector selectors"},
+    {"-foo[5m:]",
+     "1:1: parse error: unary expression only allowed on expressions of "
+     "type scalar or instant vector, got \"range vector\""},
     {"foo]", "1:4: parse error: unexpected right bracket ']'"},
-    {"some_metric[5m] OFFSET 1mm", "1:24: parse error: bad number or duration syntax: "
-                                   "\"1mm\""},
-    {"some_metric[5m] OFFSET", "1:23: parse error: unexpected end of input in offset, "
-                               "expected number, duration, step(), or range()"},
-    {"some_metric OFFSET 1m[5m]", "1:22: parse error: no offset modifiers allowed before "
-                                  "range"},
-    {"some_metric[5m] @", "1:18: parse error: unexpected end of input in @, expected "
-                          "timestamp"},
-    {"some_metric @ 1234 [5m]", "1:20: parse error: no @ modifiers allowed before range"},
+    {"some_metric[5m] OFFSET 1mm",
+     "1:24: parse error: bad number or duration syntax: "
+     "\"1mm\""},
+    {"some_metric[5m] OFFSET",
+     "1:23: parse error: unexpected end of input in offset, "
+     "expected number, duration, step(), or range()"},
+    {"some_metric OFFSET 1m[5m]",
+     "1:22: parse error: no offset modifiers allowed before "
+     "range"},
+    {"some_metric[5m] @",
+     "1:18: parse error: unexpected end of input in @, expected "
+     "timestamp"},
+    {"some_metric @ 1234 [5m]",
+     "1:20: parse error: no @ modifiers allowed before range"},
     {"some_metric @ start() [5m]",
      "1:23: parse error: no @ modifiers allowed before range"},
-    {"some_metric @ end()[5m]", "1:20: parse error: no @ modifiers allowed before range"},
-    {"(foo + bar)[5m]", "1:12: parse error: ranges only allowed for vector selectors"},
-    {"sum by (\"foo)(some_metric{})", "1:9: parse error: unterminated quoted string"},
+    {"some_metric @ end()[5m]",
+     "1:20: parse error: no @ modifiers allowed before range"},
+    {"(foo + bar)[5m]",
+     "1:12: parse error: ranges only allowed for vector selectors"},
+    {"sum by (\"foo)(some_metric{})",
+     "1:9: parse error: unterminated quoted string"},
     {"sum without(==)(some_metric)",
      "1:13: parse error: unexpected <op:==> in grouping opts, expected label"},
     {"sum without(,)(some_metric)",
      "1:13: parse error: unexpected \",\" in grouping opts, expected label"},
     {"sum without(foo,,)(some_metric)",
      "1:17: parse error: unexpected \",\" in grouping opts, expected label"},
-    {"sum some_metric by (test)", "1:5: parse error: unexpected identifier \"some_metric\""},
-    {"sum (some_metric) by test", "1:22: parse error: unexpected identifier \"test\" in "
-                                  "grouping opts, expected \"(\""},
-    {"sum (some_metric) by test", "1:22: parse error: unexpected identifier \"test\" in "
-                                  "grouping opts, expected \"(\""},
-    {"sum () by (test)", "1:1: parse error: no arguments for aggregate expression provided"},
-    {"MIN keep_common (some_metric)", "1:5: parse error: unexpected identifier "
-                                      "\"keep_common\""},
-    {"MIN (some_metric) keep_common", "1:19: parse error: unexpected identifier "
-                                      "\"keep_common\""},
-    {"sum (some_metric) without (test) by (test)", "1:34: parse error: unexpected <by>"},
-    {"sum without (test) (some_metric) by (test)", "1:34: parse error: unexpected <by>"},
-    {"topk(some_metric)", "1:1: parse error: wrong number of arguments for aggregate "
-                          "expression provided, expected 2, got 1"},
-    {"topk(some_metric,)", "1:17: parse error: trailing commas not allowed in function "
-                           "call args"},
-    {"topk(some_metric, other_metric)", "1:6: parse error: expected type scalar in "
-                                        "aggregation parameter, got instant vector"},
-    {"count_values(5, other_metric)", "1:14: parse error: expected type string in "
-                                      "aggregation parameter, got scalar"},
-    {"sum(foo[5m])", "1:5: parse error: expected type instant vector in aggregation "
-                     "expression, got range vector"},
+    {"sum some_metric by (test)",
+     "1:5: parse error: unexpected identifier \"some_metric\""},
+    {"sum (some_metric) by test",
+     "1:22: parse error: unexpected identifier \"test\" in "
+     "grouping opts, expected \"(\""},
+    {"sum (some_metric) by test",
+     "1:22: parse error: unexpected identifier \"test\" in "
+     "grouping opts, expected \"(\""},
+    {"sum () by (test)",
+     "1:1: parse error: no arguments for aggregate expression provided"},
+    {"MIN keep_common (some_metric)",
+     "1:5: parse error: unexpected identifier "
+     "\"keep_common\""},
+    {"MIN (some_metric) keep_common",
+     "1:19: parse error: unexpected identifier "
+     "\"keep_common\""},
+    {"sum (some_metric) without (test) by (test)",
+     "1:34: parse error: unexpected <by>"},
+    {"sum without (test) (some_metric) by (test)",
+     "1:34: parse error: unexpected <by>"},
+    {"topk(some_metric)",
+     "1:1: parse error: wrong number of arguments for aggregate "
+     "expression provided, expected 2, got 1"},
+    {"topk(some_metric,)",
+     "1:17: parse error: trailing commas not allowed in function "
+     "call args"},
+    {"topk(some_metric, other_metric)",
+     "1:6: parse error: expected type scalar in "
+     "aggregation parameter, got instant vector"},
+    {"count_values(5, other_metric)",
+     "1:14: parse error: expected type string in "
+     "aggregation parameter, got scalar"},
+    {"sum(foo[5m])",
+     "1:5: parse error: expected type instant vector in aggregation "
+     "expression, got range vector"},
     {"sum(1 2)", "1:7: parse error: unexpected number \"2\" in aggregation"},
-    {"sum by (a) foo", "1:12: parse error: unexpected identifier \"foo\" in aggregation"},
-    {"rate(some_metric[5m]) @ 1234", "1:1: parse error: @ modifier must be preceded by an "
-                                     "instant vector selector or range vector selector or "
-                                     "a subquery"},
-    {"floor()", "1:1: parse error: expected 1 argument(s) in call to \"floor\", got 0"},
+    {"sum by (a) foo",
+     "1:12: parse error: unexpected identifier \"foo\" in aggregation"},
+    {"rate(some_metric[5m]) @ 1234",
+     "1:1: parse error: @ modifier must be preceded by an "
+     "instant vector selector or range vector selector or "
+     "a subquery"},
+    {"floor()",
+     "1:1: parse error: expected 1 argument(s) in call to \"floor\", got 0"},
     {"floor(some_metric, other_metric)",
      "1:1: parse error: expected 1 argument(s) in call to \"floor\", got 2"},
-    {"floor(1)", "1:7: parse error: expected type instant vector in call to function "
-                 "\"floor\", got scalar"},
+    {"floor(1)",
+     "1:7: parse error: expected type instant vector in call to function "
+     "\"floor\", got scalar"},
     {"hour(some_metric, some_metric, some_metric)",
-     "1:1: parse error: expected at most 1 argument(s) in call to \"hour\", got 3"},
+     "1:1: parse error: expected at most 1 argument(s) in call to \"hour\", "
+     "got 3"},
     {"label_join(x, \"a\")",
-     "1:1: parse error: expected at least 3 argument(s) in call to \"label_join\", got 2"},
-    {"time(some_metric)", "1:1: parse error: expected 0 argument(s) in call to \"time\", "
-                          "got 1"},
-    {"non_existent_function_far_bar()", "1:1: parse error: unknown function with name "
-                                        "\"non_existent_function_far_bar\""},
-    {"rate(some_metric)", "1:6: parse error: expected type range vector in call to "
-                          "function \"rate\", got instant vector"},
-    {"label_replace(a, `b`, `c\xff`, `d`, `.*`)", "1:23: parse error: invalid UTF-8 rune"},
+     "1:1: parse error: expected at least 3 argument(s) in call to "
+     "\"label_join\", got 2"},
+    {"time(some_metric)",
+     "1:1: parse error: expected 0 argument(s) in call to \"time\", "
+     "got 1"},
+    {"non_existent_function_far_bar()",
+     "1:1: parse error: unknown function with name "
+     "\"non_existent_function_far_bar\""},
+    {"rate(some_metric)",
+     "1:6: parse error: expected type range vector in call to "
+     "function \"rate\", got instant vector"},
+    {"label_replace(a, `b`, `c\xff`, `d`, `.*`)",
+     "1:23: parse error: invalid UTF-8 rune"},
     {"-=", "1:2: parse error: unexpected \"=\""},
     {"++-++-+-+-<", "1:11: parse error: unexpected <op:<>"},
     {"e-+=/(0)", "1:4: parse error: unexpected \"=\""},
     {"a>b()", "1:3: parse error: unknown function with name \"b\""},
-    {"rate(avg)", "1:6: parse error: expected type range vector in call to function "
-                  "\"rate\", got instant vector"},
+    {"rate(avg)",
+     "1:6: parse error: expected type range vector in call to function "
+     "\"rate\", got instant vector"},
     {"`\\``", "1:4: parse error: unterminated raw string"},
     {"\"\\", "1:1: parse error: escape sequence not terminated"},
     {"\"\\c\"", "1:1: parse error: unknown escape sequence U+0063 'c'"},
-    {"\"\\x.\"", "1:1: parse error: illegal character U+002E '.' in escape sequence"},
+    {"\"\\x.\"",
+     "1:1: parse error: illegal character U+002E '.' in escape sequence"},
     {"\"\\'\"", "1:1: parse error: unknown escape sequence U+0027 '''"},
-    {"\"\\ud800\"", "1:1: parse error: escape sequence is an invalid Unicode code point"},
+    {"\"\\ud800\"",
+     "1:1: parse error: escape sequence is an invalid Unicode code point"},
     {"\"abc", "1:1: parse error: unterminated quoted string"},
-    {"foo{bar=\"baz\"}[", "1:16: parse error: unexpected end of input in duration "
-                          "expression"},
-    {"test[5d] OFFSET 10s [10m:5s]", "1:1: parse error: subquery is only allowed on "
-                                     "instant vector, got matrix instead"},
-    {"(foo + bar{nm=\"val\"})[5m:][10m:5s]", "1:1: parse error: subquery is only allowed "
-                                             "on instant vector, got matrix instead"},
-    {"rate(food[1m])[1h] offset 1h", "1:15: parse error: ranges only allowed for vector "
-                                     "selectors"},
-    {"foo[5s x 5s]", "1:8: parse error: unexpected character: 'x', expected ':'"},
-    {"foo[5s s 5s]", "1:8: parse error: unexpected character: 's', expected ':'"},
-    {"foo[step]", "1:9: parse error: unexpected \"]\" in subquery or range selector, "
-                  "expected number, duration, step(), or range()"},
+    {"foo{bar=\"baz\"}[",
+     "1:16: parse error: unexpected end of input in duration "
+     "expression"},
+    {"test[5d] OFFSET 10s [10m:5s]",
+     "1:1: parse error: subquery is only allowed on "
+     "instant vector, got matrix instead"},
+    {"(foo + bar{nm=\"val\"})[5m:][10m:5s]",
+     "1:1: parse error: subquery is only allowed "
+     "on instant vector, got matrix instead"},
+    {"rate(food[1m])[1h] offset 1h",
+     "1:15: parse error: ranges only allowed for vector "
+     "selectors"},
+    {"foo[5s x 5s]",
+     "1:8: parse error: unexpected character: 'x', expected ':'"},
+    {"foo[5s s 5s]",
+     "1:8: parse error: unexpected character: 's', expected ':'"},
+    {"foo[step]",
+     "1:9: parse error: unexpected \"]\" in subquery or range selector, "
+     "expected number, duration, step(), or range()"},
     {"foo[5m:1m:]", "1:10: parse error: unexpected colon ':'"},
-    {"foo[:5m]", "1:6: parse error: unexpected colon before duration in duration "
-                 "expression"},
+    {"foo[:5m]",
+     "1:6: parse error: unexpected colon before duration in duration "
+     "expression"},
     {"foo[5m] 1", "1:9: parse error: unexpected number \"1\""},
-    {"foo[5m:1m x", "1:11: parse error: unexpected character: 'x', expected ':'"},
+    {"foo[5m:1m x",
+     "1:11: parse error: unexpected character: 'x', expected ':'"},
     {"foo offset 9.5e10", "1:12: parse error: duration out of range"},
     {"foo[9.5e10]", "1:5: parse error: duration out of range"},
-    {"1[5m] anchored", "1:2: parse error: ranges only allowed for vector selectors"},
+    {"1[5m] anchored",
+     "1:2: parse error: ranges only allowed for vector selectors"},
     {"sum(", "1:5: parse error: unclosed left parenthesis"},
     {"sum(rate(", "1:10: parse error: unclosed left parenthesis"},
     {"foo bar", "1:5: parse error: unexpected identifier \"bar\""},
     {"foo \"bar\"", "1:5: parse error: unexpected string \"\\\"bar\\\"\""},
-    {"foo 12345678901", "1:5: parse error: unexpected number \"1234567890\"..."},
+    {"foo 12345678901",
+     "1:5: parse error: unexpected number \"1234567890\"..."},
     {"foo{a=\"b\"} {c=\"d\"}", "1:12: parse error: unexpected \"{\""},
     {"(1 2)", "1:4: parse error: unexpected number \"2\""},
-    {"foo @ bar", "1:7: parse error: unexpected identifier \"bar\" in @, expected timestamp"},
-    {"foo @ start", "1:12: parse error: unexpected end of input in @, expected timestamp"},
-    {"foo offset bar", "1:12: parse error: unexpected identifier \"bar\" in offset, "
-                       "expected number, duration, step(), or range()"},
+    {"foo @ bar",
+     "1:7: parse error: unexpected identifier \"bar\" in @, expected "
+     "timestamp"},
+    {"foo @ start",
+     "1:12: parse error: unexpected end of input in @, expected timestamp"},
+    {"foo offset bar",
+     "1:12: parse error: unexpected identifier \"bar\" in offset, "
+     "expected number, duration, step(), or range()"},
     {"foo and", "1:8: parse error: unexpected end of input"},
-    {"sum by", "1:7: parse error: unexpected end of input in grouping opts, expected \"(\""},
-    {"sum by (a b) (x)", "1:11: parse error: unexpected identifier \"b\" in grouping opts, "
-                         "expected \",\" or \")\""},
-    {"foo * on bar", "1:10: parse error: unexpected identifier \"bar\" in grouping opts, "
-                     "expected \"(\""},
-    {"rate(x[5m]) + foo[5m]", "1:15: parse error: binary expression must contain only "
-                              "scalar and instant vector types"},
-    {"foo[5m] + 1", "1:1: parse error: binary expression must contain only scalar and "
-                    "instant vector types"},
-    {"\"a\" + 1", "1:1: parse error: binary expression must contain only scalar and "
-                  "instant vector types"},
-    {"foo\n+\nbar[", "3:5: parse error: unexpected end of input in duration expression"},
+    {"sum by",
+     "1:7: parse error: unexpected end of input in grouping opts, expected "
+     "\"(\""},
+    {"sum by (a b) (x)",
+     "1:11: parse error: unexpected identifier \"b\" in grouping opts, "
+     "expected \",\" or \")\""},
+    {"foo * on bar",
+     "1:10: parse error: unexpected identifier \"bar\" in grouping opts, "
+     "expected \"(\""},
+    {"rate(x[5m]) + foo[5m]",
+     "1:15: parse error: binary expression must contain only "
+     "scalar and instant vector types"},
+    {"foo[5m] + 1",
+     "1:1: parse error: binary expression must contain only scalar and "
+     "instant vector types"},
+    {"\"a\" + 1",
+     "1:1: parse error: binary expression must contain only scalar and "
+     "instant vector types"},
+    {"foo\n+\nbar[",
+     "3:5: parse error: unexpected end of input in duration expression"},
     {"foo\n  * *", "2:5: parse error: unexpected <op:*>"},
     {"info(rate(http_request_counter_total{}[5m]), target_info{foo=\"bar\"})",
-     "1:46: parse error: expected label selectors only, got vector selector instead"},
+     "1:46: parse error: expected label selectors only, got vector selector "
+     "instead"},
     {"info(http_request_counter_total{namespace=\"zzz\"}, {foo=\"bar\"} == 1)",
      "1:51: parse error: expected label selectors only"},
     // Experimental features that stay disabled.
-    {"foo[5m+1m]", "1:5: parse error: experimental duration expression is not enabled"},
-    {"foo[step()]", "1:5: parse error: experimental duration expression is not enabled"},
-    {"foo offset (5m)", "1:12: parse error: experimental duration expression is not "
-                        "enabled"},
-    {"foo anchored", "1:1: parse error: anchored modifier is experimental and not enabled"},
-    {"foo[5m] smoothed", "1:1: parse error: smoothed modifier is experimental and not "
-                         "enabled"},
-    {"a + fill(0) b", "1:1: parse error: binop fill modifiers are experimental and not "
-                      "enabled"},
+    {"foo[5m+1m]",
+     "1:5: parse error: experimental duration expression is not enabled"},
+    {"foo[step()]",
+     "1:5: parse error: experimental duration expression is not enabled"},
+    {"foo offset (5m)",
+     "1:12: parse error: experimental duration expression is not "
+     "enabled"},
+    {"foo anchored",
+     "1:1: parse error: anchored modifier is experimental and not enabled"},
+    {"foo[5m] smoothed",
+     "1:1: parse error: smoothed modifier is experimental and not "
+     "enabled"},
+    {"a + fill(0) b",
+     "1:1: parse error: binop fill modifiers are experimental and not "
+     "enabled"},
 };
 
 std::string ErrorOf(const char* in) {

@@ -24,15 +24,28 @@ double Call(RangeFn fn, const Window& w, ExtrapolationMemo* memo) {
   for (size_t j = 1; j < w.v.size(); ++j) {
     if (w.v[j] < w.v[j - 1]) resets.push_back(static_cast<uint32_t>(j));
   }
-  RangeCall c{w.t.data(), w.v.data(), w.t.size(), w.range_end, w.range_start, w.range_end,
-              double(w.range_end - w.range_start) / 1000, nullptr, nullptr, nullptr, nullptr,
-              resets.data(), resets.data() + resets.size(), 0, memo};
+  RangeCall c{w.t.data(),
+              w.v.data(),
+              w.t.size(),
+              w.range_end,
+              w.range_start,
+              w.range_end,
+              double(w.range_end - w.range_start) / 1000,
+              nullptr,
+              nullptr,
+              nullptr,
+              nullptr,
+              resets.data(),
+              resets.data() + resets.size(),
+              0,
+              memo};
   double out = -1;
   REQUIRE(fn(c, &out));
   return out;
 }
 
-TEST_CASE("The extrapolation memo is keyed by the whole window shape", "[range]") {
+TEST_CASE("The extrapolation memo is keyed by the whole window shape",
+          "[range]") {
   // Same offsets of first and last sample, different sample counts; then
   // different offsets; a counter reset; a window whose zero point moves
   // the start. Each through one memo, in turn, must equal a fresh call.

@@ -33,16 +33,25 @@ TEST_CASE("Range queries agree with instant queries at every step", "[range]") {
       // Counters with frequent resets (some to negative values), repeated
       // values, NaNs, gaps, and fractional increments.
       switch (rng() % 11) {
-        case 0: value[i] = 0; break;
-        case 1: value[i] = -double(rng() % 5); break;
-        case 2: break;  // same value again
-        case 3: value[i] = NAN; break;
+        case 0:
+          value[i] = 0;
+          break;
+        case 1:
+          value[i] = -double(rng() % 5);
+          break;
+        case 2:
+          break;  // same value again
+        case 3:
+          value[i] = NAN;
+          break;
         default:
           if (std::isnan(value[i])) value[i] = 1;
           value[i] += double(rng() % 1000) / 7;
       }
       if (rng() % 9 == 0) continue;
-      Labels l{{"__name__", "x_total"}, {"i", std::to_string(i)}, {"g", std::to_string(i % 3)}};
+      Labels l{{"__name__", "x_total"},
+               {"i", std::to_string(i)},
+               {"g", std::to_string(i % 3)}};
       // Odd series are scraped exactly on time: their windows repeat shapes.
       const int64_t jitter = i % 2 == 0 ? int64_t(rng() % 3000) : 0;
       REQUIRE(app->Append(0, l, kT0 + s * kStep + jitter, value[i]).ok());
@@ -54,48 +63,50 @@ TEST_CASE("Range queries agree with instant queries at every step", "[range]") {
   // Steps of 5 s (closer than the samples) make consecutive steps see the
   // same window, whose value a window-only function reuses.
   for (int64_t step : {kStep, int64_t{5000}})
-  for (std::string q : {"rate(x_total[1m])", "increase(x_total[2m])", "resets(x_total[5m])",
-                        "rate(x_total[10m])", "sum by (g) (rate(x_total[3m]))",
-                        "avg by (g) (x_total)", "count(x_total)", "max by (g) (x_total)",
-                        "min(x_total)", "stddev by (g) (x_total)", "stdvar(x_total)",
-                        "group by (g) (x_total)", "sum without (i) (increase(x_total[90s]))",
-                        "max_over_time(x_total[1m])", "changes(x_total[2m])",
-                        "quantile_over_time(0.3, x_total[2m])", "deriv(x_total[3m])",
-                        "predict_linear(x_total[2m], 60)", "delta(x_total[1m])",
-                        "max_over_time(rate(x_total[1m])[10m:1m])",
-                        // One-to-one vector matching, merged series by series.
-                        "x_total + x_total offset 1m", "x_total > bool x_total offset 30s",
-                        "x_total > x_total offset 30s", "x_total / on(i) x_total offset 2m",
-                        "x_total - ignoring(g) x_total offset 1m",
-                        "rate(x_total[1m]) * on(i, g) group_left x_total",
-                        "sum by (g) (x_total) / on(g) group_right x_total"}) {
-    INFO(q << " step " << step);
-    auto range = engine.RangeQuery(db.get(), q, start, end, step);
-    REQUIRE(range.ok());
-    std::map<std::string, const Series*> by_labels;
-    for (const auto& s : range->value.matrix) by_labels[s.metric.ToString()] = &s;
-    size_t points = 0;
-    for (Timestamp t = start; t <= end; t += step) {
-      auto inst = engine.InstantQuery(db.get(), q, t);
-      REQUIRE(inst.ok());
-      for (const Sample& smp : inst->value.vector) {
-        INFO(smp.metric.ToString() << " at " << t);
-        const Series* s = by_labels[smp.metric.ToString()];
-        REQUIRE(s != nullptr);
-        auto it = std::lower_bound(s->ts.begin(), s->ts.end(), t);
-        REQUIRE(it != s->ts.end());
-        REQUIRE(*it == t);
-        double got = s->vs[size_t(it - s->ts.begin())];
-        INFO(got << " vs " << smp.v);
-        REQUIRE(SameBits(got, smp.v));
-        ++points;
+    for (std::string q :
+         {"rate(x_total[1m])", "increase(x_total[2m])", "resets(x_total[5m])",
+          "rate(x_total[10m])", "sum by (g) (rate(x_total[3m]))",
+          "avg by (g) (x_total)", "count(x_total)", "max by (g) (x_total)",
+          "min(x_total)", "stddev by (g) (x_total)", "stdvar(x_total)",
+          "group by (g) (x_total)", "sum without (i) (increase(x_total[90s]))",
+          "max_over_time(x_total[1m])", "changes(x_total[2m])",
+          "quantile_over_time(0.3, x_total[2m])", "deriv(x_total[3m])",
+          "predict_linear(x_total[2m], 60)", "delta(x_total[1m])",
+          "max_over_time(rate(x_total[1m])[10m:1m])",
+          // One-to-one vector matching, merged series by series.
+          "x_total + x_total offset 1m", "x_total > bool x_total offset 30s",
+          "x_total > x_total offset 30s", "x_total / on(i) x_total offset 2m",
+          "x_total - ignoring(g) x_total offset 1m",
+          "rate(x_total[1m]) * on(i, g) group_left x_total",
+          "sum by (g) (x_total) / on(g) group_right x_total"}) {
+      INFO(q << " step " << step);
+      auto range = engine.RangeQuery(db.get(), q, start, end, step);
+      REQUIRE(range.ok());
+      std::map<std::string, const Series*> by_labels;
+      for (const auto& s : range->value.matrix)
+        by_labels[s.metric.ToString()] = &s;
+      size_t points = 0;
+      for (Timestamp t = start; t <= end; t += step) {
+        auto inst = engine.InstantQuery(db.get(), q, t);
+        REQUIRE(inst.ok());
+        for (const Sample& smp : inst->value.vector) {
+          INFO(smp.metric.ToString() << " at " << t);
+          const Series* s = by_labels[smp.metric.ToString()];
+          REQUIRE(s != nullptr);
+          auto it = std::lower_bound(s->ts.begin(), s->ts.end(), t);
+          REQUIRE(it != s->ts.end());
+          REQUIRE(*it == t);
+          double got = s->vs[size_t(it - s->ts.begin())];
+          INFO(got << " vs " << smp.v);
+          REQUIRE(SameBits(got, smp.v));
+          ++points;
+        }
       }
+      size_t range_points = 0;
+      for (const auto& s : range->value.matrix) range_points += s.ts.size();
+      REQUIRE(points == range_points);
+      REQUIRE(points > 0);
     }
-    size_t range_points = 0;
-    for (const auto& s : range->value.matrix) range_points += s.ts.size();
-    REQUIRE(points == range_points);
-    REQUIRE(points > 0);
-  }
 }
 
 }  // namespace
@@ -104,8 +115,9 @@ TEST_CASE("Range queries agree with instant queries at every step", "[range]") {
 namespace vigil::promql {
 namespace {
 
-TEST_CASE("Aggregations too big for per-(group, step) cells agree with the cell path",
-          "[range]") {
+TEST_CASE(
+    "Aggregations too big for per-(group, step) cells agree with the cell path",
+    "[range]") {
   // sum/avg/... fold series into one cell per (group, step) unless that
   // would take more than ~1M cells; then they go step by step. A 50 ms step
   // over 40 groups takes the step-by-step path, a 15 s step the cell path:

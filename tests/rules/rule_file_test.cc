@@ -1,12 +1,12 @@
 // Rule files: decoding into groups, and every kind of error with promtool
 // 2.42's text and a LINE:COL position.
-#include <catch2/catch.hpp>
+#include "rules/rule_file.h"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "promql/ast.h"
-#include "rules/rule_file.h"
 
 namespace {
 
@@ -18,7 +18,8 @@ using vigil::rules::ReadRuleFile;
 using vigil::rules::RuleKind;
 using vigil::rules::SourcePos;
 
-const std::string kTestdata = std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/";
+const std::string kTestdata =
+    std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/";
 
 std::vector<std::string> Errors(const ParsedRuleFile& f) {
   std::vector<std::string> out;
@@ -72,7 +73,8 @@ TEST_CASE("a valid rule file decodes into groups and rules", "[rulefile]") {
   CHECK(alert.keep_firing_for_ms == 300000);
   CHECK(alert.labels.Get("severity") == "page");
   CHECK(alert.annotations.size() == 2);
-  CHECK(alert.annotations.Get("runbook") == "https://example.com/runbooks/vllm-latency");
+  CHECK(alert.annotations.Get("runbook") ==
+        "https://example.com/runbooks/vllm-latency");
 
   CHECK(f.groups[1].interval_ms == 0);  // global default
   CHECK(f.groups[1].rules[0].for_ms == 300000);
@@ -87,8 +89,8 @@ TEST_CASE("group labels and query_offset are read", "[rulefile]") {
 }
 
 TEST_CASE("empty files and empty groups are valid", "[rulefile]") {
-  for (const char* yaml : {"", "# only a comment\n", "groups:\n", "groups: []\n",
-                           "groups:\n  - name: a\n"}) {
+  for (const char* yaml : {"", "# only a comment\n", "groups:\n",
+                           "groups: []\n", "groups:\n  - name: a\n"}) {
     const ParsedRuleFile f = ParseRuleFile(yaml, "r.yml");
     CHECK(f.ok());
     CHECK(f.RuleCount() == 0);
@@ -101,24 +103,34 @@ TEST_CASE("only the first YAML document is read", "[rulefile]") {
   CHECK(f.ok());
 }
 
-TEST_CASE("validation errors read as promtool's, all of them, in order", "[rulefile]") {
+TEST_CASE("validation errors read as promtool's, all of them, in order",
+          "[rulefile]") {
   const std::string f = kTestdata + "bad_validation.yml";
   const std::vector<std::string> want = {
-      f + ": 5:15: group \"example\", rule 1, \"job:http_requests:rate5m\": could not "
+      f + ": 5:15: group \"example\", rule 1, \"job:http_requests:rate5m\": "
+          "could not "
           "parse expression: 1:44: parse error: unclosed left parenthesis",
-      f + ": 4:17: group \"example\", rule 1, \"job:http_requests:rate5m\": invalid "
+      f + ": 4:17: group \"example\", rule 1, \"job:http_requests:rate5m\": "
+          "invalid "
           "field 'for' in recording rule",
       // promtool prints 0:0 (no `record:` key); we point at `alert: ""`.
-      f + ": 7:16: group \"example\", rule 2, \"\": one of 'record' or 'alert' must be set",
-      f + ": 9:17: 10:16: group \"example\", rule 3, \"b\": only one of 'record' and "
+      f + ": 7:16: group \"example\", rule 2, \"\": one of 'record' or 'alert' "
+          "must be set",
+      f + ": 9:17: 10:16: group \"example\", rule 3, \"b\": only one of "
+          "'record' and "
           "'alert' must be set",
-      f + ": 12:17: group \"example\", rule 4, \"bad name\": invalid field 'annotations' "
+      f + ": 12:17: group \"example\", rule 4, \"bad name\": invalid field "
+          "'annotations' "
           "in recording rule",
-      f + ": 12:17: group \"example\", rule 4, \"bad name\": invalid recording rule "
+      f + ": 12:17: group \"example\", rule 4, \"bad name\": invalid recording "
+          "rule "
           "name: bad name",
-      f + ": 17:11: group \"example\", rule 4, \"bad name\": invalid label name: bad-label",
-      f + ": 19:15: group \"example\", rule 5, \"Foo\": field 'expr' must be set in rule",
-      f + ": 21:11: group \"example\", rule 5, \"Foo\": invalid annotation name: a-b",
+      f + ": 17:11: group \"example\", rule 4, \"bad name\": invalid label "
+          "name: bad-label",
+      f + ": 19:15: group \"example\", rule 5, \"Foo\": field 'expr' must be "
+          "set in rule",
+      f + ": 21:11: group \"example\", rule 5, \"Foo\": invalid annotation "
+          "name: a-b",
       f + ": 22:5: groupname: \"example\" is repeated in the same file",
       f + ": 24:5: Groupname must not be empty",
   };
@@ -131,20 +143,24 @@ TEST_CASE("validation errors read as promtool's, all of them, in order", "[rulef
 TEST_CASE("expr errors", "[rulefile]") {
   SECTION("missing expr points at the rule") {
     CHECK(Errors(OneRule("record: a\n")) ==
-          std::vector<std::string>{"rules.yml: 4:9: group \"g\", rule 1, \"a\": field "
-                                   "'expr' must be set in rule"});
+          std::vector<std::string>{
+              "rules.yml: 4:9: group \"g\", rule 1, \"a\": field "
+              "'expr' must be set in rule"});
   }
   SECTION("an empty value sits just after the colon, as go-yaml puts it") {
     CHECK(Errors(OneRule("alert: a\n        expr:\n")) ==
-          std::vector<std::string>{"rules.yml: 5:14: group \"g\", rule 1, \"a\": field "
-                                   "'expr' must be set in rule"});
+          std::vector<std::string>{
+              "rules.yml: 5:14: group \"g\", rule 1, \"a\": field "
+              "'expr' must be set in rule"});
   }
   SECTION("a type error in PromQL keeps the parser's position and text") {
-    CHECK(Errors(OneRule("record: a\n        expr: rate(up)\n")) ==
-          std::vector<std::string>{
-              "rules.yml: 5:15: group \"g\", rule 1, \"a\": could not parse expression: "
-              "1:6: parse error: expected type range vector in call to function "
-              "\"rate\", got instant vector"});
+    CHECK(
+        Errors(OneRule("record: a\n        expr: rate(up)\n")) ==
+        std::vector<std::string>{
+            "rules.yml: 5:15: group \"g\", rule 1, \"a\": could not parse "
+            "expression: "
+            "1:6: parse error: expected type range vector in call to function "
+            "\"rate\", got instant vector"});
   }
   SECTION("a collection as expr reads as empty, like go-yaml's yaml.Node") {
     CHECK(Errors(OneRule("record: a\n        expr: [up]\n")).size() == 1);
@@ -154,22 +170,26 @@ TEST_CASE("expr errors", "[rulefile]") {
 TEST_CASE("recording-rule-only checks", "[rulefile]") {
   const auto errs = Errors(OneRule(
       "record: 'a{b=\"c\"}'\n        expr: up\n        keep_firing_for: 1m\n"));
-  CHECK(errs == std::vector<std::string>{
-                    "rules.yml: 4:17: group \"g\", rule 1, \"a{b=\\\"c\\\"}\": invalid field "
-                    "'keep_firing_for' in recording rule",
-                    "rules.yml: 4:17: group \"g\", rule 1, \"a{b=\\\"c\\\"}\": invalid "
-                    "recording rule name: a{b=\"c\"}"});
+  CHECK(errs ==
+        std::vector<std::string>{
+            "rules.yml: 4:17: group \"g\", rule 1, \"a{b=\\\"c\\\"}\": invalid "
+            "field "
+            "'keep_firing_for' in recording rule",
+            "rules.yml: 4:17: group \"g\", rule 1, \"a{b=\\\"c\\\"}\": invalid "
+            "recording rule name: a{b=\"c\"}"});
 }
 
 TEST_CASE("label names and values of rules and groups", "[rulefile]") {
   const auto errs = Errors(
       "groups:\n  - name: g\n    labels:\n      1x: y\n    rules:\n"
-      "      - alert: A\n        expr: up\n        labels:\n          __name__: x\n"
+      "      - alert: A\n        expr: up\n        labels:\n          "
+      "__name__: x\n"
       "          ok: \"\\xff\"\n");
   // go-yaml turns "\xff" into U+00FF, valid UTF-8; only names fail here.
-  CHECK(errs == std::vector<std::string>{
-                    "rules.yml: 4:7: invalid label name: 1x",
-                    "rules.yml: 9:11: group \"g\", rule 1, \"A\": invalid label name: __name__"});
+  CHECK(errs ==
+        std::vector<std::string>{"rules.yml: 4:7: invalid label name: 1x",
+                                 "rules.yml: 9:11: group \"g\", rule 1, \"A\": "
+                                 "invalid label name: __name__"});
 }
 
 TEST_CASE("alerting rule templates are parsed, recording rule labels are not",
@@ -180,22 +200,26 @@ TEST_CASE("alerting rule templates are parsed, recording rule labels are not",
         std::vector<std::string>{
             f + ": 7:14: group \"t\", rule 1, \"A\": label \"a\": template: "
                 "__alert_A:1: unclosed action",
-            f + ": 10:14: group \"t\", rule 1, \"A\": annotation \"b\": template: "
+            f + ": 10:14: group \"t\", rule 1, \"A\": annotation \"b\": "
+                "template: "
                 "__alert_A:1: function \"nosuchfunc\" not defined",
-            f + ": 11:14: group \"t\", rule 1, \"A\": annotation \"c\": template: "
+            f + ": 11:14: group \"t\", rule 1, \"A\": annotation \"c\": "
+                "template: "
                 "__alert_A:2: missing value for range"});
 }
 
-TEST_CASE("unknown keys and wrong types are listed as go-yaml does", "[rulefile]") {
+TEST_CASE("unknown keys and wrong types are listed as go-yaml does",
+          "[rulefile]") {
   const std::string f = kTestdata + "bad_unknown_keys.yml";
   CHECK(Errors(ReadRuleFile(f)) ==
-        std::vector<std::string>{f + ": yaml: unmarshal errors:\n"
-                                     "  line 3: field foo not found in type rulefmt.RuleGroup\n"
-                                     "  line 7: field bar not found in type rulefmt.RuleNode\n"
-                                     "  line 9: cannot unmarshal !!str `abc` into int\n"
-                                     "  line 13: cannot unmarshal !!seq into map[string]string\n"
-                                     "  line 15: cannot unmarshal !!seq into string\n"
-                                     "  line 16: field top not found in type rulefmt.RuleGroups"});
+        std::vector<std::string>{
+            f + ": yaml: unmarshal errors:\n"
+                "  line 3: field foo not found in type rulefmt.RuleGroup\n"
+                "  line 7: field bar not found in type rulefmt.RuleNode\n"
+                "  line 9: cannot unmarshal !!str `abc` into int\n"
+                "  line 13: cannot unmarshal !!seq into map[string]string\n"
+                "  line 15: cannot unmarshal !!seq into string\n"
+                "  line 16: field top not found in type rulefmt.RuleGroups"});
   CHECK(ReadRuleFile(f).errors[0].pos == SourcePos{3, 5});
 }
 
@@ -209,18 +233,22 @@ TEST_CASE("scalar tags and values in type errors", "[rulefile]") {
   CHECK(limit("\"5\"") == std::vector<std::string>{
                               "rules.yml: yaml: unmarshal errors:\n"
                               "  line 3: cannot unmarshal !!str `5` into int"});
-  CHECK(limit("true") == std::vector<std::string>{
-                             "rules.yml: yaml: unmarshal errors:\n"
-                             "  line 3: cannot unmarshal !!bool `true` into int"});
-  CHECK(limit("abcdefghijkl") == std::vector<std::string>{
-                                     "rules.yml: yaml: unmarshal errors:\n"
-                                     "  line 3: cannot unmarshal !!str `abcdefg...` into int"});
-  CHECK(limit(".inf") == std::vector<std::string>{
-                             "rules.yml: yaml: unmarshal errors:\n"
-                             "  line 3: cannot unmarshal !!float `.inf` into int"});
+  CHECK(limit("true") ==
+        std::vector<std::string>{
+            "rules.yml: yaml: unmarshal errors:\n"
+            "  line 3: cannot unmarshal !!bool `true` into int"});
+  CHECK(limit("abcdefghijkl") ==
+        std::vector<std::string>{
+            "rules.yml: yaml: unmarshal errors:\n"
+            "  line 3: cannot unmarshal !!str `abcdefg...` into int"});
+  CHECK(limit(".inf") ==
+        std::vector<std::string>{
+            "rules.yml: yaml: unmarshal errors:\n"
+            "  line 3: cannot unmarshal !!float `.inf` into int"});
 }
 
-TEST_CASE("top-level shape errors are printed twice, as promtool does", "[rulefile]") {
+TEST_CASE("top-level shape errors are printed twice, as promtool does",
+          "[rulefile]") {
   CHECK(Errors("foo\n") ==
         std::vector<std::string>{
             "rules.yml: yaml: unmarshal errors:\n"
@@ -238,14 +266,16 @@ TEST_CASE("top-level shape errors are printed twice, as promtool does", "[rulefi
 TEST_CASE("duplicate mapping keys", "[rulefile]") {
   CHECK(Errors(OneRule("alert: x\n        expr: up\n        labels:\n"
                        "          a: b\n          a: c\n")) ==
-        std::vector<std::string>{"rules.yml: yaml: unmarshal errors:\n"
-                                 "  line 8: mapping key \"a\" already defined at line 7"});
+        std::vector<std::string>{
+            "rules.yml: yaml: unmarshal errors:\n"
+            "  line 8: mapping key \"a\" already defined at line 7"});
 }
 
 TEST_CASE("merge keys fill in what a mapping lacks", "[rulefile]") {
   const ParsedRuleFile f = ParseRuleFile(
       "groups:\n  - name: g\n    rules:\n"
-      "      - &r\n        record: x\n        expr: up\n        labels: {a: b}\n"
+      "      - &r\n        record: x\n        expr: up\n        labels: {a: "
+      "b}\n"
       "      - <<: *r\n        record: y\n"
       "      - <<: [*r]\n        expr: sum(up)\n",
       "r.yml");
@@ -263,7 +293,8 @@ TEST_CASE("a bad duration is the only error reported", "[rulefile]") {
   const std::string f = kTestdata + "bad_duration.yml";
   // promtool: `bad_duration.yml: not a valid duration string: "5x"`.
   CHECK(Errors(ReadRuleFile(f)) ==
-        std::vector<std::string>{f + ": 7:14: not a valid duration string: \"5x\""});
+        std::vector<std::string>{
+            f + ": 7:14: not a valid duration string: \"5x\""});
   CHECK(Errors("groups:\n  - name: g\n    interval: ''\n") ==
         std::vector<std::string>{"rules.yml: 3:15: empty duration string"});
   CHECK(Errors("groups:\n  - name: g\n    interval: 300y\n") ==
@@ -279,13 +310,17 @@ TEST_CASE("YAML syntax errors name line and column", "[rulefile]") {
   CHECK(parsed.errors[0].ToString() == f + ": 6:6: yaml: end of map not found");
 }
 
-TEST_CASE("a quoted scalar left open at the end is a syntax error", "[rulefile]") {
+TEST_CASE("a quoted scalar left open at the end is a syntax error",
+          "[rulefile]") {
   // yaml-cpp alone would take the rest of the file as the string.
   CHECK(Errors("groups:\n  - name: 'a\n    rules: []\n") ==
-        std::vector<std::string>{"rules.yml: 2:11: yaml: found unexpected end of stream"});
+        std::vector<std::string>{
+            "rules.yml: 2:11: yaml: found unexpected end of stream"});
   CHECK(Errors("groups:\n  - name: \"a\\\"\n") ==
-        std::vector<std::string>{"rules.yml: 2:11: yaml: found unexpected end of stream"});
-  CHECK(Errors("groups:\n  - name: 'it''s'\n    labels: {\"a\": \"b\\\"c\"}\n").empty());
+        std::vector<std::string>{
+            "rules.yml: 2:11: yaml: found unexpected end of stream"});
+  CHECK(Errors("groups:\n  - name: 'it''s'\n    labels: {\"a\": \"b\\\"c\"}\n")
+            .empty());
 }
 
 TEST_CASE("LoadRuleFile returns groups or every error", "[rulefile]") {
@@ -296,24 +331,28 @@ TEST_CASE("LoadRuleFile returns groups or every error", "[rulefile]") {
   auto bad = LoadRuleFile(kTestdata + "bad_validation.yml");
   REQUIRE(bad.status().code() == absl::StatusCode::kInvalidArgument);
   const std::string msg(bad.status().message());
-  CHECK(msg.find("bad_validation.yml: 5:15: group \"example\"") != std::string::npos);
+  CHECK(msg.find("bad_validation.yml: 5:15: group \"example\"") !=
+        std::string::npos);
   CHECK(msg.find("24:5: Groupname must not be empty") != std::string::npos);
 
   auto missing = LoadRuleFile(kTestdata + "nope.yml");
   CHECK(missing.status().code() == absl::StatusCode::kNotFound);
-  CHECK(std::string(missing.status().message()).find("no such file or directory") !=
-        std::string::npos);
+  CHECK(std::string(missing.status().message())
+            .find("no such file or directory") != std::string::npos);
 }
 
 TEST_CASE("prometheus.yml basics", "[config]") {
-  auto parse = [](const std::string& yaml) { return ParsePrometheusConfig(yaml, "p.yml"); };
+  auto parse = [](const std::string& yaml) {
+    return ParsePrometheusConfig(yaml, "p.yml");
+  };
   SECTION("defaults and values") {
     auto empty = parse("");
     REQUIRE(empty.ok());
     CHECK(empty->evaluation_interval_ms == 60000);
     CHECK(empty->scrape_timeout_ms == 10000);
-    auto c = parse("global:\n  scrape_interval: 5s\n  evaluation_interval: 30s\n"
-                   "  external_labels: {env: prod}\nrule_files: [a.yml, 'r/*.yml']\n");
+    auto c = parse(
+        "global:\n  scrape_interval: 5s\n  evaluation_interval: 30s\n"
+        "  external_labels: {env: prod}\nrule_files: [a.yml, 'r/*.yml']\n");
     REQUIRE(c.ok());
     CHECK(c->scrape_interval_ms == 5000);
     CHECK(c->scrape_timeout_ms == 5000);  // capped at the interval
@@ -332,13 +371,15 @@ TEST_CASE("prometheus.yml basics", "[config]") {
   CHECK(err("global:\n  scrape_interval: 1x\n") ==
         "parsing YAML file p.yml: not a valid duration string: \"1x\"");
   CHECK(err("global:\n  scrape_interval: 5s\n  scrape_timeout: 10s\n") ==
-        "parsing YAML file p.yml: global scrape timeout greater than scrape interval");
+        "parsing YAML file p.yml: global scrape timeout greater than scrape "
+        "interval");
   CHECK(err("global:\n  external_labels: {a-b: c}\n") ==
         "parsing YAML file p.yml: \"a-b\" is not a valid label name");
   CHECK(err("rule_files: ['a/*/b.yml']\n") ==
         "parsing YAML file p.yml: invalid rule file path \"a/*/b.yml\"");
   CHECK(err("scrape_configs:\n  - job_name: a\n  - job_name: a\n") ==
-        "parsing YAML file p.yml: found multiple scrape configs with job name \"a\"");
+        "parsing YAML file p.yml: found multiple scrape configs with job name "
+        "\"a\"");
   CHECK(err("scrape_configs:\n  - scrape_interval: 1m\n") ==
         "parsing YAML file p.yml: job_name is empty");
   CHECK(err("scrape_configs:\n  -\n") ==
@@ -346,7 +387,8 @@ TEST_CASE("prometheus.yml basics", "[config]") {
   CHECK(err("alerting:\n  alertmanagers: []\n  foo: 1\n") ==
         "parsing YAML file p.yml: yaml: unmarshal errors:\n"
         "  line 3: field foo not found in type config.plain");
-  CHECK(err("scrape_configs:\n  - job_name: a\n    static_configs: []\n    bogus: 1\n") ==
+  CHECK(err("scrape_configs:\n  - job_name: a\n    static_configs: []\n    "
+            "bogus: 1\n") ==
         "parsing YAML file p.yml: yaml: unmarshal errors:\n"
         "  line 4: field bogus not found in type config.ScrapeConfig");
   // Prometheus validates a scrape config only once it decoded cleanly.

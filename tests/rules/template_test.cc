@@ -853,8 +853,9 @@ TEST_CASE("execution sees TemplateData as Prometheus's alert data",
         "function");
   // Runaway templates stop with an error instead of stalling the rule.
   absl::StatusOr<Template> bomb = Template::Parse(
-      "b", "{{ define \"a\" }}{{ template \"a\" }}{{ template \"a\" }}{{ end }}"
-           "{{ template \"a\" }}");
+      "b",
+      "{{ define \"a\" }}{{ template \"a\" }}{{ template \"a\" }}{{ end }}"
+      "{{ template \"a\" }}");
   REQUIRE(bomb.ok());
   absl::StatusOr<std::string> boom = bomb->Execute(d);
   REQUIRE_FALSE(boom.ok());
@@ -862,7 +863,8 @@ TEST_CASE("execution sees TemplateData as Prometheus's alert data",
   absl::StatusOr<std::string> big =
       Template::Parse("r", "{{ range 100000000 }}x{{ end }}")->Execute(d);
   REQUIRE_FALSE(big.ok());
-  CHECK(big.status().message().find("template execution exceeded 10000000 steps") !=
+  CHECK(big.status().message().find(
+            "template execution exceeded 10000000 steps") !=
         absl::string_view::npos);
   CHECK_FALSE(Template().Execute(d).ok());
   CHECK(Template().name().empty());

@@ -1,12 +1,11 @@
 // Runs the built `vigil check metrics` on the fixture pages and on
 // malformed input, and, when `promtool` is on PATH, checks that it reaches
 // the same verdict (exit code) and prints the same lint lines.
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -123,20 +122,25 @@ TEST_CASE("check metrics: known lint lines from real pages",
     return err.find(line + "\n") != std::string::npos;
   };
   Result ing = Vigil(Slurp(kFixtures / "ingress-nginx.txt"));
-  CHECK(has(ing.err, "nginx_ingress_controller_requests counter metrics "
-                     "should have \"_total\" suffix"));
+  CHECK(has(ing.err,
+            "nginx_ingress_controller_requests counter metrics "
+            "should have \"_total\" suffix"));
   Result sg = Vigil(Slurp(kFixtures / "sglang.txt"));
-  CHECK(has(sg.err, "sglang:cache_hit_rate metric names should not contain "
-                    "':'"));
+  CHECK(has(sg.err,
+            "sglang:cache_hit_rate metric names should not contain "
+            "':'"));
   Result node = Vigil(Slurp(kFixtures / "node-exporter-e2e.txt"));
-  CHECK(has(node.err, "node_entropy_available_bits use base unit \"bytes\" "
-                      "instead of \"bits\""));
+  CHECK(has(node.err,
+            "node_entropy_available_bits use base unit \"bytes\" "
+            "instead of \"bits\""));
   CHECK(std::count(node.err.begin(), node.err.end(), '\n') == 77);
   Result v1 = Vigil(Slurp(kFixtures / "vllm-v1.txt"));
   // A histogram named ..._total.
-  CHECK(has(v1.err, "vllm:iteration_tokens_total non-counter metrics should "
-                    "not have \"_total\" suffix"));
-  Result h100 = Vigil(Slurp(kFixtures / "dcgm-exporter-h100x8-sampled-aicr.txt"));
+  CHECK(has(v1.err,
+            "vllm:iteration_tokens_total non-counter metrics should "
+            "not have \"_total\" suffix"));
+  Result h100 =
+      Vigil(Slurp(kFixtures / "dcgm-exporter-h100x8-sampled-aicr.txt"));
   // No HELP at all; one camelCase problem (modelName) per series.
   CHECK(has(h100.err, "DCGM_FI_DEV_GPU_TEMP no help text"));
   size_t camel = 0;
@@ -173,8 +177,9 @@ TEST_CASE("check metrics: malformed input exits 1 with line:col",
       {"x 1 2 3\n",
        "error while linting: 1:7: unexpected \"3\" after timestamp; want end "
        "of line\n"},
-      {"x 1", "error while linting: 1:4: unexpected end of input: the last "
-              "line has no final newline\n"},
+      {"x 1",
+       "error while linting: 1:4: unexpected end of input: the last "
+       "line has no final newline\n"},
   };
   for (const Case& c : cases) {
     INFO(c.in);
@@ -215,7 +220,8 @@ TEST_CASE("check metrics: clean pages and lint rules agree with promtool",
       "# HELP req x\n# TYPE req counter\nreq 1\n"
       "# HELP g_total x\n# TYPE g_total gauge\ng_total{le=\"1\"} 1\n"
       "g_total{le=\"2\"} 1\n"
-      "# HELP a_ms x\n# TYPE a_ms histogram\na_ms_bucket{le=\"1\",fooBar=\"x\"} 1\n"
+      "# HELP a_ms x\n# TYPE a_ms "
+      "histogram\na_ms_bucket{le=\"1\",fooBar=\"x\"} 1\n"
       "a_ms_bucket{le=\"+Inf\",fooBar=\"x\"} 1\na_ms_sum{fooBar=\"x\"} 1\n"
       "a_ms_count{fooBar=\"x\"} 1\n"
       "# HELP disk_kilobits x\n# TYPE disk_kilobits gauge\ndisk_kilobits 1\n"
@@ -236,9 +242,8 @@ TEST_CASE("check metrics: clean pages and lint rules agree with promtool",
 TEST_CASE("check metrics: rejects arguments, --help exits 0",
           "[check_metrics]") {
   CHECK(Vigil("").code == 0);
-  Result r = RunWithInput(std::string("'") + VIGIL_BINARY +
-                              "' check metrics extra",
-                          "");
+  Result r = RunWithInput(
+      std::string("'") + VIGIL_BINARY + "' check metrics extra", "");
   CHECK(r.code == 2);
   r = RunWithInput(std::string("'") + VIGIL_BINARY + "' check metrics --help",
                    "");

@@ -1,4 +1,5 @@
-// Corrupted chunks (truncations, bad headers, byte flips) are DataLoss, never a crash.
+// Corrupted chunks (truncations, bad headers, byte flips) are DataLoss, never a
+// crash.
 #include "tests/storage/chunk_testutil.h"
 
 namespace vigil::storage::internal {
@@ -13,9 +14,12 @@ std::vector<std::string> SampleChunks() {
   std::vector<double> walk(120), counter(120), dec(120), consts(120, 7.0);
   double x = 0;
   for (size_t i = 0; i < 120; ++i) {
-    walk[i] = x += std::bit_cast<double>((rng() >> 12) | 0x3ff0000000000000) - 1.5;
+    walk[i] = x +=
+        std::bit_cast<double>((rng() >> 12) | 0x3ff0000000000000) - 1.5;
     counter[i] = 1e6 + 1000.0 * i + static_cast<double>(rng() % 100);
-    dec[i] = std::strtod(DecimalText(76000 + static_cast<int64_t>(rng() % 300), 2).c_str(), nullptr);
+    dec[i] = std::strtod(
+        DecimalText(76000 + static_cast<int64_t>(rng() % 300), 2).c_str(),
+        nullptr);
   }
   counter[30] = StaleNaN();
   ts[60] += 3;
@@ -31,7 +35,8 @@ std::vector<std::string> SampleChunks() {
 TEST_CASE("Every truncation of a chunk is DataLoss", "[chunk][corruption]") {
   for (const std::string& chunk : SampleChunks()) {
     for (size_t len = 0; len < chunk.size(); ++len) {
-      INFO("format " << int(chunk[0]) << " size " << chunk.size() << " len " << len);
+      INFO("format " << int(chunk[0]) << " size " << chunk.size() << " len "
+                     << len);
       std::vector<Timestamp> ts = {1};
       std::vector<double> vs = {1};
       std::string cut = chunk.substr(0, len);  // own allocation for ASan
@@ -61,7 +66,8 @@ TEST_CASE("Bad headers are DataLoss", "[chunk][corruption]") {
   RequireDataLoss(DecodeChunk(huge, &ts, &vs));
   std::vector<Timestamp> t = RegularTimes(10);
   std::vector<double> v(10);
-  for (int i = 0; i < 10; ++i) v[i] = std::bit_cast<double>(uint64_t{0x4000123456789abc} + i * 977);
+  for (int i = 0; i < 10; ++i)
+    v[i] = std::bit_cast<double>(uint64_t{0x4000123456789abc} + i * 977);
   std::string sealed = EncodeSealed(t.data(), v.data(), t.size());
   REQUIRE(static_cast<uint8_t>(sealed[1]) == 10);
   sealed[1] = 100;  // one-byte varint count, now larger than the data

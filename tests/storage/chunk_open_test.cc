@@ -61,7 +61,8 @@ TEST_CASE("Open chunks keep every special value, first and mid-stream",
       for (size_t i : at) vs[i] = special;
       RoundTrip(ts, vs);
       ChunkInfo info = Inspect(AppendAll(ts, vs).bytes());
-      if (std::isnan(special) || std::isinf(special) || Bits(special) == Bits(-0.0)) {
+      if (std::isnan(special) || std::isinf(special) ||
+          Bits(special) == Bits(-0.0)) {
         REQUIRE(info.value_encoding == 2);  // stays decimal: raw exceptions
         REQUIRE(info.exceptions == at.size());
       }
@@ -82,12 +83,15 @@ TEST_CASE("Open chunks keep every special value, first and mid-stream",
   REQUIRE(Inspect(AppendAll(ts, vs).bytes()).exceptions == 1);
 }
 
-TEST_CASE("Open chunks raise the decimal scale by re-encoding", "[chunk][open]") {
+TEST_CASE("Open chunks raise the decimal scale by re-encoding",
+          "[chunk][open]") {
   auto ts = RegularTimes(120);
   // Histogram sums: trailing zeros are not printed, so digits vary.
   std::vector<double> sums = {8.3026, 9.63658, 11.884301, 13.1, 15.0};
   for (size_t i = sums.size(); i < 120; ++i) {
-    sums.push_back(std::strtod(DecimalText(15000000 + 1234567 * static_cast<int64_t>(i), 6).c_str(), nullptr));
+    sums.push_back(std::strtod(
+        DecimalText(15000000 + 1234567 * static_cast<int64_t>(i), 6).c_str(),
+        nullptr));
   }
   RoundTrip(ts, sums);
   ChunkInfo info = Inspect(AppendAll(ts, sums).bytes());
@@ -96,7 +100,8 @@ TEST_CASE("Open chunks raise the decimal scale by re-encoding", "[chunk][open]")
   REQUIRE(info.exceptions == 0);
   // Starting at 0 (scale 0), then small decimals: raised early.
   std::vector<double> kv(120);
-  for (size_t i = 0; i < 120; ++i) kv[i] = i == 0 ? 0.0 : 0.5 + 0.0001 * static_cast<double>(i % 37);
+  for (size_t i = 0; i < 120; ++i)
+    kv[i] = i == 0 ? 0.0 : 0.5 + 0.0001 * static_cast<double>(i % 37);
   RoundTrip(ts, kv);
   REQUIRE(Inspect(AppendAll(ts, kv).bytes()).decimal_scale == 4);
   // One late value with many more digits is an exception, not a raise...
@@ -120,7 +125,7 @@ TEST_CASE("Open chunks with frequent non-decimals convert to XOR",
           "[chunk][open]") {
   auto ts = RegularTimes(120);
   std::vector<double> vs = PowerWalk(120, 15);
-  for (size_t i = 10; i < 120; i += 2) vs[i] = std::nan("") ;
+  for (size_t i = 10; i < 120; i += 2) vs[i] = std::nan("");
   RoundTrip(ts, vs);
   REQUIRE(Inspect(AppendAll(ts, vs).bytes()).value_encoding == 1);
   std::vector<double> mixed = PowerWalk(120, 16);
@@ -148,13 +153,13 @@ TEST_CASE("Legacy kOpenXor chunks still decode", "[chunk][open]") {
       "\x0f\x22\x00\x1d\x67\x38\xdb\xba\xe0\x1c\x7e\x43\xc8\x80\x07\x59\xee"
       "\xc9\x11\x88\xfe\x27\x05\xb2\x2d\x0e\x56\x0c",
       79);
-  const std::vector<Timestamp> ts = {1767225600000, 1767225615000,
-                                     1767225630000, 1767225645003,
-                                     1767225660000, 1767225900000,
-                                     1767225915000, 1767225930000};
+  const std::vector<Timestamp> ts = {
+      1767225600000, 1767225615000, 1767225630000, 1767225645003,
+      1767225660000, 1767225900000, 1767225915000, 1767225930000};
   const std::vector<double> vs = {
       447.055, 400.482, std::bit_cast<double>(uint64_t{0xfff8000000000000}),
-      -0.0, 1e300, StaleNaN(), 412.089, 412.089};
+      -0.0,    1e300,   StaleNaN(),
+      412.089, 412.089};
   RequireDecodesTo(legacy, ts, vs);
   REQUIRE(Inspect(legacy).format == ChunkFormat::kOpenXor);
   for (size_t len = 0; len < legacy.size(); ++len) {
@@ -175,7 +180,8 @@ TEST_CASE("Open chunk memory at 120 samples", "[chunk][open]") {
     std::mt19937_64 rng(seed);
     std::vector<double> counter(120);
     double c = 1e6;
-    for (auto& v : counter) v = c += static_cast<double>(130000 + rng() % 10000);
+    for (auto& v : counter)
+      v = c += static_cast<double>(130000 + rng() % 10000);
     OpenChunk ctr = AppendAll(ts, counter);
     INFO("power " << power.MemoryBytes() << " (" << power.bytes().size()
                   << " used), counter " << ctr.MemoryBytes() << " ("
@@ -183,7 +189,8 @@ TEST_CASE("Open chunk memory at 120 samples", "[chunk][open]") {
     REQUIRE(power.MemoryBytes() <= 350);
     REQUIRE(ctr.MemoryBytes() <= 300);
     // Slack: at most 32 bytes (capacities step by 16-32 bytes here).
-    REQUIRE(power.MemoryBytes() - sizeof(OpenChunk) <= power.bytes().size() + 32);
+    REQUIRE(power.MemoryBytes() - sizeof(OpenChunk) <=
+            power.bytes().size() + 32);
   }
 }
 
@@ -194,9 +201,20 @@ TEST_CASE("Open chunk append after every decoded state", "[chunk][open]") {
   std::vector<double> vs(200);
   for (size_t i = 0; i < vs.size(); ++i) {
     switch (rng() % 8) {
-      case 0: vs[i] = kSpecials[rng() % std::size(kSpecials)]; break;
-      case 1: vs[i] = std::strtod(DecimalText(static_cast<int64_t>(rng() % 100000), static_cast<int>(rng() % 8)).c_str(), nullptr); break;
-      default: vs[i] = std::strtod(DecimalText(450000 + static_cast<int64_t>(rng() % 1000), 3).c_str(), nullptr); break;
+      case 0:
+        vs[i] = kSpecials[rng() % std::size(kSpecials)];
+        break;
+      case 1:
+        vs[i] = std::strtod(DecimalText(static_cast<int64_t>(rng() % 100000),
+                                        static_cast<int>(rng() % 8))
+                                .c_str(),
+                            nullptr);
+        break;
+      default:
+        vs[i] = std::strtod(
+            DecimalText(450000 + static_cast<int64_t>(rng() % 1000), 3).c_str(),
+            nullptr);
+        break;
     }
   }
   OpenChunk open;
@@ -205,11 +223,11 @@ TEST_CASE("Open chunk append after every decoded state", "[chunk][open]") {
     REQUIRE(Bits(open.last_value()) == Bits(vs[i]));
     REQUIRE(open.min_time() == ts[0]);
     REQUIRE(open.max_time() == ts[i]);
-    RequireDecodesTo(open.bytes(), std::vector<Timestamp>(ts.begin(), ts.begin() + i + 1),
+    RequireDecodesTo(open.bytes(),
+                     std::vector<Timestamp>(ts.begin(), ts.begin() + i + 1),
                      std::vector<double>(vs.begin(), vs.begin() + i + 1));
   }
 }
-
 
 }  // namespace
 }  // namespace vigil::storage::internal

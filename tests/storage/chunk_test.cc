@@ -25,7 +25,8 @@ TEST_CASE("Integer counters pick the decimal k=0 encoding, smaller than XOR",
   std::mt19937_64 rng(2);
   std::vector<double> vs(120);
   double x = 1234567;
-  for (auto& v : vs) v = x += std::floor(135000 * (1 + 0.3 * (rng() % 100) / 100.0));
+  for (auto& v : vs)
+    v = x += std::floor(135000 * (1 + 0.3 * (rng() % 100) / 100.0));
   auto ts = RegularTimes(vs.size());
   std::string sealed = RoundTrip(ts, vs);
   ChunkInfo info = Inspect(sealed);
@@ -126,11 +127,24 @@ TEST_CASE("Random mixed values round-trip", "[chunk]") {
     int kind = round % 5;
     for (size_t i = 0; i < n; ++i) {
       switch (rng() % (kind + 1)) {
-        case 0: vs[i] = std::bit_cast<double>(rng()); break;  // any bits
-        case 1: vs[i] = static_cast<double>(static_cast<int64_t>(rng() % 1000) - 500); break;
-        case 2: vs[i] = std::strtod(DecimalText(static_cast<int64_t>(rng() % 100000), static_cast<int>(rng() % 7)).c_str(), nullptr); break;
-        case 3: vs[i] = kSpecials[rng() % std::size(kSpecials)]; break;
-        default: vs[i] = i > 0 ? vs[i - 1] : 1.5; break;
+        case 0:
+          vs[i] = std::bit_cast<double>(rng());
+          break;  // any bits
+        case 1:
+          vs[i] = static_cast<double>(static_cast<int64_t>(rng() % 1000) - 500);
+          break;
+        case 2:
+          vs[i] = std::strtod(DecimalText(static_cast<int64_t>(rng() % 100000),
+                                          static_cast<int>(rng() % 7))
+                                  .c_str(),
+                              nullptr);
+          break;
+        case 3:
+          vs[i] = kSpecials[rng() % std::size(kSpecials)];
+          break;
+        default:
+          vs[i] = i > 0 ? vs[i - 1] : 1.5;
+          break;
       }
     }
     std::vector<Timestamp> ts(n);
@@ -217,12 +231,15 @@ TEST_CASE("OpenChunk memory stays compact for 120 samples", "[chunk]") {
           gauge.bytes().size() * 5 / 4 + 16);
 }
 
-TEST_CASE("DecodeChunk from a time returns exactly the later samples", "[chunk]") {
+TEST_CASE("DecodeChunk from a time returns exactly the later samples",
+          "[chunk]") {
   auto ts = RegularTimes(200);
   ts[100] += 7;  // irregular, so the timestamp column is not all-zero bits
   std::vector<double> decimals(200), floats(200);
   for (size_t i = 0; i < 200; ++i) {
-    decimals[i] = std::strtod(DecimalText(70000 + static_cast<int64_t>(i * i % 997), 2).c_str(), nullptr);
+    decimals[i] = std::strtod(
+        DecimalText(70000 + static_cast<int64_t>(i * i % 997), 2).c_str(),
+        nullptr);
     floats[i] = std::sin(static_cast<double>(i)) * 1e3;
   }
   decimals[150] = kSpecials[3];  // an exception value after the cut
@@ -232,13 +249,14 @@ TEST_CASE("DecodeChunk from a time returns exactly the later samples", "[chunk]"
     OpenChunk open;
     for (size_t i = 0; i < ts.size(); ++i) open.Append(ts[i], (*vs)[i]);
     for (std::string_view chunk : {std::string_view(sealed), open.bytes()}) {
-      for (Timestamp from : {kMinTimestamp, ts[0], ts[0] + 1, ts[100], ts[100] - 1, ts[150], ts[199],
-                             ts[199] + 1}) {
+      for (Timestamp from : {kMinTimestamp, ts[0], ts[0] + 1, ts[100],
+                             ts[100] - 1, ts[150], ts[199], ts[199] + 1}) {
         INFO("format " << int(chunk[0]) << " from " << from);
         std::vector<Timestamp> got_t{1};
         std::vector<double> got_v{2};
         REQUIRE(DecodeChunk(chunk, &got_t, &got_v, from).ok());
-        size_t first = static_cast<size_t>(std::lower_bound(ts.begin(), ts.end(), from) - ts.begin());
+        size_t first = static_cast<size_t>(
+            std::lower_bound(ts.begin(), ts.end(), from) - ts.begin());
         REQUIRE(got_t.size() == 1 + ts.size() - first);
         REQUIRE(got_v.size() == got_t.size());
         for (size_t i = first; i < ts.size(); ++i) {

@@ -4,14 +4,13 @@
 #define VIGIL_TESTS_STORAGE_CHUNK_TESTUTIL_H_
 
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "storage/internal/chunk.h"
 
@@ -21,8 +20,9 @@ using Samples = std::pair<std::vector<Timestamp>, std::vector<double>>;
 
 inline uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
 
-inline std::vector<Timestamp> RegularTimes(size_t n, Timestamp start = 1767225600000,
-                                    int64_t step = 15000) {
+inline std::vector<Timestamp> RegularTimes(size_t n,
+                                           Timestamp start = 1767225600000,
+                                           int64_t step = 15000) {
   std::vector<Timestamp> ts(n);
   for (size_t i = 0; i < n; ++i) ts[i] = start + static_cast<int64_t>(i) * step;
   return ts;
@@ -30,8 +30,9 @@ inline std::vector<Timestamp> RegularTimes(size_t n, Timestamp start = 176722560
 
 // Decodes `chunk` with both DecodeChunk and ChunkIterator and requires the
 // samples to match ts/vs bit for bit.
-inline void RequireDecodesTo(std::string_view chunk, const std::vector<Timestamp>& ts,
-                      const std::vector<double>& vs) {
+inline void RequireDecodesTo(std::string_view chunk,
+                             const std::vector<Timestamp>& ts,
+                             const std::vector<double>& vs) {
   std::vector<Timestamp> got_t{42};  // DecodeChunk appends
   std::vector<double> got_v{4.2};
   absl::Status st = DecodeChunk(chunk, &got_t, &got_v);
@@ -59,7 +60,7 @@ inline void RequireDecodesTo(std::string_view chunk, const std::vector<Timestamp
 // Round-trips through the sealed and the open format; returns the sealed
 // chunk.
 inline std::string RoundTrip(const std::vector<Timestamp>& ts,
-                      const std::vector<double>& vs) {
+                             const std::vector<double>& vs) {
   std::string sealed = EncodeSealed(ts.data(), vs.data(), ts.size());
   RequireDecodesTo(sealed, ts, vs);
   OpenChunk open;

@@ -10,7 +10,8 @@
 namespace vigil::storage {
 namespace {
 
-TEST_CASE("Concurrent appenders and queriers see consistent data", "[db][threads]") {
+TEST_CASE("Concurrent appenders and queriers see consistent data",
+          "[db][threads]") {
   testutil::TempDir tmp;
   Options o;
   o.max_chunk_samples = 64;  // cut often: exercises head → RocksDB hand-off
@@ -24,7 +25,9 @@ TEST_CASE("Concurrent appenders and queriers see consistent data", "[db][threads
       auto app = db->NewAppender();
       for (int step = 1; step <= kSteps; ++step) {
         for (int s = 0; s < kSeries; ++s) {
-          Labels l{{"__name__", "c"}, {"w", std::to_string(w)}, {"s", std::to_string(s)}};
+          Labels l{{"__name__", "c"},
+                   {"w", std::to_string(w)},
+                   {"s", std::to_string(s)}};
           if (!app->Append(0, l, step * 1000, step).ok()) errors++;
         }
         if (!app->Commit().ok()) errors++;
@@ -43,8 +46,10 @@ TEST_CASE("Concurrent appenders and queriers see consistent data", "[db][threads
           Timestamp prev = 0;
           int64_t n = 0;
           while (it->Next()) {
-            // Every series is a gap-free prefix 1000, 2000, ... with v = t/1000.
-            if (it->t() != prev + 1000 || it->v() != double(it->t() / 1000)) errors++;
+            // Every series is a gap-free prefix 1000, 2000, ... with v =
+            // t/1000.
+            if (it->t() != prev + 1000 || it->v() != double(it->t() / 1000))
+              errors++;
             prev = it->t();
             ++n;
           }
@@ -70,7 +75,8 @@ TEST_CASE("Concurrent appenders and queriers see consistent data", "[db][threads
   REQUIRE(series == kWriters * kSeries);
 }
 
-TEST_CASE("Retention by size drops the oldest days and keeps the newest", "[db]") {
+TEST_CASE("Retention by size drops the oldest days and keeps the newest",
+          "[db]") {
   testutil::TempDir tmp;
   Options o;
   o.retention_ms = 0;
@@ -82,7 +88,8 @@ TEST_CASE("Retention by size drops the oldest days and keeps the newest", "[db]"
     for (int s = 0; s < 50; ++s) {
       for (int i = 0; i < 48; ++i) {
         REQUIRE(app->Append(0, {{"__name__", "z"}, {"s", std::to_string(s)}},
-                            d * day + i * 1800000, i * 1.25 + d).ok());
+                            d * day + i * 1800000, i * 1.25 + d)
+                    .ok());
       }
     }
   }

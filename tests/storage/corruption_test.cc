@@ -21,7 +21,8 @@ void Fill(const std::string& dir, bool flush) {
   for (int s = 0; s < 50; ++s) {
     for (int i = 0; i < 300; ++i) {
       REQUIRE(app->Append(0, {{"__name__", "m"}, {"s", std::to_string(s)}},
-                          1767225600000 + i * 15000, i * 0.5 + s).ok());
+                          1767225600000 + i * 15000, i * 0.5 + s)
+                  .ok());
     }
   }
   REQUIRE(app->Commit().ok());
@@ -48,7 +49,8 @@ absl::Status ReadAll(const std::string& dir) {
   return absl::OkStatus();
 }
 
-TEST_CASE("A flipped byte in a table file is reported as DataLoss", "[corruption]") {
+TEST_CASE("A flipped byte in a table file is reported as DataLoss",
+          "[corruption]") {
   testutil::TempDir tmp;
   Fill(tmp.path(), /*flush=*/true);
   REQUIRE(ReadAll(tmp.path()).ok());
@@ -76,7 +78,8 @@ void Damage(const std::string& dir, const std::string& cf, bool truncate) {
   std::vector<std::string> names;
   REQUIRE(rocksdb::DB::ListColumnFamilies(o, dir, &names).ok());
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const auto& n : names) cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
+  for (const auto& n : names)
+    cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
   std::vector<rocksdb::ColumnFamilyHandle*> hs;
   rocksdb::DB* raw;
   REQUIRE(rocksdb::DB::Open(o, dir, cfs, &hs, &raw).ok());
@@ -85,7 +88,8 @@ void Damage(const std::string& dir, const std::string& cf, bool truncate) {
     if (x->GetName() == cf) h = x;
   }
   REQUIRE(h);
-  std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), h));
+  std::unique_ptr<rocksdb::Iterator> it(
+      raw->NewIterator(rocksdb::ReadOptions(), h));
   it->SeekToFirst();
   REQUIRE(it->Valid());
   std::string key = it->key().ToString(), value = it->value().ToString();
@@ -133,7 +137,8 @@ TEST_CASE("Damaged records name what is damaged", "[corruption]") {
     absl::Status s = ReadAll(tmp.path());
     INFO(s.ToString());
     REQUIRE(s.code() == absl::StatusCode::kDataLoss);
-    REQUIRE(std::string(s.message()).find("chunk of series") != std::string::npos);
+    REQUIRE(std::string(s.message()).find("chunk of series") !=
+            std::string::npos);
   }
   SECTION("series record") {
     Fill(tmp.path(), /*flush=*/true);
@@ -141,7 +146,8 @@ TEST_CASE("Damaged records name what is damaged", "[corruption]") {
     absl::Status s = ReadAll(tmp.path());
     INFO(s.ToString());
     REQUIRE(s.code() == absl::StatusCode::kDataLoss);
-    REQUIRE(std::string(s.message()).find("series record 1") != std::string::npos);
+    REQUIRE(std::string(s.message()).find("series record 1") !=
+            std::string::npos);
   }
 }
 

@@ -77,7 +77,8 @@ TEST_CASE("Acceptance rules: out of order, duplicates, same value", "[db]") {
   // Older timestamp: out of order, but the batch continues.
   auto ooo = app->Append(*ref, {}, 1000, 1);
   REQUIRE(ooo.status().code() == absl::StatusCode::kFailedPrecondition);
-  REQUIRE(std::string(ooo.status().message()).find("out of order") != std::string::npos);
+  REQUIRE(std::string(ooo.status().message()).find("out of order") !=
+          std::string::npos);
   REQUIRE(app->Append(*ref, {}, 3000, 7).ok());
   REQUIRE(app->Commit().ok());
   auto r = Query(db.get(), {Eq("__name__", "x")});
@@ -137,10 +138,18 @@ TEST_CASE("Matchers select with Prometheus semantics", "[db]") {
   };
   REQUIRE(Query(db.get(), {Eq("__name__", "m")}).size() == 3);
   REQUIRE(Query(db.get(), {Eq("__name__", "m"), Eq("a", "")}).size() == 1);
-  REQUIRE(Query(db.get(), {Eq("__name__", "m"), re(MatchType::kNotEqual, "a", "1")}).size() == 2);
-  REQUIRE(Query(db.get(), {Eq("__name__", "m"), re(MatchType::kRegexMatch, "a", "1|2")}).size() == 2);
-  REQUIRE(Query(db.get(), {Eq("__name__", "m"), re(MatchType::kRegexNoMatch, "a", ".+")}).size() == 1);
-  REQUIRE(Query(db.get(), {re(MatchType::kRegexMatch, "__name__", "m|z")}).size() == 3);
+  REQUIRE(
+      Query(db.get(), {Eq("__name__", "m"), re(MatchType::kNotEqual, "a", "1")})
+          .size() == 2);
+  REQUIRE(Query(db.get(),
+                {Eq("__name__", "m"), re(MatchType::kRegexMatch, "a", "1|2")})
+              .size() == 2);
+  REQUIRE(Query(db.get(),
+                {Eq("__name__", "m"), re(MatchType::kRegexNoMatch, "a", ".+")})
+              .size() == 1);
+  REQUIRE(
+      Query(db.get(), {re(MatchType::kRegexMatch, "__name__", "m|z")}).size() ==
+      3);
   auto q = *db->NewQuerier(kMinTimestamp, kMaxTimestamp);
   REQUIRE(*q->LabelNames({}) == std::vector<std::string>{"__name__", "a"});
   REQUIRE(*q->LabelValues("a", {}) == std::vector<std::string>{"1", "2"});
@@ -168,11 +177,14 @@ TEST_CASE("Data survives reopen: head checkpoint, flushed chunks, WAL replay",
     REQUIRE(Query(db.get(), {Eq("__name__", "c")}).begin()->second == want);
     // Appending continues after the restored last sample; older is refused.
     auto app = db->NewAppender();
-    REQUIRE_FALSE(app->Append(0, {{"__name__", "c"}, {"i", "x"}}, want.back().first - 1, 0).ok());
+    REQUIRE_FALSE(app->Append(0, {{"__name__", "c"}, {"i", "x"}},
+                              want.back().first - 1, 0)
+                      .ok());
     REQUIRE(db->Flush().ok());
   }
   auto db = MustOpen(tmp.path(), o);
-  auto r = Query(db.get(), {Eq("__name__", "c")}, want[10].first, want[20].first);
+  auto r =
+      Query(db.get(), {Eq("__name__", "c")}, want[10].first, want[20].first);
   REQUIRE(r.begin()->second == Samples(want.begin() + 10, want.begin() + 21));
 }
 
@@ -198,7 +210,8 @@ TEST_CASE("After kill -9 every committed sample is there", "[db][crash]") {
   }
   close(fds[1]);
   int64_t committed = 0, x;
-  while (committed < 3000 && read(fds[0], &x, sizeof(x)) == sizeof(x)) committed = x;
+  while (committed < 3000 && read(fds[0], &x, sizeof(x)) == sizeof(x))
+    committed = x;
   kill(pid, SIGKILL);
   while (read(fds[0], &x, sizeof(x)) == sizeof(x)) committed = x;
   int status;
@@ -227,7 +240,8 @@ TEST_CASE("Retention deletes whole expired days", "[db]") {
   const Timestamp day = 86400000;
   for (int d = 0; d < 5; ++d) {
     for (int i = 0; i < 24; ++i) {
-      REQUIRE(app->Append(0, {{"__name__", "r"}}, d * day + i * 3600000, d).ok());
+      REQUIRE(
+          app->Append(0, {{"__name__", "r"}}, d * day + i * 3600000, d).ok());
     }
   }
   REQUIRE(app->Commit().ok());
@@ -251,7 +265,8 @@ TEST_CASE("Metadata persists", "[db]") {
   REQUIRE(md[0].second.help == "is it up");
 }
 
-TEST_CASE("Select walks persisted chunks of many series over several days", "[db]") {
+TEST_CASE("Select walks persisted chunks of many series over several days",
+          "[db]") {
   // Series are read in ref order with one RocksDB iterator that only seeks
   // when it must; every series must still get exactly its own chunks.
   testutil::TempDir tmp;
@@ -266,19 +281,24 @@ TEST_CASE("Select walks persisted chunks of many series over several days", "[db
     for (int i = 0; i < kSeries; ++i) {
       // Every third series skips the middle day entirely.
       if (i % 3 == 0 && t >= day && t < 2 * day) continue;
-      REQUIRE(app->Append(0, {{"__name__", "m"}, {"i", std::to_string(i)}}, t, double(t / step + i)).ok());
+      REQUIRE(app->Append(0, {{"__name__", "m"}, {"i", std::to_string(i)}}, t,
+                          double(t / step + i))
+                  .ok());
     }
     REQUIRE(app->Commit().ok());
   }
   REQUIRE(db->Flush().ok());
-  for (auto [mint, maxt] : {std::pair<Timestamp, Timestamp>{0, 3 * day}, {day - 5 * step, 2 * day + 7},
-                            {day + 3, day + 3 * step}, {2 * day - 1, 2 * day}}) {
+  for (auto [mint, maxt] : {std::pair<Timestamp, Timestamp>{0, 3 * day},
+                            {day - 5 * step, 2 * day + 7},
+                            {day + 3, day + 3 * step},
+                            {2 * day - 1, 2 * day}}) {
     auto got = Query(db.get(), {Eq("__name__", "m")}, mint, maxt);
     size_t want_series = 0;
     for (int i = 0; i < kSeries; ++i) {
       Samples want;
       for (Timestamp t = 0; t < 3 * day; t += step) {
-        if (t < mint || t > maxt || (i % 3 == 0 && t >= day && t < 2 * day)) continue;
+        if (t < mint || t > maxt || (i % 3 == 0 && t >= day && t < 2 * day))
+          continue;
         want.push_back({t, double(t / step + i)});
       }
       std::string key = fmt::format("{{__name__=\"m\", i=\"{}\"}}", i);
@@ -300,7 +320,8 @@ TEST_CASE("Select walks persisted chunks of many series over several days", "[db
 namespace vigil::storage {
 namespace {
 
-TEST_CASE("Iterators: Seek, NextBatch and Next agree across chunks and ranges", "[db]") {
+TEST_CASE("Iterators: Seek, NextBatch and Next agree across chunks and ranges",
+          "[db]") {
   testutil::TempDir tmp;
   Options o;
   o.max_chunk_samples = 37;
@@ -315,7 +336,8 @@ TEST_CASE("Iterators: Seek, NextBatch and Next agree across chunks and ranges", 
   }
   REQUIRE(app->Commit().ok());
   auto m = Eq("__name__", "s");
-  for (auto [mint, maxt] : {std::pair<Timestamp, Timestamp>{0, 4990}, {55, 3001}, {2995, 3005}}) {
+  for (auto [mint, maxt] :
+       {std::pair<Timestamp, Timestamp>{0, 4990}, {55, 3001}, {2995, 3005}}) {
     auto q = *db->NewQuerier(mint, maxt);
     auto set = *q->Select({m});
     REQUIRE(set->Next());

@@ -29,7 +29,8 @@ inline std::string ReadFile(const std::string& path) {
 inline RunResult Run(const std::string& cmd) {
   static int counter = 0;
   auto base = std::filesystem::temp_directory_path() /
-              ("vigil-run-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+              ("vigil-run-" + std::to_string(getpid()) + "-" +
+               std::to_string(counter++));
   std::string out = base.string() + ".out", err = base.string() + ".err";
   int st = std::system((cmd + " >'" + out + "' 2>'" + err + "'").c_str());
   RunResult r;

@@ -11,7 +11,8 @@ namespace vigil::testutil {
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "vigil-test-XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "vigil-test-XXXXXX").string();
     char* p = mkdtemp(tmpl.data());
     path_ = p ? p : "";
   }
