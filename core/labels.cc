@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 
 namespace vigil {
 
@@ -98,7 +98,7 @@ std::string Labels::ToString() const {
     if (i > 0) out += ", ";
     out += labels_[i].name;
     out += '=';
-    AppendGoQuote(&out, labels_[i].value);
+    go::AppendQuote(&out, labels_[i].value);
   }
   out += '}';
   return out;
@@ -113,7 +113,7 @@ std::string Labels::ToMetricString() const {
     any = true;
     out += l.name;
     out += '=';
-    AppendGoQuote(&out, l.value);
+    go::AppendQuote(&out, l.value);
   }
   if (any) out += '}';
   if (out.empty()) out = "{}";

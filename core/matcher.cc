@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_split.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "re2/re2.h"
 
@@ -101,7 +101,8 @@ bool Matcher::Matches(std::string_view v) const {
 }
 
 std::string Matcher::ToString() const {
-  return fmt::format("{}{}{}", name_, MatchTypeString(type_), GoQuote(value_));
+  return fmt::format("{}{}{}", name_, MatchTypeString(type_),
+                     go::Quote(value_));
 }
 
 }  // namespace vigil

@@ -6,69 +6,73 @@
 #include <ctime>
 
 #include "absl/time/time.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 
 namespace vigil {
 
-absl::StatusOr<int64_t> ParseDurationMs(std::string_view s) {
-  if (s.empty()) return absl::InvalidArgumentError("empty duration string");
+absl::StatusOr<int64_t> ParseDuration(std::string_view s) {
   if (s == "0") return 0;
+  if (s.empty()) return absl::InvalidArgumentError("empty duration string");
   struct Unit {
     std::string_view name;
-    int64_t ms;
+    uint64_t ns;
   };
-  static constexpr Unit kUnits[] = {
-      {"ms", 1},       {"s", 1000},      {"m", 60000},      {"h", 3600000},
-      {"d", 86400000}, {"w", 604800000}, {"y", 31536000000}};
-  int64_t total = 0;
+  // Largest first: a unit must come after every unit before it here.
+  static constexpr Unit kUnits[] = {{"y", 365ULL * 24 * 3600 * 1000000000ULL},
+                                    {"w", 7ULL * 24 * 3600 * 1000000000ULL},
+                                    {"d", 24ULL * 3600 * 1000000000ULL},
+                                    {"h", 3600ULL * 1000000000ULL},
+                                    {"m", 60ULL * 1000000000ULL},
+                                    {"s", 1000000000ULL},
+                                    {"ms", 1000000ULL}};
+  auto invalid = [&] {
+    return absl::InvalidArgumentError(
+        fmt::format("not a valid duration string: {}", go::Quote(s)));
+  };
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  uint64_t total_ns = 0;
+  int last = -1;
   size_t i = 0;
-  int last_unit = -1;
   while (i < s.size()) {
     size_t start = i;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-    if (i == start) {
-      return absl::InvalidArgumentError(
-          fmt::format("not a valid duration string: \"{}\"", s));
+    uint64_t v = 0;
+    bool overflow = false;
+    for (; i < s.size() && is_digit(s[i]); ++i) {
+      if (v > (UINT64_MAX - 9) / 10) overflow = true;
+      v = v * 10 + static_cast<uint64_t>(s[i] - '0');
     }
-    int64_t n = 0;
-    for (size_t k = start; k < i; ++k) {
-      if (n > (std::numeric_limits<int64_t>::max() - 9) / 10) {
-        return absl::InvalidArgumentError(
-            fmt::format("duration out of range: \"{}\"", s));
-      }
-      n = n * 10 + (s[k] - '0');
-    }
+    if (i == start || overflow) return invalid();
+    size_t ustart = i;
+    while (i < s.size() && !is_digit(s[i])) ++i;
+    if (i == ustart) return invalid();
+    std::string_view u = s.substr(ustart, i - ustart);
     int unit = -1;
-    for (int u = 0; u < 7; ++u) {
-      const auto& name = kUnits[u].name;
-      if (s.substr(i, name.size()) == name) {
-        // "m" must not swallow the "m" of "ms".
-        if (name == "m" && s.substr(i, 2) == "ms") continue;
-        unit = u;
-        break;
-      }
+    for (int k = 0; k < 7; ++k) {
+      if (kUnits[k].name == u) unit = k;
     }
     if (unit < 0) {
-      return absl::InvalidArgumentError(
-          fmt::format("not a valid duration string: \"{}\"", s));
+      return absl::InvalidArgumentError(fmt::format(
+          "unknown unit {} in duration {}", go::Quote(u), go::Quote(s)));
     }
-    // Units must appear from largest to smallest, each at most once.
-    int order = unit == 0 ? -1 : unit;  // ms is the smallest
-    int prev = last_unit == 0 ? -1 : last_unit;
-    if (last_unit >= 0 && order >= prev) {
-      return absl::InvalidArgumentError(
-          fmt::format("not a valid duration string: \"{}\"", s));
+    if (unit <= last) return invalid();
+    last = unit;
+    if (v > (uint64_t{1} << 63) / kUnits[unit].ns) {
+      return absl::InvalidArgumentError("duration out of range");
     }
-    last_unit = unit;
-    i += kUnits[unit].name.size();
-    if (n > std::numeric_limits<int64_t>::max() / kUnits[unit].ms ||
-        total > std::numeric_limits<int64_t>::max() - n * kUnits[unit].ms) {
-      return absl::InvalidArgumentError(
-          fmt::format("duration out of range: \"{}\"", s));
+    total_ns += v * kUnits[unit].ns;
+    if (total_ns > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return absl::InvalidArgumentError("duration out of range");
     }
-    total += n * kUnits[unit].ms;
   }
-  return total;
+  return static_cast<int64_t>(total_ns / 1000000);
+}
+
+absl::StatusOr<int64_t> ParseDurationAllowNegative(std::string_view s) {
+  if (s.empty() || s[0] != '-') return ParseDuration(s);
+  auto d = ParseDuration(s.substr(1));
+  if (!d.ok()) return d.status();
+  return -*d;
 }
 
 std::string FormatDurationMs(int64_t ms) {

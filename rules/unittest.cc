@@ -10,7 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include "core/strutil.h"
+#include "core/go/path.h"
+#include "core/go/strconv.h"
+#include "core/go/time.h"
 #include "core/time.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
@@ -33,7 +35,7 @@ using internal::UtTestGroup;
 std::string DirOf(const std::string& p) {
   size_t slash = p.rfind('/');
   if (slash == std::string::npos) return ".";
-  return CleanPath(p.substr(0, slash + 1));
+  return go::CleanPath(p.substr(0, slash + 1));
 }
 
 // resolveAndGlobFilepaths: relative patterns are joined to the test file's
@@ -43,7 +45,7 @@ std::vector<std::string> ResolveRuleFiles(
     std::string* warnings) {
   std::vector<std::string> out;
   for (std::string rf : patterns) {
-    if (!rf.empty() && rf[0] != '/') rf = CleanPath(base + "/" + rf);
+    if (!rf.empty() && rf[0] != '/') rf = go::CleanPath(base + "/" + rf);
     glob_t g{};
     std::vector<std::string> matches;
     if (glob(rf.c_str(), 0, nullptr, &g) == 0) {
@@ -110,9 +112,7 @@ struct GroupRun {
   bool fuzzy;
 };
 
-std::string GoDur(int64_t ms) {
-  return internal::GoDurationString(ms * 1000000);
-}
+std::string GoDur(int64_t ms) { return go::DurationString(ms * 1000000); }
 
 // The firing alerts of every alerting rule named `name`, in all groups.
 std::vector<LabelsAndAnnotations> FiringAlerts(
@@ -161,7 +161,7 @@ void CheckAlerts(const UtTestGroup& tg, const internal::UtAlertTest& tc,
 void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query,
                bool fuzzy, std::vector<std::string>* errs) {
   const std::string head =
-      fmt::format("    expr: {}, time: {}", GoQuote(tc.expr),
+      fmt::format("    expr: {}, time: {}", go::Quote(tc.expr),
                   FormatDurationMs(tc.eval_time_ms));
   absl::StatusOr<promql::Vector> got = absl::InvalidArgumentError("");
   auto expr = promql::ParseExpr(tc.expr);
@@ -177,7 +177,7 @@ void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query,
     auto lb = ParseMetric(s.labels);
     if (!lb.ok()) {
       errs->push_back(fmt::format("{}, err: labels {}: {}", head,
-                                  GoQuote(s.labels),
+                                  go::Quote(s.labels),
                                   std::string(lb.status().message())));
       return;
     }

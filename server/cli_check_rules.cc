@@ -22,8 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "core/go/path.h"
+#include "core/go/strconv.h"
 #include "core/labels.h"
-#include "core/strutil.h"
 #include "fmt/format.h"
 #include "rules/rule_file.h"
 #include "server/cli.h"
@@ -168,7 +169,8 @@ bool CheckExisting(const std::vector<std::string>& files, const char* what) {
 
 std::string DirOf(const std::string& p) {
   const size_t slash = p.rfind('/');
-  return slash == std::string::npos ? "." : CleanPath(p.substr(0, slash + 1));
+  return slash == std::string::npos ? "."
+                                    : go::CleanPath(p.substr(0, slash + 1));
 }
 
 // One character of a Go filepath.Match class at s[*i]; false if malformed.
@@ -218,7 +220,7 @@ bool ResolveRuleFiles(const std::string& config_path,
   for (const std::string& rf : patterns) {
     const std::string pat = rf.empty() || rf[0] == '/'
                                 ? rf
-                                : CleanPath(DirOf(config_path) + "/" + rf);
+                                : go::CleanPath(DirOf(config_path) + "/" + rf);
     if (!GoPatternOk(pat)) {
       *err = "syntax error in pattern";
       return false;
@@ -233,7 +235,7 @@ bool ResolveRuleFiles(const std::string& config_path,
       return false;
     }
     if (rf.find('*') == std::string::npos && matches.empty()) {
-      *err = GoQuote(pat) + " does not point to an existing file";
+      *err = go::Quote(pat) + " does not point to an existing file";
       return false;
     }
     files->insert(files->end(), matches.begin(), matches.end());

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <string>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "core/time.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
@@ -75,7 +75,7 @@ int TestPromql(const std::vector<std::string>& args) {
 namespace {
 
 std::string FormatTs(int64_t ms) {
-  return FormatGoF(static_cast<double>(ms) / 1000);
+  return go::FormatFloatF(static_cast<double>(ms) / 1000);
 }
 
 // promtool's text output: `metric => value @[ts]`.
@@ -83,25 +83,25 @@ std::string TextValue(const promql::Value& v) {
   std::string out;
   switch (v.type) {
     case promql::ValueType::kScalar:
-      out = fmt::format("scalar: {} @[{}]\n", FormatGoG(v.scalar.v),
+      out = fmt::format("scalar: {} @[{}]\n", go::FormatFloatG(v.scalar.v),
                         FormatTs(v.scalar.t));
       break;
     case promql::ValueType::kString:
-      out =
-          fmt::format("{} @[{}]\n", GoQuote(v.string.v), FormatTs(v.string.t));
+      out = fmt::format("{} @[{}]\n", go::Quote(v.string.v),
+                        FormatTs(v.string.t));
       break;
     case promql::ValueType::kVector:
       for (const auto& s : v.vector) {
         out += fmt::format("{} => {} @[{}]\n", s.metric.ToMetricString(),
-                           FormatGoG(s.v), FormatTs(s.t));
+                           go::FormatFloatG(s.v), FormatTs(s.t));
       }
       break;
     case promql::ValueType::kMatrix:
       for (const auto& s : v.matrix) {
         out += fmt::format("{} =>\n", s.metric.ToMetricString());
         for (size_t i = 0; i < s.ts.size(); i++) {
-          out +=
-              fmt::format("{} @[{}]\n", FormatGoG(s.vs[i]), FormatTs(s.ts[i]));
+          out += fmt::format("{} @[{}]\n", go::FormatFloatG(s.vs[i]),
+                             FormatTs(s.ts[i]));
         }
       }
       break;
@@ -117,13 +117,13 @@ std::string JsonMetric(const Labels& l) {
   for (const auto& x : l) {
     if (!first) out += ",";
     first = false;
-    out += GoQuote(x.name) + ":" + GoQuote(x.value);
+    out += go::Quote(x.name) + ":" + go::Quote(x.value);
   }
   return out + "}";
 }
 
 std::string JsonPoint(int64_t t, double v) {
-  return fmt::format("[{},\"{}\"]", FormatTs(t), FormatGoF(v));
+  return fmt::format("[{},\"{}\"]", FormatTs(t), go::FormatFloatF(v));
 }
 
 // The Prometheus API's JSON for a query result.
@@ -138,7 +138,7 @@ std::string JsonValue(const promql::Result& r) {
     case promql::ValueType::kString:
       type = "string";
       result =
-          fmt::format("[{},{}]", FormatTs(v.string.t), GoQuote(v.string.v));
+          fmt::format("[{},{}]", FormatTs(v.string.t), go::Quote(v.string.v));
       break;
     case promql::ValueType::kVector:
       type = "vector";
@@ -173,13 +173,13 @@ std::string JsonValue(const promql::Result& r) {
   if (!r.warnings.empty()) {
     out += ",\"warnings\":[";
     for (size_t i = 0; i < r.warnings.size(); i++)
-      out += (i ? "," : "") + GoQuote(r.warnings[i]);
+      out += (i ? "," : "") + go::Quote(r.warnings[i]);
     out += "]";
   }
   if (!r.infos.empty()) {
     out += ",\"infos\":[";
     for (size_t i = 0; i < r.infos.size(); i++)
-      out += (i ? "," : "") + GoQuote(r.infos[i]);
+      out += (i ? "," : "") + go::Quote(r.infos[i]);
     out += "]";
   }
   return out + "}\n";
@@ -206,12 +206,12 @@ int Query(const std::vector<std::string>& args) {
   }
   promql::EngineOptions eo;
   if (auto v = a.Get("query.lookback-delta")) {
-    auto d = ParseDurationMs(*v);
+    auto d = ParseDuration(*v);
     if (!d.ok()) return std::fprintf(stderr, "bad --query.lookback-delta\n"), 2;
     eo.lookback_delta_ms = *d;
   }
   if (auto v = a.Get("query.timeout")) {
-    auto d = ParseDurationMs(*v);
+    auto d = ParseDuration(*v);
     if (!d.ok()) return std::fprintf(stderr, "bad --query.timeout\n"), 2;
     eo.timeout_ms = *d;
   }
@@ -251,7 +251,7 @@ int Query(const std::vector<std::string>& args) {
       return std::fprintf(stderr, "bad --start/--end\n"), 2;
     int64_t step = std::max<int64_t>(1000, (*end - *start) / 250 / 1000 * 1000);
     if (auto s = a.Get("step")) {
-      auto d = ParseDurationMs(*s);
+      auto d = ParseDuration(*s);
       if (!d.ok()) {
         double secs = std::strtod(s->c_str(), nullptr);
         if (secs <= 0) return std::fprintf(stderr, "bad --step\n"), 2;
@@ -281,7 +281,7 @@ int Query(const std::vector<std::string>& args) {
           : msg.find("parse error") != std::string::npos           ? "bad_data"
                                                          : "execution";
       std::printf("{\"status\":\"error\",\"errorType\":\"%s\",\"error\":%s}\n",
-                  type, GoQuote(msg).c_str());
+                  type, go::Quote(msg).c_str());
     } else {
       std::fprintf(stderr, "query error: %s\n",
                    std::string(r.status().message()).c_str());

@@ -9,7 +9,6 @@
 #include <map>
 #include <string>
 
-#include "core/strutil.h"
 #include "core/time.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
@@ -150,7 +149,7 @@ int RulesReplay(const std::vector<std::string>& argv) {
   }
   auto start = ParseTime(*args.Get("start"));
   auto end = ParseTime(*args.Get("end"));
-  auto interval = ParseDurationMs(args.Get("eval-interval").value_or("1m"));
+  auto interval = ParseDuration(args.Get("eval-interval").value_or("1m"));
   if (!start.ok() || !end.ok() || !interval.ok() || *interval <= 0 ||
       *end < *start) {
     std::fprintf(stderr, "error: invalid --start/--end/--eval-interval: %s\n",

@@ -14,7 +14,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "core/strutil.h"
 #include "core/textparse/parser.h"
 #include "core/time.h"
 #include "fmt/format.h"

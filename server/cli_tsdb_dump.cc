@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "promql/parser.h"
 #include "server/cli.h"
@@ -83,7 +83,7 @@ int TsdbDump(const std::vector<std::string>& argv) {
     auto it = s.Iterator();
     while (it->Next()) {
       buf.append(prefix);
-      AppendGoG(&buf, it->v());
+      go::AppendFloatG(&buf, it->v());
       buf.push_back(' ');
       buf.append(std::to_string(it->t()));
       buf.push_back('\n');

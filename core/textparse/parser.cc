@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "core/strutil.h"
 #include "core/textparse/scan.h"
 #include "fmt/format.h"
 

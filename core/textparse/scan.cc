@@ -5,17 +5,17 @@
 #include <cstring>
 #include <limits>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 
 namespace vigil::textparse::internal {
 
 std::string QuoteForError(std::string_view s) {
   constexpr size_t kMax = 64;
-  if (s.size() <= kMax) return GoQuote(s);
+  if (s.size() <= kMax) return go::Quote(s);
   // Don't cut inside a UTF-8 sequence.
   size_t n = kMax;
   while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return GoQuote(s.substr(0, n)) + "...";
+  return go::Quote(s.substr(0, n)) + "...";
 }
 
 namespace {

@@ -2,8 +2,8 @@
 // that the first reported error is the same.
 #include <cctype>
 
+#include "core/go/strconv.h"
 #include "core/labels.h"
-#include "core/strutil.h"
 #include "fmt/format.h"
 #include "promql/internal/parser.h"
 
@@ -75,7 +75,7 @@ ValueType Parser::Check(Expr* e) {
         Fail(e->pos,
              fmt::format("unary expression only allowed on expressions of "
                          "type scalar or instant vector, got {}",
-                         GoQuote(DocumentedTypeName(t))));
+                         go::Quote(DocumentedTypeName(t))));
       }
       break;
     }
@@ -97,10 +97,10 @@ ValueType Parser::Check(Expr* e) {
       if (!vs.name.empty()) {
         for (size_t i = 0; i + 1 < vs.matchers.size(); ++i) {
           if (vs.matchers[i].name() == kMetricName) {
-            Fail(
-                e->pos,
-                fmt::format("metric name must not be set twice: {} or {}",
-                            GoQuote(vs.name), GoQuote(vs.matchers[i].value())));
+            Fail(e->pos,
+                 fmt::format("metric name must not be set twice: {} or {}",
+                             go::Quote(vs.name),
+                             go::Quote(vs.matchers[i].value())));
             break;
           }
         }
@@ -147,7 +147,7 @@ void Parser::CheckBinary(BinaryExpr* b) {
           Fail(OperatorRange(*b),
                fmt::format(
                    "label {} must not occur in ON and GROUP clause at once",
-                   GoQuote(l1)));
+                   go::Quote(l1)));
         }
       }
     }
@@ -169,7 +169,7 @@ void Parser::CheckBinary(BinaryExpr* b) {
     if (vm.card == Cardinality::kOneToMany ||
         vm.card == Cardinality::kManyToOne) {
       Fail(b->pos, fmt::format("no grouping allowed for {} operation",
-                               GoQuote(BinOpString(b->op))));
+                               go::Quote(BinOpString(b->op))));
     }
     if (vm.card != Cardinality::kManyToMany) {
       Fail(b->pos, "set operations must always be many-to-many");
@@ -179,7 +179,7 @@ void Parser::CheckBinary(BinaryExpr* b) {
       IsSetOperator(b->op)) {
     Fail(b->pos,
          fmt::format("set operator {} not allowed in binary scalar expression",
-                     GoQuote(BinOpString(b->op))));
+                     go::Quote(BinOpString(b->op))));
   }
 }
 
@@ -190,18 +190,18 @@ void Parser::CheckCall(Call* c) {
   if (f.variadic == 0) {
     if (nargs != got) {
       Fail(c->pos, fmt::format("expected {} argument(s) in call to {}, got {}",
-                               nargs, GoQuote(f.name), got));
+                               nargs, go::Quote(f.name), got));
     }
   } else {
     int min = nargs - 1;
     if (min > got) {
       Fail(c->pos,
            fmt::format("expected at least {} argument(s) in call to {}, got {}",
-                       min, GoQuote(f.name), got));
+                       min, go::Quote(f.name), got));
     } else if (f.variadic > 0 && min + f.variadic < got) {
       Fail(c->pos,
            fmt::format("expected at most {} argument(s) in call to {}, got {}",
-                       min + f.variadic, GoQuote(f.name), got));
+                       min + f.variadic, go::Quote(f.name), got));
     }
   }
   if (f.name == "info" && got > 1) {
@@ -232,7 +232,7 @@ void Parser::CheckCall(Call* c) {
     if (t != f.arg_types[k]) {
       Fail(c->args[i]->pos,
            fmt::format("expected type {} in call to function {}, got {}",
-                       DocumentedTypeName(f.arg_types[k]), GoQuote(f.name),
+                       DocumentedTypeName(f.arg_types[k]), go::Quote(f.name),
                        DocumentedTypeName(t)));
     }
   }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "core/go/strconv.h"
 #include "core/status_macros.h"
-#include "core/strutil.h"
 #include "core/time.h"
 #include "fmt/format.h"
 #include "promql/parser.h"
@@ -40,7 +40,7 @@ void Annotations::ForcedMonotonicity(const std::string& metric, PosRange pos,
       "input to histogram_quantile needed to be fixed for monotonicity (see "
       "https://prometheus.io/docs/prometheus/latest/querying/functions/"
       "#histogram_quantile)";
-  if (!metric.empty()) msg += " for metric name " + GoQuote(metric);
+  if (!metric.empty()) msg += " for metric name " + go::Quote(metric);
   auto [it, inserted] = entries_.try_emplace(msg);
   Entry& e = it->second;
   if (inserted) {
@@ -86,8 +86,8 @@ void Annotations::Render(std::string_view query,
       text += fmt::format(
           ", from buckets {} to {}, with a max diff of {}, over {} samples "
           "from {} to {}",
-          FormatGoG(e.min_bucket), FormatGoG(e.max_bucket), GoG2(e.max_diff),
-          e.count + 1, FormatRfc3339Seconds(e.min_ts),
+          go::FormatFloatG(e.min_bucket), go::FormatFloatG(e.max_bucket),
+          GoG2(e.max_diff), e.count + 1, FormatRfc3339Seconds(e.min_ts),
           FormatRfc3339Seconds(e.max_ts));
     }
     text += " (" + FormatPosition(query, e.pos.start) + ")";

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "absl/container/flat_hash_map.h"
+#include "core/go/strconv.h"
 #include "core/status_macros.h"
-#include "core/strutil.h"
 #include "fmt/format.h"
 #include "promql/internal/eval.h"
 
@@ -167,12 +167,12 @@ absl::Status CheckParam(const AggregateExpr& e,
     if (mx < 1) return *empty = true, absl::OkStatus();
     if (nan) return absl::InvalidArgumentError("Parameter value is NaN");
     if (mn <= -9.223372036854775807e18) {
-      return absl::InvalidArgumentError(
-          fmt::format("Scalar value {} underflows int64", FormatGoG(mn)));
+      return absl::InvalidArgumentError(fmt::format(
+          "Scalar value {} underflows int64", go::FormatFloatG(mn)));
     }
     if (mx >= 9.223372036854775807e18) {
       return absl::InvalidArgumentError(
-          fmt::format("Scalar value {} overflows int64", FormatGoG(mx)));
+          fmt::format("Scalar value {} overflows int64", go::FormatFloatG(mx)));
     }
     return absl::OkStatus();
   }
@@ -180,10 +180,12 @@ absl::Status CheckParam(const AggregateExpr& e,
   if (nan) annos->Warn("quantile value should be between 0 and 1, got NaN", pp);
   if (mx > 1)
     annos->Warn(
-        "quantile value should be between 0 and 1, got " + FormatGoG(mx), pp);
+        "quantile value should be between 0 and 1, got " + go::FormatFloatG(mx),
+        pp);
   if (mn < 0)
     annos->Warn(
-        "quantile value should be between 0 and 1, got " + FormatGoG(mn), pp);
+        "quantile value should be between 0 and 1, got " + go::FormatFloatG(mn),
+        pp);
   return absl::OkStatus();
 }
 
@@ -229,7 +231,7 @@ struct Aggregation {
     absl::flat_hash_map<uint64_t, int> idx;
     for (const StepPoint& sp : pts) {
       Labels l = LabelsBuilder(in[sp.series].metric)
-                     .Set(value_label, FormatGoF(sp.v))
+                     .Set(value_label, go::FormatFloatF(sp.v))
                      .Build();
       Labels g = GroupLabels(l, grouping, e.without);
       auto [it, inserted] =
@@ -391,7 +393,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   if (op == AggOp::kCountValues) {
     if (param.str.empty() || !ValidUtf8Name(param.str)) {
       return absl::InvalidArgumentError("invalid label name " +
-                                        GoQuote(param.str));
+                                        go::Quote(param.str));
     }
     if (!e.without) agg.grouping.push_back(param.str);
   }

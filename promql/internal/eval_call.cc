@@ -5,9 +5,9 @@
 #include <bit>
 #include <cmath>
 
+#include "core/go/strconv.h"
 #include "core/parallel.h"
 #include "core/status_macros.h"
-#include "core/strutil.h"
 #include "fmt/format.h"
 #include "promql/internal/eval.h"
 
@@ -239,7 +239,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e,
       annos_->Info(
           "metric might not be a counter, name does not end in "
           "_total/_sum/_count/_bucket: " +
-              GoQuote(metric),
+              go::Quote(metric),
           e.args[0]->pos);
     }
     out.push_back(std::move(ser));

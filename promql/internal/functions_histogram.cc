@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "absl/container/flat_hash_map.h"
+#include "core/go/strconv.h"
 #include "core/status_macros.h"
-#include "core/strutil.h"
 #include "promql/internal/eval.h"
 
 namespace vigil::promql::internal {
@@ -173,7 +173,7 @@ double BucketFraction(double lower, double upper, std::vector<Bucket>* bp) {
 // ".0" appended when it has neither "." nor "e".
 std::string OpenMetricsFloat(double f) {
   if (f == 0) return "0.0";
-  std::string s = FormatGoG(f);
+  std::string s = go::FormatFloatG(f);
   if (std::isnan(f) || std::isinf(f)) return s;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
@@ -213,9 +213,9 @@ struct BucketGroups {
         const Labels& m = in[p.series].metric;
         std::string msg =
             "bucket label \"le\" is missing or has a malformed value of " +
-            GoQuote(m.Get("le"));
+            go::Quote(m.Get("le"));
         if (!m.MetricName().empty())
-          msg += " for metric name " + GoQuote(m.MetricName());
+          msg += " for metric name " + go::Quote(m.MetricName());
         annos->Warn(std::move(msg), pos);
         continue;
       }
@@ -259,9 +259,9 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
     for (size_t qi = 0; !fraction && qi < nq; qi++) {
       double q = sc[qi][step];
       if (std::isnan(q) || q < 0 || q > 1) {
-        annos_->Warn(
-            "quantile value should be between 0 and 1, got " + FormatGoG(q),
-            e.args[sc_arg[qi]]->pos);
+        annos_->Warn("quantile value should be between 0 and 1, got " +
+                         go::FormatFloatG(q),
+                     e.args[sc_arg[qi]]->pos);
       }
     }
     bg.Collect(in.mat, pts, annos_, e.args[vec_arg]->pos);

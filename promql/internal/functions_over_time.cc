@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "promql/internal/eval.h"
 
 namespace vigil::promql::internal {
@@ -124,7 +124,7 @@ bool QuantileOverTime(const RangeCall& c, double* out) {
   double q = c.params[0];
   if (std::isnan(q) || q < 0 || q > 1) {
     c.annos->Warn(
-        "quantile value should be between 0 and 1, got " + FormatGoG(q),
+        "quantile value should be between 0 and 1, got " + go::FormatFloatG(q),
         c.call->args[0]->pos);
   }
   std::vector<double> values(c.v, c.v + c.n);

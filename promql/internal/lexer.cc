@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "promql/internal/text.h"
 
@@ -500,7 +500,7 @@ Token Lexer::LexNumberOrDuration() {
     return Emit(Tok::kDuration);
   }
   return Error(fmt::format("bad number or duration syntax: {}",
-                           GoQuote(in_.substr(start_, pos_ - start_))));
+                           go::Quote(in_.substr(start_, pos_ - start_))));
 }
 
 bool Lexer::AcceptRemainingDuration() {

@@ -1,7 +1,7 @@
 // String literals and token descriptions for the PromQL lexer.
 #include <string>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "promql/internal/lexer.h"
 #include "promql/internal/text.h"
@@ -20,8 +20,8 @@ std::string DescribeToken(const Token& t) {
       i += w > 0 ? w : 1;
       ++runes;
     }
-    if (i < v.size()) return GoQuote(v.substr(0, i)) + "...";
-    return GoQuote(v);
+    if (i < v.size()) return go::Quote(v.substr(0, i)) + "...";
+    return go::Quote(v);
   };
   switch (t.type) {
     case Tok::kEOF:
@@ -29,9 +29,9 @@ std::string DescribeToken(const Token& t) {
     case Tok::kError:
       return std::string(t.val);
     case Tok::kIdentifier:
-      return "identifier " + GoQuote(t.val);
+      return "identifier " + go::Quote(t.val);
     case Tok::kMetricIdentifier:
-      return "metric identifier " + GoQuote(t.val);
+      return "metric identifier " + go::Quote(t.val);
     case Tok::kString:
       return "string " + quoted();
     case Tok::kNumber:

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "promql/internal/text.h"
 
@@ -312,9 +312,9 @@ bool Parser::ParseGroupingLabels(std::vector<std::string>* out) {
         return Fail({tok.pos, tok.end()}, "invalid label name for grouping");
       name = *std::move(u);
       if (name.empty()) {
-        return Fail(
-            {tok.pos + 1, tok.end()},
-            fmt::format("invalid label name for grouping: {}", GoQuote(name)));
+        return Fail({tok.pos + 1, tok.end()},
+                    fmt::format("invalid label name for grouping: {}",
+                                go::Quote(name)));
       }
     }
     out->push_back(std::move(name));
@@ -363,7 +363,7 @@ ExprPtr Parser::ParsePrimary() {
       auto u = UnquoteString(tok.val);
       if (!u.ok()) {
         Fail({tok.pos, tok.end()},
-             fmt::format("error unquoting string {}: {}", GoQuote(tok.val),
+             fmt::format("error unquoting string {}: {}", go::Quote(tok.val),
                          std::string(u.status().message())));
         return nullptr;
       }
@@ -472,12 +472,12 @@ ExprPtr Parser::ParseCall() {
   c->func = LookupFunction(name.val);
   if (c->func == nullptr) {
     Fail({name.pos, name.end()},
-         fmt::format("unknown function with name {}", GoQuote(name.val)));
+         fmt::format("unknown function with name {}", go::Quote(name.val)));
     return nullptr;
   }
   if (c->func->experimental && !opts_.enable_experimental_functions) {
     Fail({name.pos, name.end()},
-         fmt::format("function {} is not enabled", GoQuote(name.val)));
+         fmt::format("function {} is not enabled", go::Quote(name.val)));
     return nullptr;
   }
   return c;

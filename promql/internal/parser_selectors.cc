@@ -3,8 +3,9 @@
 #include <cmath>
 #include <utility>
 
+#include "core/go/strconv.h"
 #include "core/labels.h"
-#include "core/strutil.h"
+#include "core/time.h"
 #include "fmt/format.h"
 #include "promql/internal/parser.h"
 #include "promql/internal/text.h"
@@ -62,12 +63,13 @@ std::unique_ptr<NumberLiteral> Parser::ParseNumberToken() {
   auto n = std::make_unique<NumberLiteral>();
   n->pos = {tok.pos, tok.end()};
   if (tok.type == Tok::kDuration) {
-    auto ns = ParseDurationNs(tok.val);
-    if (!ns.ok()) {
-      Fail(n->pos, std::string(ns.status().message()));
+    auto ms = ParseDuration(tok.val);
+    if (!ms.ok()) {
+      Fail(n->pos, std::string(ms.status().message()));
       return nullptr;
     }
-    n->value = static_cast<double>(*ns) / 1e9;
+    // float64 nanoseconds over 1e9, as Prometheus computes seconds.
+    n->value = static_cast<double>(*ms * 1000000) / 1e9;
     n->is_duration = true;
     return n;
   }
@@ -157,9 +159,10 @@ bool Parser::ParseMatcher(std::vector<Matcher>* out) {
   Token value = Next();
   auto v = UnquoteString(value.val);
   if (!v.ok()) {
-    return Fail({value.pos, value.end()},
-                fmt::format("error unquoting string {}: {}", GoQuote(value.val),
-                            std::string(v.status().message())));
+    return Fail(
+        {value.pos, value.end()},
+        fmt::format("error unquoting string {}: {}", go::Quote(value.val),
+                    std::string(v.status().message())));
   }
   auto m = Matcher::Make(ToMatchType(op.type), name, *v);
   if (!m.ok())

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/go/strconv.h"
 #include "core/labels.h"
-#include "core/strutil.h"
 #include "core/time.h"
 #include "fmt/format.h"
 #include "promql/ast.h"
@@ -22,7 +22,7 @@ void WriteLabelList(std::string* out, const std::vector<std::string>& ls) {
     if (IsValidLabelName(ls[i])) {
       out->append(ls[i]);
     } else {
-      AppendGoQuote(out, ls[i]);
+      go::AppendQuote(out, ls[i]);
     }
   }
 }
@@ -38,12 +38,12 @@ std::string MatcherString(const Matcher& m) {
     if (!ok) quote = true;
   }
   if (quote) {
-    AppendGoQuote(&out, m.name());
+    go::AppendQuote(&out, m.name());
   } else {
     out.append(m.name());
   }
   out.append(MatchTypeString(m.type()));
-  AppendGoQuote(&out, m.value());
+  go::AppendQuote(&out, m.value());
   return out;
 }
 
@@ -166,7 +166,7 @@ void Write(std::string* out, const Expr& e) {
       return;
     }
     case NodeKind::kStringLiteral:
-      AppendGoQuote(out, e.As<StringLiteral>().value);
+      go::AppendQuote(out, e.As<StringLiteral>().value);
       return;
     case NodeKind::kVectorSelector: {
       const auto& vs = e.As<VectorSelector>();

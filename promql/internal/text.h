@@ -4,8 +4,7 @@
 //
 // Text helpers the PromQL front end needs to reproduce Go's behaviour and
 // messages exactly: UTF-8 decoding, rune quoting (%q, %#U), string-literal
-// unquoting, number parsing (strconv.ParseInt base 0, then ParseFloat) and
-// Prometheus duration parsing (model.ParseDuration).
+// unquoting, number parsing (strconv.ParseInt base 0, then ParseFloat).
 #ifndef VIGIL_PROMQL_INTERNAL_TEXT_H_
 #define VIGIL_PROMQL_INTERNAL_TEXT_H_
 
@@ -20,10 +19,9 @@ namespace vigil::promql::internal {
 inline constexpr int32_t kEofRune = -1;
 inline constexpr int32_t kRuneError = 0xFFFD;
 
-// Decodes the rune at s[pos]. Invalid UTF-8 yields (kRuneError, 1); end of
-// input yields (kEofRune, 0).
+// go::DecodeRune (core/go/utf8.h) with the lexer's end marker: invalid
+// UTF-8 yields (kRuneError, 1); end of input yields (kEofRune, 0).
 int32_t DecodeRune(std::string_view s, size_t pos, int* width);
-void AppendUtf8(std::string* out, uint32_t rune);
 
 // Go's fmt %q of a rune: 'a', '\n', '\x00', '�' for -1.
 std::string QuoteRune(int32_t r);
@@ -38,11 +36,6 @@ absl::StatusOr<std::string> UnquoteString(std::string_view quoted);
 // falling back to strconv.ParseFloat. The error text is Go's, e.g.
 // `strconv.ParseFloat: parsing "1e999": value out of range`.
 absl::StatusOr<double> ParseNumber(std::string_view s);
-
-// model.ParseDuration into nanoseconds ("1h30m", "0", "5y1w"). Errors:
-// `not a valid duration string: "5m1h"`, `unknown unit "hs" in duration
-// "5y1hs"`, `duration out of range`.
-absl::StatusOr<int64_t> ParseDurationNs(std::string_view s);
 
 // Go's fmt %f of a float64 ("+Inf", "NaN", "12.500000").
 std::string FormatGoFixed6(double v);

@@ -3,8 +3,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/go/strconv.h"
 #include "core/status_macros.h"
-#include "core/strutil.h"
 #include "fmt/format.h"
 #include "promql/parser.h"
 #include "promql/promqltest/script.h"
@@ -164,7 +164,7 @@ std::string CheckAnnos(const std::vector<AnnoExpect>& exp, bool none,
   return "";
 }
 
-std::string Num(double v) { return FormatGoG(v); }
+std::string Num(double v) { return go::FormatFloatG(v); }
 
 // Compares a vector (instant) result with the expected lines.
 std::string CheckVector(const EvalCmd& ev, const Vector& vec, bool ordered) {

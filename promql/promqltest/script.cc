@@ -213,7 +213,7 @@ absl::StatusOr<SeriesLine> ParseSeriesLine(std::string_view line) {
   return sl;
 }
 
-absl::StatusOr<int64_t> Dur(std::string_view s) { return ParseDurationMs(s); }
+absl::StatusOr<int64_t> Dur(std::string_view s) { return ParseDuration(s); }
 
 absl::Status ParseEvalHeader(std::string_view line, EvalCmd* ev) {
   auto f = Fields(line);

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
+#include "core/go/time.h"
+#include "core/go/utf8.h"
 #include "fmt/format.h"
 #include "rules/internal/go_fmt_printer.h"
 #include "rules/internal/humanize.h"
@@ -18,7 +20,7 @@ void Printer::Pad(std::string_view s) {
     buf.append(s);
     return;
   }
-  int width = f.wid - static_cast<int>(RuneCount(s));
+  int width = f.wid - static_cast<int>(go::RuneCount(s));
   if (!f.minus) {
     WritePadding(width);
     buf.append(s);
@@ -30,7 +32,7 @@ void Printer::Pad(std::string_view s) {
 
 void Printer::BadVerb(const Value& v, int verb) {
   buf += "%!";
-  AppendRune(&buf, static_cast<uint32_t>(verb));
+  go::AppendRune(&buf, static_cast<uint32_t>(verb));
   buf += '(';
   if (v.valid()) {
     buf += TypeName(v);
@@ -121,23 +123,23 @@ void Printer::FmtInteger(uint64_t u, bool is_signed, int verb, const Value& v) {
       return;
     case 'c': {
       std::string s;
-      AppendRune(&s, u > 0x10ffff ? 0xfffd : static_cast<uint32_t>(u));
+      go::AppendRune(&s, u > 0x10ffff ? 0xfffd : static_cast<uint32_t>(u));
       Pad(s);
       return;
     }
     case 'q': {
       std::string s;
-      AppendRune(&s, u > 0x10ffff ? 0xfffd : static_cast<uint32_t>(u));
-      std::string q = GoQuote(s);
+      go::AppendRune(&s, u > 0x10ffff ? 0xfffd : static_cast<uint32_t>(u));
+      std::string q = go::Quote(s);
       if (s == "'") q = "\"\\'\"";
       Pad("'" + q.substr(1, q.size() - 2) + "'");
       return;
     }
     case 'U': {
       std::string s = fmt::format("U+{:04X}", u);
-      if (f.sharp && u <= 0x10ffff && IsGoPrintable(static_cast<uint32_t>(u))) {
+      if (f.sharp && u <= 0x10ffff && go::IsPrint(static_cast<uint32_t>(u))) {
         s += " '";
-        AppendRune(&s, static_cast<uint32_t>(u));
+        go::AppendRune(&s, static_cast<uint32_t>(u));
         s += "'";
       }
       Pad(s);
@@ -168,10 +170,10 @@ std::string QuoteToAscii(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
     uint32_t r;
-    size_t n = DecodeRuneLenient(s, i, &r);
+    size_t n = go::DecodeRune(s, i, &r);
     bool invalid = r == 0xfffd && n == 1;
     if (r < 0x80 && !invalid) {
-      std::string q = GoQuote(s.substr(i, n));
+      std::string q = go::Quote(s.substr(i, n));
       out += q.substr(1, q.size() - 2);
     } else if (invalid) {
       out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
@@ -190,7 +192,7 @@ void Printer::FmtString(std::string_view s, int verb, const Value& v) {
   switch (verb) {
     case 'v':
       if (f.sharp_v) {
-        Pad(GoQuote(s));
+        Pad(go::Quote(s));
       } else {
         Pad(s);
       }
@@ -209,7 +211,7 @@ void Printer::FmtString(std::string_view s, int verb, const Value& v) {
           s.find_first_of("\n\r") == std::string_view::npos) {
         Pad("`" + std::string(s) + "`");
       } else {
-        Pad(f.plus ? QuoteToAscii(s) : GoQuote(s));
+        Pad(f.plus ? QuoteToAscii(s) : go::Quote(s));
       }
       return;
     default:
@@ -298,8 +300,8 @@ void Printer::PrintValue(const Value& v, int verb, int depth) {
       if (verb == 'v' || verb == 's' || verb == 'x' || verb == 'X' ||
           verb == 'q') {
         if (v.nil_ptr) return FmtString("<nil>", verb, v);
-        return FmtString(v.kind == Kind::kTime ? GoTimeString(v.i, v.nsec)
-                                               : GoDurationString(v.i),
+        return FmtString(v.kind == Kind::kTime ? go::TimeString(v.i, v.nsec)
+                                               : go::DurationString(v.i),
                          verb, v);
       }
       return BadVerb(v, verb);

@@ -33,10 +33,6 @@ std::string GoSprintf(std::string_view format, const std::vector<Value>& args);
 // pointers followed once, otherwise fmt.Sprint(x).
 std::string TemplatePrint(const Value& v);
 
-// fmt's %g / %e / %f of a float64 with an explicit precision (>= 0), or the
-// shortest representation for precision -1 (only for 'g'/'G').
-std::string FormatFloatGo(double v, char verb, int prec);
-
 }  // namespace vigil::rules::internal
 
 #endif  // VIGIL_RULES_INTERNAL_GO_FMT_H_

@@ -2,59 +2,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "rules/internal/go_fmt.h"
 #include "rules/internal/go_fmt_printer.h"
 
 namespace vigil::rules::internal {
-
-namespace {
-
-// strconv's 'x' format from C's %a: the exponent gets at least two digits.
-std::string HexFloat(double v, char conv, int prec) {
-  char buf[128];
-  if (prec < 0) {
-    std::snprintf(buf, sizeof(buf), conv == 'x' ? "%a" : "%A", v);
-  } else {
-    std::snprintf(buf, sizeof(buf), conv == 'x' ? "%.*a" : "%.*A", prec, v);
-  }
-  std::string s(buf);
-  size_t p = s.find_first_of("pP");
-  if (p != std::string::npos && p + 2 < s.size() + 1) {
-    std::string exp = s.substr(p + 2);
-    if (exp.size() < 2) s = s.substr(0, p + 2) + "0" + exp;
-  }
-  return s;
-}
-
-}  // namespace
-
-std::string FormatFloatGo(double v, char verb, int prec) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  char conv = verb == 'F' ? 'f' : verb;
-  if (conv == 'x' || conv == 'X') return HexFloat(v, conv, prec);
-  if (prec < 0) {
-    std::string s = FormatGoG(v);
-    if (verb == 'G') {
-      for (char& c : s) {
-        if (c == 'e') c = 'E';
-      }
-    }
-    return s;
-  }
-  if ((conv == 'g' || conv == 'G') && prec == 0) prec = 1;
-  char fmtbuf[8] = {'%', '.', '*', conv, 0};
-  char buf[512];
-  int n = std::snprintf(buf, sizeof(buf), fmtbuf, prec, v);
-  if (n < 0) return "";
-  if (static_cast<size_t>(n) < sizeof(buf))
-    return std::string(buf, static_cast<size_t>(n));
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  std::snprintf(big.data(), big.size(), fmtbuf, prec, v);
-  big.resize(static_cast<size_t>(n));
-  return big;
-}
 
 namespace gofmt {
 
@@ -95,7 +47,7 @@ void AddSharpDigits(int verb, int prec, std::string* num) {
 
 void Printer::FmtFloatPrec(double x, int verb, int prec) {
   if (f.prec_present) prec = f.prec;
-  std::string num = FormatFloatGo(x, static_cast<char>(verb), prec);
+  std::string num = go::FormatFloat(x, static_cast<char>(verb), prec);
   if (num[0] != '-' && num[0] != '+') num.insert(num.begin(), '+');
   if (f.space && num[0] == '+' && !f.plus) num[0] = ' ';
   if (num[1] == 'I' || num[1] == 'N') {

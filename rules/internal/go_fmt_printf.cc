@@ -1,6 +1,7 @@
 // fmt.Sprintf's format-string interpreter (fmt/print.go doPrintf).
 #include <utility>
 
+#include "core/go/utf8.h"
 #include "rules/internal/go_fmt.h"
 #include "rules/internal/go_fmt_printer.h"
 #include "rules/internal/template_text.h"
@@ -154,7 +155,7 @@ void PrintVerb(uint32_t verb, const std::vector<Value>& a, ArgState* st,
     p->buf += '%';  // absorbs no operand, ignores width and precision
   } else if (!st->good_arg_num || st->arg_num >= a.size()) {
     p->buf += "%!";
-    AppendRune(&p->buf, verb);
+    go::AppendRune(&p->buf, verb);
     p->buf += st->good_arg_num ? "(MISSING)" : "(BADINDEX)";
   } else {
     if (verb == 'v') {
@@ -205,7 +206,7 @@ std::string GoSprintf(std::string_view format, const std::vector<Value>& a) {
       break;
     }
     uint32_t verb;
-    i += DecodeRuneLenient(format, i, &verb);
+    i += go::DecodeRune(format, i, &verb);
     PrintVerb(verb, a, &st, &p);
   }
   PrintExtra(a, st, &p);

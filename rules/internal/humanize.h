@@ -2,9 +2,9 @@
 // File: humanize.h
 // -----------------------------------------------------------------------------
 //
-// Prometheus's humanize* template functions on float64 inputs, and the Go
-// time formatting they rely on (time.Time.String, time.Duration.String,
-// time.Time.Format). Outputs match Prometheus byte for byte, e.g.
+// Prometheus's humanize* template functions on float64 inputs (Go's time
+// formatting they rely on is core/go/time.h). Outputs match Prometheus byte for
+// byte, e.g.
 //
 //   Humanize(1234567)          == "1.235M"     Humanize(0.012) == "12m"
 //   Humanize1024(1048576)      == "1Mi"        Humanize(NaN)   == "NaN"
@@ -33,20 +33,6 @@ absl::StatusOr<std::string> HumanizeTimestamp(double unix_seconds);
 // Prometheus's floatToTime: seconds -> (UTC seconds, nanoseconds), truncated
 // to milliseconds as model.Time does. Errors: "value is NaN or Inf", overflow.
 absl::Status FloatToTime(double v, int64_t* sec, int32_t* nsec);
-
-// time.Time.String() of a UTC time: "2006-01-02 15:04:05.999999999 +0000 UTC".
-std::string GoTimeString(int64_t sec, int32_t nsec);
-// time.Time.Format(layout) of a UTC time.
-std::string GoTimeFormat(int64_t sec, int32_t nsec, std::string_view layout);
-// time.Duration.String(): "1h2m3.5s", "150ms", "0s".
-std::string GoDurationString(int64_t ns);
-
-// Go's strconv.ParseFloat(s, 64); error text as Go's
-// ("strconv.ParseFloat: parsing \"one\": invalid syntax").
-absl::StatusOr<double> GoParseFloat(std::string_view s);
-
-// Prometheus's model.ParseDurationAllowNegative, in seconds.
-absl::StatusOr<double> ParseDurationSeconds(std::string_view s);
 
 }  // namespace vigil::rules::internal
 

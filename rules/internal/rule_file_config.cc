@@ -6,8 +6,8 @@
 #include <regex>
 #include <set>
 
+#include "core/go/strconv.h"
 #include "core/labels.h"
-#include "core/strutil.h"
 #include "fmt/format.h"
 #include "rules/internal/rule_file_raw.h"
 #include "rules/rule_file.h"
@@ -49,9 +49,9 @@ void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
   for (const auto& [f, v] : labels) sorted[f.key] = v;
   for (const auto& [k, v] : sorted) {
     if (!IsValidLabelName(k))
-      d.Fail(PosOf(n), GoQuote(k) + " is not a valid label name");
+      d.Fail(PosOf(n), go::Quote(k) + " is not a valid label name");
     if (!IsValidUtf8(v))
-      d.Fail(PosOf(n), GoQuote(v) + " is not a valid label value");
+      d.Fail(PosOf(n), go::Quote(v) + " is not a valid label value");
   }
   if (interval == 0) interval = 60000;
   if (timeout > interval)
@@ -166,7 +166,7 @@ std::string ValidateConfig(const PrometheusConfig& c,
   static const std::regex kRulePath(R"(^[^*]*(\*[^/]*)?$)");
   for (const auto& rf : c.rule_files) {
     if (!std::regex_match(rf, kRulePath)) {
-      return "invalid rule file path " + GoQuote(rf);
+      return "invalid rule file path " + go::Quote(rf);
     }
   }
   std::set<std::string> names;
@@ -177,10 +177,10 @@ std::string ValidateConfig(const PrometheusConfig& c,
     if (j.timeout_ms > interval) {
       return "scrape timeout greater than scrape interval for scrape config "
              "with job name " +
-             GoQuote(j.name);
+             go::Quote(j.name);
     }
     if (!names.insert(j.name).second) {
-      return "found multiple scrape configs with job name " + GoQuote(j.name);
+      return "found multiple scrape configs with job name " + go::Quote(j.name);
     }
   }
   return "";

@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
+#include "core/go/strconv.h"
 #include "core/labels.h"
-#include "core/strutil.h"
 #include "fmt/format.h"
 #include "promql/parser.h"
 #include "rules/internal/rule_file_raw.h"
@@ -64,9 +64,10 @@ void CheckLabelsAndAnnotations(const RawRule& r,
     const char* what = entries == &r.labels ? "label" : "annotation";
     for (const auto& [f, value] : *entries) {
       if (auto err = CheckTemplate(r.alert.value, value)) {
-        out->push_back({PosOf(f.value),
-                        {},
-                        fmt::format("{} {}: {}", what, GoQuote(f.key), *err)});
+        out->push_back(
+            {PosOf(f.value),
+             {},
+             fmt::format("{} {}: {}", what, go::Quote(f.key), *err)});
       }
     }
   }
@@ -197,10 +198,10 @@ void ValidateGroups(const std::vector<RawGroup>& raw, const std::string& file,
       for (const RuleProblem& p : CheckRule(r, &expr)) {
         std::string where = PosText(p.pos);
         if (p.alt) where += ": " + PosText(*p.alt);
-        out->errors.push_back(
-            {file, p.pos,
-             fmt::format("{}: group {}, rule {}, {}: {}", where,
-                         GoQuote(g.name), i + 1, GoQuote(rule_name), p.text)});
+        out->errors.push_back({file, p.pos,
+                               fmt::format("{}: group {}, rule {}, {}: {}",
+                                           where, go::Quote(g.name), i + 1,
+                                           go::Quote(rule_name), p.text)});
       }
       group.rules.push_back(BuildRule(r, std::move(expr)));
     }

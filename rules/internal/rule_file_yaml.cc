@@ -10,7 +10,7 @@
 #include <set>
 
 #include "absl/strings/match.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "core/time.h"
 #include "fmt/format.h"
 
@@ -160,7 +160,7 @@ bool GoYamlDecoder::CheckDuplicateKeys(const YAML::Node& n) {
       const SourcePos pj = PosOf(kj);
       type_errors_.push_back(
           {pj, fmt::format("line {}: mapping key {} already defined at line {}",
-                           pj.line, GoQuote(kj.Scalar()), PosOf(ki).line)});
+                           pj.line, go::Quote(kj.Scalar()), PosOf(ki).line)});
       dup = true;
     }
   }
@@ -289,7 +289,7 @@ bool GoYamlDecoder::StringMap(const YAML::Node& n,
       const SourcePos pos = PosOf(k);
       type_errors_.push_back(
           {pos, fmt::format("line {}: key {} already set in map", pos.line,
-                            GoQuote(k.Scalar()))});
+                            go::Quote(k.Scalar()))});
       ok = false;
       continue;
     }
@@ -442,13 +442,13 @@ SourcePos FirstPos(const std::vector<TypeError>& errors) {
 
 absl::StatusOr<int64_t> ParsePromDuration(std::string_view s) {
   if (s.empty()) return absl::InvalidArgumentError("empty duration string");
-  auto d = ParseDurationMs(s);
+  auto d = ParseDuration(s);
   if (!d.ok()) {
     if (absl::StartsWith(d.status().message(), "duration out of range")) {
       return absl::InvalidArgumentError("duration out of range");
     }
     return absl::InvalidArgumentError("not a valid duration string: " +
-                                      GoQuote(s));
+                                      go::Quote(s));
   }
   // model.Duration is a time.Duration: int64 nanoseconds.
   if (*d > std::numeric_limits<int64_t>::max() / 1000000) {

@@ -1,6 +1,6 @@
 #include "rules/internal/template_ast.h"
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 
 namespace vigil::rules::internal {
 
@@ -97,7 +97,7 @@ void WriteTo(const Node& n, std::string* sb) {
       WritePipe(n, sb);
       break;
     case NodeType::kTemplate:
-      *sb += "{{template " + GoQuote(n.text);
+      *sb += "{{template " + go::Quote(n.text);
       if (n.node != nullptr) {
         *sb += ' ';
         WriteTo(*n.node, sb);

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/status/status.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "rules/internal/go_fmt.h"
 
@@ -45,7 +45,7 @@ bool Executor::Errorf(const std::string& msg) {
       1 + static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
   error_ =
       fmt::format("template: {}:{}:{}: executing {} at <{}>: {}", tree_.name,
-                  line, col, GoQuote(name_), node_->String(), msg);
+                  line, col, go::Quote(name_), node_->String(), msg);
   return false;
 }
 
@@ -213,7 +213,7 @@ bool Executor::WalkTemplate(const Value& dot, const Node& t) {
     root = tree_.root.get();
   }
   if (root == nullptr)
-    return Errorf(fmt::format("template {} not defined", GoQuote(t.text)));
+    return Errorf(fmt::format("template {} not defined", go::Quote(t.text)));
   if (depth_ == kMaxExecDepth) {
     return Errorf(
         fmt::format("exceeded maximum template depth ({})", kMaxExecDepth));

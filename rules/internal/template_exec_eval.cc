@@ -1,7 +1,7 @@
 // Evaluation of pipelines, commands, fields, function calls and arguments
 // (Go's text/template exec.go eval* functions).
 #include "absl/status/status.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "rules/internal/template_exec.h"
 
@@ -83,7 +83,7 @@ bool Executor::EvalCommand(const Value& dot, const Node& cmd,
       *out = Value::String(first.str);
       return true;
     default:
-      return Errorf("can't evaluate command " + GoQuote(first.String()));
+      return Errorf("can't evaluate command " + go::Quote(first.String()));
   }
 }
 
@@ -213,7 +213,7 @@ bool Executor::EvalFunction(const Value& dot, const Node& ident,
   bool builtin = false;
   const FuncDef* fn = LookupFunction(ident.text, &builtin);
   if (fn == nullptr)
-    return Errorf(GoQuote(ident.text) + " is not a defined function");
+    return Errorf(go::Quote(ident.text) + " is not a defined function");
   return EvalCall(dot, *fn, builtin, cmd, ident.text, args, final, nullptr,
                   out);
 }

@@ -3,7 +3,8 @@
 #include <map>
 
 #include "absl/status/status.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
+#include "core/go/utf8.h"
 #include "fmt/format.h"
 #include "rules/internal/go_fmt.h"
 #include "rules/internal/template_funcs.h"
@@ -361,8 +362,8 @@ std::string JsEscape(std::string_view s) {
       continue;
     }
     uint32_t r;
-    size_t n = DecodeRuneLenient(s, i, &r);
-    if (IsGoPrintable(r)) {
+    size_t n = go::DecodeRune(s, i, &r);
+    if (go::IsPrint(r)) {
       out.append(s.substr(i, n));
     } else {
       out += fmt::format("\\u{:04X}", r);

@@ -7,7 +7,9 @@
 #include <memory>
 
 #include "absl/status/status.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
+#include "core/go/utf8.h"
+#include "core/time.h"
 #include "fmt/format.h"
 #include "rules/internal/go_fmt.h"
 #include "rules/internal/humanize.h"
@@ -29,8 +31,8 @@ std::string MapRunes(std::string_view s, uint32_t (*f)(uint32_t)) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
     uint32_t r;
-    i += DecodeRuneLenient(s, i, &r);
-    AppendRune(&out, f(r));
+    i += go::DecodeRune(s, i, &r);
+    go::AppendRune(&out, f(r));
   }
   return out;
 }
@@ -42,15 +44,15 @@ std::string Title(std::string_view s) {
   bool in_word = false;
   for (size_t i = 0; i < s.size();) {
     uint32_t r;
-    i += DecodeRuneLenient(s, i, &r);
+    i += go::DecodeRune(s, i, &r);
     bool word = IsAlphaNumericRune(static_cast<int>(r));
     if (word && !in_word) {
-      AppendRune(&out, ToTitleRune(r));
+      go::AppendRune(&out, ToTitleRune(r));
       in_word = true;
       continue;
     }
     in_word = word;
-    AppendRune(&out, r);
+    go::AppendRune(&out, r);
   }
   return out;
 }
@@ -156,7 +158,7 @@ absl::StatusOr<double> ConvertToFloat(const Value& v) {
     case Kind::kInt:
       return static_cast<double>(v.i);
     case Kind::kString:
-      if (!v.html) return GoParseFloat(v.s);
+      if (!v.html) return go::ParseFloat(v.s);
       break;
     case Kind::kDuration:
       if (v.not_ptr) return static_cast<double>(v.i) / 1e9;
@@ -333,9 +335,11 @@ void AddNumberAndTimeFuncs(std::vector<std::pair<std::string, FuncDef>>* out) {
       });
   add("parseDuration", {P::kString},
       [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
-        absl::StatusOr<double> d = ParseDurationSeconds(a[0].s);
-        if (!d.ok()) return d.status();
-        return Value::Float(*d);
+        absl::StatusOr<int64_t> ms = ParseDurationAllowNegative(a[0].s);
+        if (!ms.ok()) return ms.status();
+        // As Prometheus: float64 nanoseconds over 1e9 (not ms / 1e3, which
+        // can round differently beyond 2^53 ns).
+        return Value::Float(static_cast<double>(*ms * 1000000) / 1e9);
       });
   add("urlQueryEscape", {P::kString},
       [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {

@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
+#include "core/go/utf8.h"
 #include "fmt/format.h"
 #include "re2/re2.h"
 #include "rules/internal/template_funcs.h"
@@ -24,7 +25,7 @@ std::string RegexpQuote(std::string_view s) {
     if ((static_cast<unsigned char>(c) < ' ' && c != '\t') || c == 0x7f)
       can_backquote = false;
   }
-  return can_backquote ? "`" + std::string(s) + "`" : GoQuote(s);
+  return can_backquote ? "`" + std::string(s) + "`" : go::Quote(s);
 }
 
 // Compiles with Go regexp syntax; errors read like Go's regexp/syntax.
@@ -103,7 +104,7 @@ void Expand(const RE2& re, std::string_view tmpl,
     size_t i = 0;
     while (i < str.size()) {
       uint32_t r;
-      size_t n = DecodeRuneLenient(str, i, &r);
+      size_t n = go::DecodeRune(str, i, &r);
       if (!IsAlphaNumericRune(static_cast<int>(r))) break;
       i += n;
     }
@@ -165,7 +166,7 @@ std::string ReplaceAll(const RE2& re, std::string_view src,
     } else {
       uint32_t r;
       search_pos +=
-          search_pos < src.size() ? DecodeRuneLenient(src, search_pos, &r) : 1;
+          search_pos < src.size() ? go::DecodeRune(src, search_pos, &r) : 1;
     }
   }
   if (last_match_end < src.size()) out.append(src.substr(last_match_end));

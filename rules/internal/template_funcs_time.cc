@@ -2,6 +2,7 @@
 // ({{ (now | toTime).Format "2006" }}, {{ (1800 | toDuration).String }}).
 #include <map>
 
+#include "core/go/time.h"
 #include "rules/internal/humanize.h"
 #include "rules/internal/template_funcs.h"
 
@@ -38,7 +39,7 @@ Value TimeValue(int64_t sec, int64_t nsec) {
 }
 
 int64_t CivilField(const Value& t, const char* layout) {
-  return std::stoll(GoTimeFormat(t.i, t.nsec, layout));
+  return std::stoll(go::TimeFormat(t.i, t.nsec, layout));
 }
 
 const Table& TimeMethods() {
@@ -47,10 +48,10 @@ const Table& TimeMethods() {
     (*m)["Format"] = Method(
         {P::kString},
         [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
-          return Value::String(GoTimeFormat(a[0].i, a[0].nsec, a[1].s));
+          return Value::String(go::TimeFormat(a[0].i, a[0].nsec, a[1].s));
         });
     (*m)["String"] = Getter([](const Value& t) {
-      return Value::String(GoTimeString(t.i, t.nsec));
+      return Value::String(go::TimeString(t.i, t.nsec));
     });
     (*m)["Unix"] = Getter([](const Value& t) { return Value::Int(t.i); });
     (*m)["UnixMilli"] = Getter([](const Value& t) {
@@ -88,7 +89,7 @@ const Table& DurationMethods() {
   static const Table* t = [] {
     auto* m = new Table;
     (*m)["String"] = Getter(
-        [](const Value& d) { return Value::String(GoDurationString(d.i)); });
+        [](const Value& d) { return Value::String(go::DurationString(d.i)); });
     (*m)["Seconds"] = Getter([](const Value& d) {
       return Value::Float(static_cast<double>(d.i / 1000000000) +
                           static_cast<double>(d.i % 1000000000) / 1e9);

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
+#include "core/go/utf8.h"
 #include "fmt/format.h"
 #include "rules/internal/template_text.h"
 
@@ -46,9 +47,9 @@ std::string Item::String() const {
   if (type == ItemType::kError) return error;
   if (type > ItemType::kKeyword) return fmt::format("<{}>", val);
   if (val.size() > 10) {
-    return GoQuote(TruncateRunes(val, 10)) + "...";
+    return go::Quote(TruncateRunes(val, 10)) + "...";
   }
-  return GoQuote(val);
+  return go::Quote(val);
 }
 
 Lexer::Lexer(std::string_view input) : input_(input) {}
@@ -59,7 +60,7 @@ int Lexer::NextRune() {
     return kEofRune;
   }
   uint32_t r;
-  size_t w = DecodeRuneLenient(input_, pos_, &r);
+  size_t w = go::DecodeRune(input_, pos_, &r);
   width_ = w;
   pos_ += w;
   if (r == '\n') ++line_;

@@ -1,6 +1,6 @@
 // Lexer states for identifiers, fields, variables, quoted strings and
 // numbers (Go's lexIdentifier, lexFieldOrVariable, lexQuote, lexNumber).
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "rules/internal/template_lexer.h"
 #include "rules/internal/template_text.h"
 
@@ -158,14 +158,14 @@ bool Lexer::LexNumber(Item* out) {
   state_ = State::kInsideAction;
   if (!ScanNumber()) {
     *out = Errorf("bad number syntax: " +
-                  GoQuote(input_.substr(start_, pos_ - start_)));
+                  go::Quote(input_.substr(start_, pos_ - start_)));
     return true;
   }
   int sign = Peek();
   if (sign == '+' || sign == '-') {
     if (!ScanNumber() || input_[pos_ - 1] != 'i') {
       *out = Errorf("bad number syntax: " +
-                    GoQuote(input_.substr(start_, pos_ - start_)));
+                    go::Quote(input_.substr(start_, pos_ - start_)));
       return true;
     }
     *out = Emit(ItemType::kComplex);

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "rules/internal/template_text.h"
 
 namespace vigil::rules::internal {
@@ -111,7 +111,7 @@ std::optional<double> ParseFloatGo(std::string_view text) {
 std::string ParseNumberLiteral(std::string_view text, bool is_char,
                                bool is_complex, Node* n) {
   if (is_char) {
-    std::optional<uint32_t> r = GoUnquoteRune(text);
+    std::optional<uint32_t> r = go::UnquoteRune(text);
     if (!r) return "malformed character constant: " + std::string(text);
     n->is_int = n->is_uint = n->is_float = true;
     n->int_val = *r;
@@ -120,7 +120,7 @@ std::string ParseNumberLiteral(std::string_view text, bool is_char,
     return "";
   }
   if (is_complex || (!text.empty() && text.back() == 'i')) {
-    return "complex number " + GoQuote(text) + " is not supported";
+    return "complex number " + go::Quote(text) + " is not supported";
   }
   bool underscores_ok =
       text.find('_') == std::string_view::npos || UnderscoreOK(text);
@@ -150,7 +150,7 @@ std::string ParseNumberLiteral(std::string_view text, bool is_char,
   } else if (std::optional<double> f =
                  underscores_ok ? ParseFloatGo(text) : std::nullopt) {
     if (text.find_first_of(".eEpP") == std::string_view::npos) {
-      return "integer overflow: " + GoQuote(text);
+      return "integer overflow: " + go::Quote(text);
     }
     n->is_float = true;
     n->float_val = *f;
@@ -165,7 +165,7 @@ std::string ParseNumberLiteral(std::string_view text, bool is_char,
     }
   }
   if (!n->is_int && !n->is_uint && !n->is_float) {
-    return "illegal number syntax: " + GoQuote(text);
+    return "illegal number syntax: " + go::Quote(text);
   }
   return "";
 }

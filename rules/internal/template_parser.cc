@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "rules/internal/template_number.h"
 #include "rules/internal/template_text.h"
@@ -352,7 +352,7 @@ NodePtr Parser::Operand() {
     case NodeType::kNumber:
     case NodeType::kNil:
     case NodeType::kDot:
-      Errorf("unexpected . after term " + GoQuote(node->String()));
+      Errorf("unexpected . after term " + go::Quote(node->String()));
       return nullptr;
     default:
       chain->node = std::move(node);
@@ -365,7 +365,7 @@ NodePtr Parser::Term() {
   switch (token.type) {
     case ItemType::kIdentifier: {
       if (!has_function_(token.val)) {
-        Errorf(fmt::format("function {} not defined", GoQuote(token.val)));
+        Errorf(fmt::format("function {} not defined", go::Quote(token.val)));
         return nullptr;
       }
       NodePtr n = NewNode(NodeType::kIdentifier, token.pos);
@@ -404,7 +404,7 @@ NodePtr Parser::Term() {
     }
     case ItemType::kString:
     case ItemType::kRawString: {
-      std::optional<std::string> s = GoUnquote(token.val);
+      std::optional<std::string> s = go::Unquote(token.val);
       if (!s) {
         Errorf("invalid syntax");
         return nullptr;
@@ -439,7 +439,7 @@ NodePtr Parser::UseVar(size_t pos, std::string_view name) {
   for (const std::string& var : vars_) {
     if (var == v->idents[0]) return v;
   }
-  Errorf(fmt::format("undefined variable {}", GoQuote(v->idents[0])));
+  Errorf(fmt::format("undefined variable {}", go::Quote(v->idents[0])));
   return nullptr;
 }
 

@@ -2,7 +2,7 @@
 // break/continue, define/template/block (Go's parse.go *Control functions).
 #include <utility>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "rules/internal/template_parser.h"
 #include "rules/internal/template_text.h"
@@ -33,7 +33,7 @@ void Parser::AddDefinition(const std::string& name, NodePtr list) {
     return;
   }
   if (!IsEmptyList(*list)) {
-    Errorf("template: multiple definition of template " + GoQuote(name));
+    Errorf("template: multiple definition of template " + go::Quote(name));
   }
 }
 
@@ -43,7 +43,7 @@ void Parser::ParseDefinition() {
   if (tok.type != ItemType::kString && tok.type != ItemType::kRawString) {
     return Unexpected(tok, kContext);
   }
-  std::optional<std::string> name = GoUnquote(tok.val);
+  std::optional<std::string> name = go::Unquote(tok.val);
   if (!name) return Errorf("invalid syntax");
   Item delim;
   if (!Expect(ItemType::kRightDelim, kContext, &delim)) return;
@@ -141,7 +141,7 @@ bool Parser::TemplateName(const Item& token, std::string_view context,
     Unexpected(token, context);
     return false;
   }
-  std::optional<std::string> s = GoUnquote(token.val);
+  std::optional<std::string> s = go::Unquote(token.val);
   if (!s) {
     Errorf("invalid syntax");
     return false;

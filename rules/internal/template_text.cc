@@ -3,43 +3,26 @@
 #include <locale.h>
 #include <wctype.h>
 
-#include "core/strutil.h"
+#include "core/go/strconv.h"
+#include "core/go/utf8.h"
 #include "fmt/format.h"
 
 namespace vigil::rules::internal {
-
-size_t DecodeRuneLenient(std::string_view s, size_t i, uint32_t* rune) {
-  size_t n = DecodeUtf8Rune(s, i, rune);
-  if (n > 0) return n;
-  *rune = 0xfffd;
-  return 1;
-}
-
-void AppendRune(std::string* out, uint32_t r) { AppendUtf8Rune(out, r); }
-
-size_t RuneCount(std::string_view s) {
-  size_t n = 0;
-  for (size_t i = 0; i < s.size(); ++n) {
-    uint32_t r;
-    i += DecodeRuneLenient(s, i, &r);
-  }
-  return n;
-}
 
 std::string_view TruncateRunes(std::string_view s, size_t n) {
   size_t i = 0;
   for (size_t k = 0; k < n && i < s.size(); ++k) {
     uint32_t r;
-    i += DecodeRuneLenient(s, i, &r);
+    i += go::DecodeRune(s, i, &r);
   }
   return s.substr(0, i);
 }
 
 std::string SharpU(int rune) {
   std::string out = fmt::format("U+{:04X}", rune);
-  if (rune >= 0 && IsGoPrintable(static_cast<uint32_t>(rune))) {
+  if (rune >= 0 && go::IsPrint(static_cast<uint32_t>(rune))) {
     out += " '";
-    AppendRune(&out, static_cast<uint32_t>(rune));
+    go::AppendRune(&out, static_cast<uint32_t>(rune));
     out += "'";
   }
   return out;

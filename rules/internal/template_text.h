@@ -17,11 +17,6 @@
 
 namespace vigil::rules::internal {
 
-// Decodes the rune at s[i]; invalid bytes decode as U+FFFD of width 1, as
-// utf8.DecodeRuneInString does. REQUIRES: i < s.size().
-size_t DecodeRuneLenient(std::string_view s, size_t i, uint32_t* rune);
-void AppendRune(std::string* out, uint32_t rune);
-size_t RuneCount(std::string_view s);
 // The first n runes of s.
 std::string_view TruncateRunes(std::string_view s, size_t n);
 

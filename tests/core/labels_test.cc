@@ -3,7 +3,8 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "core/strutil.h"
+#include "core/go/path.h"
+#include "core/go/strconv.h"
 
 namespace vigil {
 
@@ -32,47 +33,47 @@ TEST_CASE("Name validity follows the legacy charset", "[labels]") {
 }
 
 TEST_CASE("GoQuote escapes as strconv.Quote", "[strutil]") {
-  REQUIRE(GoQuote("a\"b\\c\nd") == R"("a\"b\\c\nd")");
-  REQUIRE(GoQuote(std::string("\x1c", 1)) == R"("\x1c")");
-  REQUIRE(GoQuote("\xff") == R"("\xff")");
-  REQUIRE(GoQuote("é\xef\xbf\xbd") == "\"é\xef\xbf\xbd\"");
-  REQUIRE(GoQuote("\xc2\xa0") == R"("\u00a0")");
+  REQUIRE(go::Quote("a\"b\\c\nd") == R"("a\"b\\c\nd")");
+  REQUIRE(go::Quote(std::string("\x1c", 1)) == R"("\x1c")");
+  REQUIRE(go::Quote("\xff") == R"("\xff")");
+  REQUIRE(go::Quote("é\xef\xbf\xbd") == "\"é\xef\xbf\xbd\"");
+  REQUIRE(go::Quote("\xc2\xa0") == R"("\u00a0")");
 }
 
 TEST_CASE("FormatGoG matches Go's %g", "[strutil]") {
-  REQUIRE(FormatGoG(1) == "1");
-  REQUIRE(FormatGoG(0.1) == "0.1");
-  REQUIRE(FormatGoG(123456) == "123456");
-  REQUIRE(FormatGoG(1e6) == "1e+06");
-  REQUIRE(FormatGoG(1234567) == "1.234567e+06");
-  REQUIRE(FormatGoG(0.0001) == "0.0001");
-  REQUIRE(FormatGoG(0.00001) == "1e-05");
-  REQUIRE(FormatGoG(1.7740114612876017e+09) == "1.7740114612876017e+09");
-  REQUIRE(FormatGoG(-2.5) == "-2.5");
-  REQUIRE(FormatGoG(1e100) == "1e+100");
-  REQUIRE(FormatGoG(std::numeric_limits<double>::quiet_NaN()) == "NaN");
+  REQUIRE(go::FormatFloatG(1) == "1");
+  REQUIRE(go::FormatFloatG(0.1) == "0.1");
+  REQUIRE(go::FormatFloatG(123456) == "123456");
+  REQUIRE(go::FormatFloatG(1e6) == "1e+06");
+  REQUIRE(go::FormatFloatG(1234567) == "1.234567e+06");
+  REQUIRE(go::FormatFloatG(0.0001) == "0.0001");
+  REQUIRE(go::FormatFloatG(0.00001) == "1e-05");
+  REQUIRE(go::FormatFloatG(1.7740114612876017e+09) == "1.7740114612876017e+09");
+  REQUIRE(go::FormatFloatG(-2.5) == "-2.5");
+  REQUIRE(go::FormatFloatG(1e100) == "1e+100");
+  REQUIRE(go::FormatFloatG(std::numeric_limits<double>::quiet_NaN()) == "NaN");
 }
 
 TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)",
           "[strutil]") {
-  REQUIRE(FormatGoF(1) == "1");
-  REQUIRE(FormatGoF(0.1) == "0.1");
-  REQUIRE(FormatGoF(1e6) == "1000000");
-  REQUIRE(FormatGoF(1e-7) == "0.0000001");
-  REQUIRE(FormatGoF(-2.5) == "-2.5");
-  REQUIRE(FormatGoF(1e21) == "1" + std::string(21, '0'));
-  REQUIRE(FormatGoF(1e300) == "1" + std::string(300, '0'));
-  REQUIRE(FormatGoF(1.7740114612876017e+09) == "1774011461.2876017");
-  REQUIRE(FormatGoF(-std::numeric_limits<double>::infinity()) == "-Inf");
+  REQUIRE(go::FormatFloatF(1) == "1");
+  REQUIRE(go::FormatFloatF(0.1) == "0.1");
+  REQUIRE(go::FormatFloatF(1e6) == "1000000");
+  REQUIRE(go::FormatFloatF(1e-7) == "0.0000001");
+  REQUIRE(go::FormatFloatF(-2.5) == "-2.5");
+  REQUIRE(go::FormatFloatF(1e21) == "1" + std::string(21, '0'));
+  REQUIRE(go::FormatFloatF(1e300) == "1" + std::string(300, '0'));
+  REQUIRE(go::FormatFloatF(1.7740114612876017e+09) == "1774011461.2876017");
+  REQUIRE(go::FormatFloatF(-std::numeric_limits<double>::infinity()) == "-Inf");
 }
 
 TEST_CASE("CleanPath matches Go's path.Clean", "[strutil]") {
-  REQUIRE(CleanPath("") == ".");
-  REQUIRE(CleanPath("a/./b/../c") == "a/c");
-  REQUIRE(CleanPath("../../x") == "../../x");
-  REQUIRE(CleanPath("/../x") == "/x");
-  REQUIRE(CleanPath("a/..") == ".");
-  REQUIRE(CleanPath("/a//b/") == "/a/b");
+  REQUIRE(go::CleanPath("") == ".");
+  REQUIRE(go::CleanPath("a/./b/../c") == "a/c");
+  REQUIRE(go::CleanPath("../../x") == "../../x");
+  REQUIRE(go::CleanPath("/../x") == "/x");
+  REQUIRE(go::CleanPath("a/..") == ".");
+  REQUIRE(go::CleanPath("/a//b/") == "/a/b");
 }
 
 }  // namespace vigil

@@ -40,13 +40,13 @@ TEST_CASE("Invalid regex is an InvalidArgument naming the regex", "[matcher]") {
 }
 
 TEST_CASE("Durations parse like Prometheus", "[time]") {
-  REQUIRE(*ParseDurationMs("1h30m") == 5400000);
-  REQUIRE(*ParseDurationMs("15d") == 15 * 86400000LL);
-  REQUIRE(*ParseDurationMs("500ms") == 500);
-  REQUIRE(*ParseDurationMs("1m5s") == 65000);
-  REQUIRE_FALSE(ParseDurationMs("5x").ok());
-  REQUIRE_FALSE(ParseDurationMs("30m1h").ok());
-  REQUIRE_FALSE(ParseDurationMs("").ok());
+  REQUIRE(*ParseDuration("1h30m") == 5400000);
+  REQUIRE(*ParseDuration("15d") == 15 * 86400000LL);
+  REQUIRE(*ParseDuration("500ms") == 500);
+  REQUIRE(*ParseDuration("1m5s") == 65000);
+  REQUIRE_FALSE(ParseDuration("5x").ok());
+  REQUIRE_FALSE(ParseDuration("30m1h").ok());
+  REQUIRE_FALSE(ParseDuration("").ok());
   REQUIRE(FormatDurationMs(5400000) == "1h30m");
 }
 

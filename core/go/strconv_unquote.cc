@@ -1,8 +1,9 @@
 // Go's strconv.Unquote and Prometheus's PromQL variant of it (declared in
-// core/strutil.h).
-#include "core/strutil.h"
+// core/go/strconv.h).
+#include "core/go/strconv.h"
+#include "core/go/utf8.h"
 
-namespace vigil {
+namespace vigil::go {
 
 int HexDigitValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -21,11 +22,7 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
   const char c = s[*i];
   if (c == quote) return false;
   if (c != '\\') {
-    size_t n = DecodeUtf8Rune(s, *i, rune);
-    if (n == 0) {
-      *rune = 0xfffd;
-      n = 1;
-    }
+    size_t n = DecodeRune(s, *i, rune);
     out->append(s.substr(*i, n));
     *i += n;
     return true;
@@ -98,14 +95,13 @@ bool UnquoteChar(std::string_view s, size_t* i, char quote, std::string* out,
       return true;
     }
   }
-  AppendUtf8Rune(out, *rune);
+  AppendRune(out, *rune);
   return true;
 }
 
 }  // namespace
 
-std::optional<std::string> GoUnquote(std::string_view s,
-                                     UnquoteDialect dialect) {
+std::optional<std::string> Unquote(std::string_view s, UnquoteDialect dialect) {
   if (s.size() < 2 || s.front() != s.back()) return std::nullopt;
   const char quote = s.front();
   const std::string_view body = s.substr(1, s.size() - 2);
@@ -131,7 +127,7 @@ std::optional<std::string> GoUnquote(std::string_view s,
   return out;
 }
 
-std::optional<uint32_t> GoUnquoteRune(std::string_view s) {
+std::optional<uint32_t> UnquoteRune(std::string_view s) {
   if (s.size() < 3 || s.front() != '\'' || s.back() != '\'')
     return std::nullopt;
   const std::string_view body = s.substr(1, s.size() - 2);
@@ -143,4 +139,4 @@ std::optional<uint32_t> GoUnquoteRune(std::string_view s) {
   return r;
 }
 
-}  // namespace vigil
+}  // namespace vigil::go

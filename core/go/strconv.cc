@@ -1,13 +1,13 @@
-#include "core/strutil.h"
+#include "core/go/strconv.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
-#include <vector>
 
-namespace vigil {
+#include "core/go/utf8.h"
+
+namespace vigil::go {
 
 namespace {
 
@@ -15,77 +15,7 @@ const char kHex[] = "0123456789abcdef";
 
 }  // namespace
 
-size_t DecodeUtf8Rune(std::string_view s, size_t i, uint32_t* rune) {
-  unsigned char c = s[i];
-  if (c < 0x80) {
-    *rune = c;
-    return 1;
-  }
-  size_t n;
-  uint32_t r, min;
-  if ((c & 0xe0) == 0xc0) {
-    n = 2, r = c & 0x1f, min = 0x80;
-  } else if ((c & 0xf0) == 0xe0) {
-    n = 3, r = c & 0x0f, min = 0x800;
-  } else if ((c & 0xf8) == 0xf0) {
-    n = 4, r = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    unsigned char cc = s[i + k];
-    if ((cc & 0xc0) != 0x80) return 0;
-    r = (r << 6) | (cc & 0x3f);
-  }
-  if (r < min || r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff)) return 0;
-  *rune = r;
-  return n;
-}
-
-void AppendUtf8Rune(std::string* out, uint32_t r) {
-  if (r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff)) r = 0xfffd;
-  if (r < 0x80) {
-    out->push_back(static_cast<char>(r));
-  } else if (r < 0x800) {
-    out->push_back(static_cast<char>(0xc0 | (r >> 6)));
-    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
-  } else if (r < 0x10000) {
-    out->push_back(static_cast<char>(0xe0 | (r >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
-  } else {
-    out->push_back(static_cast<char>(0xf0 | (r >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((r >> 12) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (r & 0x3f)));
-  }
-}
-
-std::string CleanPath(std::string_view path) {
-  std::string p(path);
-  if (p.empty()) return ".";
-  const bool rooted = p[0] == '/';
-  std::vector<std::string> parts;
-  std::stringstream ss(p);
-  std::string part;
-  while (std::getline(ss, part, '/')) {
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty() && parts.back() != "..") {
-        parts.pop_back();
-        continue;
-      }
-      if (rooted) continue;
-    }
-    parts.push_back(part);
-  }
-  std::string out = rooted ? "/" : "";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "/" : "") + parts[i];
-  return out.empty() ? "." : out;
-}
-
-bool IsGoPrintable(uint32_t r) {
+bool IsPrint(uint32_t r) {
   if (r < 0x20 || (r >= 0x7f && r <= 0xa0) || r == 0xad) return false;
   if (r == 0x1680 || (r >= 0x2000 && r <= 0x200f) ||
       (r >= 0x2028 && r <= 0x202f) || (r >= 0x205f && r <= 0x206f) ||
@@ -97,11 +27,11 @@ bool IsGoPrintable(uint32_t r) {
   return true;
 }
 
-void AppendGoQuote(std::string* out, std::string_view s) {
+void AppendQuote(std::string* out, std::string_view s) {
   out->push_back('"');
   for (size_t i = 0; i < s.size();) {
     uint32_t r;
-    size_t n = DecodeUtf8Rune(s, i, &r);
+    size_t n = DecodeValidRune(s, i, &r);
     if (n == 0) {
       unsigned char b = s[i];
       out->append("\\x");
@@ -139,7 +69,7 @@ void AppendGoQuote(std::string* out, std::string_view s) {
         out->append("\\v");
         break;
       default:
-        if (IsGoPrintable(r)) {
+        if (IsPrint(r)) {
           out->append(s.substr(i, n));
         } else if (r < 0x20 || r == 0x7f) {
           out->append("\\x");
@@ -160,10 +90,10 @@ void AppendGoQuote(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
-std::string GoQuote(std::string_view s) {
+std::string Quote(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
-  AppendGoQuote(&out, s);
+  AppendQuote(&out, s);
   return out;
 }
 
@@ -216,7 +146,7 @@ void AppendFixed(std::string* out, const std::string& digits, int exp) {
 }
 }  // namespace
 
-void AppendGoG(std::string* out, double v) {
+void AppendFloatG(std::string* out, double v) {
   if (AppendSpecial(out, v)) return;
   if (v == 0) {
     out->append(std::signbit(v) ? "-0" : "0");
@@ -242,13 +172,13 @@ void AppendGoG(std::string* out, double v) {
   AppendFixed(out, digits, exp);
 }
 
-std::string FormatGoG(double v) {
+std::string FormatFloatG(double v) {
   std::string out;
-  AppendGoG(&out, v);
+  AppendFloatG(&out, v);
   return out;
 }
 
-std::string FormatGoF(double v) {
+std::string FormatFloatF(double v) {
   std::string out;
   if (AppendSpecial(&out, v)) return out;
   if (v == 0) return std::signbit(v) ? "-0" : "0";
@@ -260,4 +190,4 @@ std::string FormatGoF(double v) {
   return out;
 }
 
-}  // namespace vigil
+}  // namespace vigil::go
