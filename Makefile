@@ -1,5 +1,6 @@
 # Vigil: the two entry points a fresh Debian machine needs.
 #   make test   install build deps, build, run every test (ctest)
+#   make lint   formatting and include layering (STYLE.md, DESIGN.md); CI runs it
 #   make demo   install, build, simulate an LLM cluster with two incidents,
 #               import it, replay the LLM rule pack, print the alert timeline
 BUILD   ?= build
@@ -13,7 +14,7 @@ DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
 # Real peers used by tests and bench (promtool, VictoriaMetrics).
 DEB_PEERS := prometheus victoria-metrics curl bc time
 
-.PHONY: deps build vigil test demo bench clean
+.PHONY: deps build vigil test lint demo bench clean
 
 # Build packages must install; the real peers (promtool, VictoriaMetrics,
 # used by cross-check tests and benches) are installed too, but if that
@@ -45,6 +46,22 @@ vigil: deps $(BUILD)/build.ninja
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Lint: the linter's self-test first (a second), then the tree: clang-format
+# 14 over every tracked *.cc/*.h and the include graph of DESIGN.md (the
+# table is at the top of .ci/layering.py). Installs clang-format and python3
+# if they are missing, so it runs first on CI's fresh machine.
+lint:
+	@missing=""; \
+	command -v clang-format-14 >/dev/null 2>&1 || command -v clang-format >/dev/null 2>&1 || \
+	  missing="$$missing clang-format"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing || exit 1; \
+	fi
+	@bash .ci/lint_selftest.sh
+	@bash .ci/lint.sh
 
 DEMO_DIR ?= demo-data
 # The demo cluster: 3 h of 4 hosts x 8 H100s starting 2026-01-01T00:00:00Z,
