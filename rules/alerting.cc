@@ -119,15 +119,25 @@ absl::StatusOr<promql::Vector> AlertingRule::Eval(Timestamp t,
   return vec;
 }
 
+Labels AlertingRule::SeriesLabels(const Alert& a) const {
+  // Prometheus's sample() and forStateSample() start from the rule's labels
+  // as written, not expanded: a label whose template expanded to "" is not
+  // in the alert, so its template text shows through.
+  LabelsBuilder b(def_.labels);
+  for (const Label& l : a.labels) b.Set(l.name, l.value);
+  b.Set("alertname", def_.name);
+  return b.Build();
+}
+
 // ALERTS{...} = 1 and ALERTS_FOR_STATE{...} = ActiveAt in seconds.
 void AlertingRule::AppendSamples(const Alert& a, Timestamp t,
                                  promql::Vector* vec) const {
-  LabelsBuilder b(a.labels);
-  b.Set(kMetricName, "ALERTS").Set("alertname", def_.name);
-  b.Set("alertstate", AlertStateName(a.state));
+  const Labels series = SeriesLabels(a);
+  LabelsBuilder b(series);
+  b.Set(kMetricName, "ALERTS").Set("alertstate", AlertStateName(a.state));
   vec->push_back({b.Build(), t, 1});
-  LabelsBuilder f(a.labels);
-  f.Set(kMetricName, "ALERTS_FOR_STATE").Set("alertname", def_.name);
+  LabelsBuilder f(series);
+  f.Set(kMetricName, "ALERTS_FOR_STATE");
   // Go's time.Unix(): whole seconds, rounded down.
   int64_t secs =
       a.active_at >= 0 ? a.active_at / 1000 : -((-a.active_at + 999) / 1000);
@@ -250,7 +260,11 @@ void AlertingRule::RestoreForState(
     int64_t grace_ms) {
   absl::MutexLock lock(&mu_);
   for (auto& [labels, a] : active_) {
-    auto it = last.find(labels);
+    // The series was written with SeriesLabels(), as Prometheus looks it up.
+    // Series written by Vigil before it kept unexpanded labels there carry
+    // the alert's labels; those are still found.
+    auto it = last.find(SeriesLabels(a));
+    if (it == last.end()) it = last.find(labels);
     if (it == last.end() || IsStaleNaN(it->second.second)) continue;
     // Prometheus works in whole seconds here (time.Unix).
     const int64_t down_at = it->second.first / 1000 * 1000;

@@ -13,8 +13,11 @@
 //            (ResolvedAt = t), kept 15 min for re-sending, then dropped
 //
 // An alert's labels are the sample's labels minus __name__, plus the rule's
-// labels (templates expanded), plus alertname. Annotations are expanded
-// templates; both see $labels, $value, $externalLabels and $externalURL.
+// labels (templates expanded; one that expands to "" is left out), plus
+// alertname. Annotations are expanded templates; both see $labels, $value,
+// $externalLabels and $externalURL. The ALERTS and ALERTS_FOR_STATE series
+// lay the alert's labels over the rule's unexpanded ones, as Prometheus
+// does, so a label left out of the alert shows its template text there.
 //
 // Thread-compatible: Eval/AlertsToSend from one group thread at a time;
 // ActiveAlerts/AllAlerts take a lock and may be called from any thread.
@@ -88,10 +91,12 @@ class AlertingRule {
   std::vector<Alert> AllAlerts() const;
 
   // Restores ActiveAt of the current alerts after a restart, as
-  // Prometheus's Group.RestoreForState: `last` maps an alert's labels to the
-  // newest (time, value) of its ALERTS_FOR_STATE series before `ts`. An
-  // alert that was still pending is kept pending for the time it had left,
-  // shifted by the downtime, and at least `grace_ms` from `ts`.
+  // Prometheus's Group.RestoreForState: `last` maps the labels (without
+  // __name__) of each ALERTS_FOR_STATE series to its newest (time, value)
+  // before `ts`; an alert's series is the one with the labels Eval writes it
+  // with (see SeriesLabels). An alert that was still pending is kept pending
+  // for the time it had left, shifted by the downtime, and at least `grace_ms`
+  // from `ts`.
   void RestoreForState(
       const std::map<Labels, std::pair<Timestamp, double>>& last, Timestamp ts,
       int64_t grace_ms);
@@ -117,6 +122,11 @@ class AlertingRule {
       const promql::Vector& res, Timestamp t, const EvalContext& ctx) const;
   std::string Expand(size_t idx, bool annotation,
                      const TemplateData& data) const;
+  // The labels of a's ALERTS and ALERTS_FOR_STATE series, without __name__
+  // and alertstate: the rule's labels unexpanded, the alert's laid over
+  // them. A rule label whose template expands to "" is dropped from the
+  // alert but keeps its template text here, as in Prometheus.
+  Labels SeriesLabels(const Alert& a) const;
   void AppendSamples(const Alert& a, Timestamp t, promql::Vector* vec) const;
   promql::Vector Advance(const std::vector<Candidate>& cands, Timestamp t,
                          const EvalContext& ctx, int* num_active)

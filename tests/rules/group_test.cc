@@ -510,6 +510,106 @@ TEST_CASE("for state is restored from ALERTS_FOR_STATE after a restart",
   }
 }
 
+TEST_CASE(
+    "a label whose template expands to \"\" is left out of the alert but "
+    "keeps its template text in ALERTS and ALERTS_FOR_STATE",
+    "[group][alerting]") {
+  // As Prometheus's sample()/forStateSample(): the rule's raw labels with
+  // the alert's laid over them.
+  Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n"
+                      "        for: 1m\n"
+                      "        labels:\n"
+                      "          severity: '{{ $labels.missing }}'\n"
+                      "          job: '{{ $labels.nope }}'\n"
+                      "          team: ops\n"
+                      "          empty: ''\n"),
+            {{"x{job=\"j\",i=\"1\"}", "1 1"}});
+  f.group->Eval(0);
+  f.group->Eval(kMin);
+  auto alerts = f.group->alerting(0)->ActiveAlerts();
+  REQUIRE(alerts.size() == 1);
+  CHECK(alerts[0].labels ==
+        Labels{{"alertname", "A"}, {"i", "1"}, {"team", "ops"}});
+  CHECK(alerts[0].state == AlertState::kFiring);
+  const Labels raw{{"alertname", "A"},
+                   {"i", "1"},
+                   {"job", "{{ $labels.nope }}"},
+                   {"severity", "{{ $labels.missing }}"},
+                   {"team", "ops"}};
+  auto with = [&](std::string_view name, std::string_view state = "") {
+    vigil::LabelsBuilder b(raw);
+    b.Set("__name__", name).Set("alertstate", state);
+    return b.Build();
+  };
+  CHECK(f.At(with("ALERTS", "pending"), 0) == 1.0);
+  CHECK(f.At(with("ALERTS", "firing"), kMin) == 1.0);
+  CHECK(f.At(with("ALERTS_FOR_STATE"), kMin) == 0.0);
+  // Nothing was written under the alert's own labels.
+  vigil::LabelsBuilder own(alerts[0].labels);
+  own.Set("__name__", "ALERTS_FOR_STATE");
+  CHECK_FALSE(f.At(own.Build(), kMin).has_value());
+}
+
+TEST_CASE(
+    "for state is restored for an alert whose label template expands to "
+    "\"\"",
+    "[group][restore]") {
+  const std::string rule = AlertRule(
+      "      - alert: A\n        expr: x > 0\n        for: 30m\n"
+      "        labels:\n          severity: '{{ $labels.missing }}'\n");
+  // Pending since 0 when "Vigil went down" at 10m, restarted at 20m and
+  // restored at 21m: ActiveAt shifts by the downtime to 11m, if the
+  // ALERTS_FOR_STATE series is found.
+  auto restored_active_at = [&](const std::string& for_state_series) {
+    std::vector<std::pair<std::string, std::string>> series = {{"x", "1x60"}};
+    if (!for_state_series.empty()) series.push_back({for_state_series, "0x10"});
+    Fixture f(rule, series);
+    if (for_state_series.empty()) {
+      for (int m = 0; m <= 10; ++m) f.group->Eval(m * kMin);
+      // What that wrote is what the restore will look for.
+      REQUIRE(f.At(Labels{{"__name__", "ALERTS_FOR_STATE"},
+                          {"alertname", "A"},
+                          {"severity", "{{ $labels.missing }}"}},
+                   10 * kMin) == 0.0);
+    }
+    auto parsed = ParseRuleFile(rule, "rules.yml");
+    GroupOptions o;
+    auto* mem = f.st.mem();
+    auto* eng = &f.engine;
+    o.query = [mem, eng](const vigil::promql::Expr& e, std::string_view text,
+                         Timestamp t) -> absl::StatusOr<vigil::promql::Vector> {
+      auto r = eng->Exec(mem, e, text, t, t, 0);
+      if (!r.ok()) return r.status();
+      return r->value.vector;
+    };
+    o.appendable = &f.st;
+    f.group = std::make_unique<Group>(parsed.groups[0], o);
+    f.group->SetRestored(false);
+    f.group->Eval(20 * kMin);
+    f.group->Eval(21 * kMin);
+    REQUIRE(f.group->RestoreForState(mem, 21 * kMin, 3600000, 600000).ok());
+    auto alerts = f.group->alerting(0)->ActiveAlerts();
+    REQUIRE(alerts.size() == 1);
+    CHECK(alerts[0].labels == Labels{{"alertname", "A"}});
+    return alerts[0].active_at;
+  };
+  SECTION("from the series Vigil wrote before the restart") {
+    CHECK(restored_active_at("") == 11 * kMin);
+  }
+  SECTION("from a series written as Prometheus writes it") {
+    CHECK(restored_active_at("ALERTS_FOR_STATE{alertname=\"A\","
+                             "severity=\"{{ $labels.missing }}\"}") ==
+          11 * kMin);
+  }
+  SECTION("from a series written under the alert's labels (older Vigil)") {
+    CHECK(restored_active_at("ALERTS_FOR_STATE{alertname=\"A\"}") == 11 * kMin);
+  }
+  SECTION("another alert's series does not match") {
+    CHECK(restored_active_at("ALERTS_FOR_STATE{alertname=\"A\","
+                             "severity=\"page\"}") == 20 * kMin);
+  }
+}
+
 TEST_CASE("rules removed by a reload have their series marked stale",
           "[group]") {
   Fixture f(AlertRule("      - record: keep\n        expr: x\n"

@@ -1,8 +1,11 @@
-// Runs every rule unit-test file under tests/rules/testdata/unit/ (and
-// examples/llm/rules/tests/ when present) through the built `vigil test
-// rules` and, when `promtool` is on PATH, through `promtool test rules`:
-// the verdicts (exit codes) must agree, and for our own files stdout and
-// stderr must be identical too (unless the file says "# output-differs").
+// Runs every rule unit-test file under tests/rules/testdata/unit/ and
+// tests/rules/testdata/templates/ (and examples/llm/rules/tests/ when
+// present) through the built `vigil test rules` and, when `promtool` is on
+// PATH, through `promtool test rules`: the verdicts (exit codes) must agree,
+// and for our own files stdout and stderr must be identical too (unless the
+// file says "# output-differs"). A test file X.yml with a sibling X.stderr
+// must print exactly that (promtool's stderr) from both tools, Vigil's after
+// the LINE:COL it adds to rule-file errors is removed (docs/rules.md).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -84,27 +87,71 @@ bool OnlyFloatNoise(const std::string& err) {
 
 const std::string kUnitDir =
     std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/unit";
+// The alert template cases recorded from promtool 2.42 (see the comments
+// in those files, and tests/rules/template_test.cc for the ones kept in C++).
+const std::string kTemplatesDir =
+    std::string(VIGIL_SOURCE_DIR) + "/tests/rules/testdata/templates";
+
+// The expected stderr of test file `file` in `dir`, or "" when it has none.
+std::string Golden(const std::string& dir, const std::string& file) {
+  const fs::path p =
+      fs::path(dir) / fs::path(file).replace_extension(".stderr");
+  return fs::exists(p) ? ReadFile(p.string()) : std::string();
+}
+
+// `err` without the "LINE:COL: " Vigil puts after a rule file's name.
+std::string StripPositions(const std::string& err) {
+  static const std::regex pos(R"(^([^ \n]+\.ya?ml): [0-9]+:[0-9]+: )",
+                              std::regex::multiline);
+  return std::regex_replace(err, pos, "$1: ");
+}
 
 }  // namespace
 
 TEST_CASE("vigil test rules: passing files succeed, failing files fail",
           "[test_rules]") {
-  auto files = TestFiles(kUnitDir);
-  REQUIRE(files.size() >= 4);
-  for (const auto& f : files) {
-    INFO(f);
-    RunResult r = Vigil(kUnitDir, f);
-    INFO(r.out << r.err);
-    REQUIRE(r.out.rfind("Unit Testing:  " + f + "\n", 0) == 0);
-    if (f.rfind("pass_", 0) == 0) {
-      REQUIRE(r.code == 0);
-      REQUIRE(r.out == "Unit Testing:  " + f + "\n  SUCCESS\n\n");
-      REQUIRE(r.err.empty());
-    } else {
-      REQUIRE(r.code == 1);
-      REQUIRE(r.err.find("  FAILED:\n") != std::string::npos);
+  for (const std::string& dir : {kUnitDir, kTemplatesDir}) {
+    auto files = TestFiles(dir);
+    REQUIRE(files.size() >= 4);
+    for (const auto& f : files) {
+      INFO(dir << "/" << f);
+      RunResult r = Vigil(dir, f);
+      INFO(r.out << r.err);
+      REQUIRE(r.out.rfind("Unit Testing:  " + f + "\n", 0) == 0);
+      if (f.rfind("pass_", 0) == 0) {
+        REQUIRE(r.code == 0);
+        REQUIRE(r.out == "Unit Testing:  " + f + "\n  SUCCESS\n\n");
+        REQUIRE(r.err.empty());
+      } else {
+        REQUIRE(r.code == 1);
+        REQUIRE(r.err.find("  FAILED:\n") != std::string::npos);
+      }
+      if (const std::string want = Golden(dir, f); !want.empty()) {
+        REQUIRE(StripPositions(r.err) == want);
+      }
     }
   }
+}
+
+// The template cases moved here from C++ literals: each asserted annotation
+// of a pass_ file, and each rule-file error of a golden stderr, is a case.
+// Guards against losing cases when the files are edited.
+TEST_CASE("vigil test rules: the template case files keep every case",
+          "[test_rules]") {
+  int cases = 0;
+  for (const auto& f : TestFiles(kTemplatesDir)) {
+    const std::string text = ReadFile(kTemplatesDir + "/" + f);
+    for (size_t i = 0; (i = text.find("exp_annotations:", i)) != text.npos;
+         ++i) {
+      ++cases;
+    }
+    std::istringstream golden(Golden(kTemplatesDir, f));
+    std::string line;
+    while (std::getline(golden, line)) {
+      if (line.find(": annotation \"t\": template: ") != line.npos) ++cases;
+    }
+  }
+  REQUIRE(cases >= 424);
 }
 
 TEST_CASE("vigil test rules: a known failure prints promtool's block",
@@ -138,6 +185,7 @@ TEST_CASE("vigil test rules agrees with promtool test rules",
   if (!HaveCommand("promtool")) return;
   std::vector<std::pair<std::string, bool>> dirs = {
       {kUnitDir, true},
+      {kTemplatesDir, true},
       {std::string(VIGIL_SOURCE_DIR) + "/examples/llm/rules/tests", false}};
   for (const auto& [dir, compare_output] : dirs) {
     for (const auto& f : TestFiles(dir)) {
@@ -152,6 +200,9 @@ TEST_CASE("vigil test rules agrees with promtool test rules",
         continue;
       }
       REQUIRE(v.code == p.code);
+      if (const std::string want = Golden(dir, f); !want.empty()) {
+        REQUIRE(p.err == want);
+      }
       if (compare_output && ReadFile(dir + "/" + f).find("# output-differs") ==
                                 std::string::npos) {
         REQUIRE(v.out == p.out);
