@@ -35,7 +35,7 @@
 #include "promql/value.h"
 #include "rules/notify.h"
 #include "rules/rule_file.h"
-#include "rules/template.h"
+#include "rules/template/template.h"
 
 namespace vigil::rules {
 

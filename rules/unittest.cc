@@ -18,11 +18,11 @@
 #include "promql/engine.h"
 #include "promql/parser.h"
 #include "rules/group.h"
-#include "rules/internal/humanize.h"
 #include "rules/internal/unittest_file.h"
 #include "rules/internal/unittest_format.h"
 #include "rules/internal/unittest_storage.h"
 #include "rules/rule_file.h"
+#include "rules/template/humanize.h"
 
 namespace vigil::rules {
 namespace {

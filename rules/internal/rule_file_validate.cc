@@ -12,7 +12,7 @@
 #include "fmt/format.h"
 #include "promql/parser.h"
 #include "rules/internal/rule_file_raw.h"
-#include "rules/template.h"
+#include "rules/template/template.h"
 
 namespace vigil::rules::internal {
 namespace {

@@ -9,7 +9,7 @@
 // also needs a query function that fails, which a unit-test file cannot
 // set up), and the tests below that call the C++ API directly (other
 // template names, external labels and URL, eval time, budgets).
-#include "rules/template.h"
+#include "rules/template/template.h"
 
 #include <catch2/catch.hpp>
 #include <string>
