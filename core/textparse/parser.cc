@@ -217,9 +217,9 @@ absl::StatusOr<Entry> Parser::ParseValueAndTimestamp(bool abutting) {
     // "-bar"; naming the whole word is the clearer message.
     if (abutting && labels_.empty() && series_text_.size() == name_.size()) {
       const size_t start = name_.data() - body_.data();
-      return Error(start, fmt::format("invalid metric name {}",
-                                      QuoteForError(body_.substr(
-                                          start, pos_ - start))));
+      return Error(
+          start, fmt::format("invalid metric name {}",
+                             QuoteForError(body_.substr(start, pos_ - start))));
     }
     return Error(
         value_pos,
@@ -249,11 +249,16 @@ absl::StatusOr<Entry> Parser::ParseValueAndTimestamp(bool abutting) {
   }
   if (!expfmt_) SkipBlanks();
   if (AtLineEnd()) return Entry::kSeries;
+  const size_t blank_pos = pos_;
+  SkipBlanks();
+  if (AtLineEnd()) {  // expfmt only: "spurious string after timestamp"
+    return Error(blank_pos, "unexpected blank after timestamp");
+  }
   const size_t junk_pos = pos_;
-  return Error(
-      junk_pos,
-      fmt::format("unexpected {} after timestamp; want end of line",
-                  QuoteForError(body_.substr(junk_pos, line_end_ - junk_pos))));
+  std::string_view junk = NextToken();
+  return Error(junk_pos, fmt::format("unexpected {} after timestamp; want end "
+                                     "of line",
+                                     QuoteForError(junk)));
 }
 
 // OpenMetrics: exactly one space before the value, before the timestamp and
@@ -326,8 +331,7 @@ absl::Status Parser::ParseExemplar() {
   pos_ += 2;
   if (absl::Status s = ParseLabels(&exemplar_labels_, true); !s.ok()) return s;
   if (AtLineEnd() || body_[pos_] != ' ') {
-    return Error(pos_,
-                 "invalid exemplar: missing value after its labels");
+    return Error(pos_, "invalid exemplar: missing value after its labels");
   }
   ++pos_;
   const size_t value_pos = pos_;
