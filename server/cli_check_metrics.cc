@@ -196,7 +196,9 @@ void Lint(const Family& f, std::vector<Problem>* out) {
 // returns false with *error set.
 bool ReadFamilies(std::string_view body, std::map<std::string, Family>* fams,
                   std::string* error) {
-  textparse::Parser p(body, textparse::Format::kPrometheusText);
+  // promtool check metrics parses with expfmt, not the scrape parser.
+  textparse::Parser p(body, textparse::Format::kPrometheusText,
+                      {.dialect = textparse::Dialect::kExpfmt});
   auto get = [&](std::string_view name) -> Family& {
     auto [it, inserted] = fams->try_emplace(std::string(name));
     if (inserted) it->second.name = std::string(name);

@@ -43,8 +43,11 @@ std::string_view MetricTypeName(MetricType t) {
   return "untyped";
 }
 
-Parser::Parser(std::string_view body, Format format)
-    : body_(body), format_(format) {}
+Parser::Parser(std::string_view body, Format format, ParserOptions options)
+    : body_(body),
+      format_(format),
+      om_(format == Format::kOpenMetrics),
+      expfmt_(!om_ && options.dialect == Dialect::kExpfmt) {}
 
 absl::Status Parser::Error(size_t pos, std::string_view msg) const {
   return absl::InvalidArgumentError(
@@ -60,6 +63,28 @@ std::string_view Parser::NextToken() {
   size_t start = pos_;
   while (pos_ < line_end_ && !IsBlank(body_[pos_])) ++pos_;
   return body_.substr(start, pos_ - start);
+}
+
+// The value token of a sample: up to a blank, or, in the text format's
+// scrape dialect, also up to a '{' (Prometheus lexes `[^{ \t\n]+`). In
+// OpenMetrics only a space ends it: a tab is part of the token.
+std::string_view Parser::NextTokenUntil(bool stop_at_brace) {
+  size_t start = pos_;
+  if (om_) {
+    while (pos_ < line_end_ && body_[pos_] != ' ') ++pos_;
+  } else {
+    while (pos_ < line_end_ && !IsBlank(body_[pos_]) &&
+           !(stop_at_brace && body_[pos_] == '{')) {
+      ++pos_;
+    }
+  }
+  return body_.substr(start, pos_ - start);
+}
+
+// End of the run of metric-name bytes starting at `from`.
+size_t Parser::MetricNameEnd(size_t from) const {
+  while (from < line_end_ && IsMetricNameChar(body_[from])) ++from;
+  return from;
 }
 
 absl::StatusOr<Entry> Parser::Next() {
@@ -89,15 +114,20 @@ absl::StatusOr<Entry> Parser::Next() {
     line_end_ = nl ? static_cast<const char*>(nl) - data : body_.size();
     next_line_ = nl ? line_end_ + 1 : body_.size();
     pos_ = line_start_;
-    if (const void* nul =
-            std::memchr(data + line_start_, '\0', line_end_ - line_start_)) {
+    if (!om_) {
+      SkipBlanks();
+      if (AtLineEnd()) continue;  // blank lines are allowed in 0.0.4
+      // Prometheus's text lexer takes a NUL where a token may start a line
+      // for the end of input; expfmt reports an invalid metric name.
+      if (body_[pos_] == '\0' && !expfmt_) {
+        done_ = true;
+        return Entry::kEOF;
+      }
+    } else if (const void* nul = std::memchr(data + line_start_, '\0',
+                                             line_end_ - line_start_)) {
       error_ = Error(static_cast<const char*>(nul) - data,
                      "invalid NUL byte (binary data in a text exposition?)");
       return error_;
-    }
-    if (format_ == Format::kPrometheusText) {
-      SkipBlanks();
-      if (AtLineEnd()) continue;  // blank lines are allowed in 0.0.4
     } else if (AtLineEnd()) {
       error_ = Error(pos_, "empty line is not allowed in OpenMetrics");
       return error_;
@@ -127,96 +157,23 @@ absl::StatusOr<Entry> Parser::ParseLine() {
 }
 
 absl::StatusOr<Entry> Parser::ParseComment() {
-  const size_t hash = pos_;
-  ++pos_;
-  SkipBlanks();
-  const size_t kw_pos = pos_;
-  std::string_view kw = NextToken();
-  const bool om = format_ == Format::kOpenMetrics;
-  Entry kind;
-  if (kw == "HELP") {
-    kind = Entry::kHelp;
-  } else if (kw == "TYPE") {
-    kind = Entry::kType;
-  } else if (om && kw == "UNIT") {
-    kind = Entry::kUnit;
-  } else if (om && kw == "EOF" && (SkipBlanks(), AtLineEnd())) {
-    return Entry::kEOF;
-  } else if (om) {
-    return Error(kw_pos,
-                 "invalid comment: OpenMetrics allows only \"# HELP\", "
-                 "\"# TYPE\", \"# UNIT\" and \"# EOF\" lines");
-  } else {
-    text_ = body_.substr(hash, line_end_ - hash);
-    return Entry::kComment;
-  }
-  if (!AtLineEnd() && !IsBlank(body_[pos_])) {
-    return Error(kw_pos,
-                 fmt::format("invalid comment keyword {}", QuoteForError(kw)));
-  }
-  SkipBlanks();
-  const size_t name_pos = pos_;
-  std::string_view name = NextToken();
-  if (name.empty()) {
-    return Error(name_pos,
-                 fmt::format("missing metric name after \"# {}\"", kw));
-  }
-  if (!IsValidMetricName(name)) {
-    return Error(name_pos,
-                 fmt::format("invalid metric name {}", QuoteForError(name)));
-  }
-  name_ = name;
-  // Text after the name: one blank separates it in OpenMetrics; 0.0.4
-  // tolerates several.
-  if (!AtLineEnd()) ++pos_;
-  if (!om) SkipBlanks();
-  std::string_view rest = body_.substr(pos_, line_end_ - pos_);
-  switch (kind) {
-    case Entry::kHelp:
-      text_ = internal::UnescapeHelp(rest, om, &scratch_);
-      return kind;
-    case Entry::kType: {
-      std::string_view t = NextToken();
-      SkipBlanks();
-      std::optional<MetricType> mt = internal::ParseMetricType(t, om);
-      if (!mt.has_value()) {
-        return Error(rest.data() - body_.data(),
-                     fmt::format("invalid metric type {} for {}",
-                                 QuoteForError(t), QuoteForError(name)));
-      }
-      if (!AtLineEnd()) {
-        return Error(pos_, "unexpected text after metric type");
-      }
-      type_ = *mt;
-      return kind;
-    }
-    default: {  // kUnit
-      std::string_view unit = NextToken();
-      SkipBlanks();
-      if (!AtLineEnd()) return Error(pos_, "unexpected text after unit");
-      if (!unit.empty() && !(name.size() > unit.size() &&
-                             name.substr(name.size() - unit.size()) == unit &&
-                             name[name.size() - unit.size() - 1] == '_')) {
-        return Error(rest.data() - body_.data(),
-                     fmt::format("unit {} is not a suffix of metric name {}",
-                                 QuoteForError(unit), QuoteForError(name)));
-      }
-      text_ = unit;
-      return kind;
-    }
-  }
+  if (om_) return ParseCommentOpenMetrics();
+  return expfmt_ ? ParseCommentExpfmt() : ParseCommentScrape();
 }
 
 absl::StatusOr<Entry> Parser::ParseSeries() {
   const size_t start = pos_;
-  while (pos_ < line_end_ && IsMetricNameChar(body_[pos_])) ++pos_;
+  pos_ = MetricNameEnd(pos_);
   name_ = body_.substr(start, pos_ - start);
-  const bool name_ends_ok =
-      AtLineEnd() || IsBlank(body_[pos_]) || body_[pos_] == '{';
   if (name_.empty()) {
     return Error(start, fmt::format("expected metric name, got {}",
                                     QuoteForError(body_.substr(pos_, 1))));
   }
+  // In the text format the name is the longest run of name bytes and the
+  // value may follow at once (`s.9` is `s` = .9, in both Prometheus
+  // parsers); OpenMetrics wants a '{' or a space after it.
+  const bool name_ends_ok =
+      !om_ || AtLineEnd() || body_[pos_] == ' ' || body_[pos_] == '{';
   if (!name_ends_ok || !IsValidMetricName(name_)) {
     size_t end = pos_;
     while (end < line_end_ && !IsBlank(body_[end]) && body_[end] != '{') ++end;
@@ -228,58 +185,126 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
   has_exemplar_ = false;
   exemplar_labels_.clear();
   timestamp_.reset();
+  series_text_ = name_;
+  const bool abutting = pos_ < line_end_ && !IsBlank(body_[pos_]);
+  if (!om_) SkipBlanks();  // both text parsers allow `name {labels}`
   if (pos_ < line_end_ && body_[pos_] == '{') {
     if (absl::Status s = ParseLabels(&labels_, false); !s.ok()) return s;
+    series_text_ = body_.substr(start, pos_ - start);
   }
-  series_text_ = body_.substr(start, pos_ - start);
-  if (AtLineEnd()) {
-    return Error(pos_, fmt::format("missing value after {}",
-                                   QuoteForError(series_text_)));
-  }
-  if (!IsBlank(body_[pos_])) {
-    return Error(pos_, fmt::format("unexpected {} after {}; want a blank "
-                                   "and a value",
+  if (om_) return ParseOpenMetricsTail();
+  return ParseValueAndTimestamp(abutting);
+}
+
+// Text format: blanks, the value, then optionally blanks and a timestamp.
+// `abutting`: nothing separated the value from the metric name.
+absl::StatusOr<Entry> Parser::ParseValueAndTimestamp(bool abutting) {
+  SkipBlanks();
+  const size_t value_pos = pos_;
+  std::string_view tok = NextTokenUntil(/*stop_at_brace=*/!expfmt_);
+  if (tok.empty()) {
+    if (AtLineEnd()) {
+      return Error(pos_, fmt::format("missing value after {}",
+                                     QuoteForError(series_text_)));
+    }
+    return Error(pos_, fmt::format("unexpected {} after {}; want a value",
                                    QuoteForError(body_.substr(pos_, 1)),
                                    QuoteForError(series_text_)));
   }
-  SkipBlanks();
-  const size_t value_pos = pos_;
-  std::string_view tok = NextToken();
-  if (tok.empty()) {
-    return Error(value_pos, fmt::format("missing value after {}",
-                                        QuoteForError(series_text_)));
-  }
   if (!internal::ParseFloat(tok, &value_)) {
+    // `foo-bar 1`: both Prometheus parsers read metric `foo` and the value
+    // "-bar"; naming the whole word is the clearer message.
+    if (abutting && labels_.empty() && series_text_.size() == name_.size()) {
+      const size_t start = name_.data() - body_.data();
+      return Error(
+          start, fmt::format("invalid metric name {}",
+                             QuoteForError(body_.substr(start, pos_ - start))));
+    }
     return Error(
         value_pos,
         fmt::format("invalid value {}: want a float, NaN, +Inf or -Inf",
                     QuoteForError(tok)));
   }
-  SkipBlanks();
-  const bool om = format_ == Format::kOpenMetrics;
-  if (!AtLineEnd() && body_[pos_] != '#') {
-    const size_t ts_pos = pos_;
-    tok = NextToken();
-    if (absl::Status s = ParseTimestamp(tok, ts_pos, &timestamp_); !s.ok()) {
-      return s;
-    }
-    SkipBlanks();
-  }
   if (AtLineEnd()) return Entry::kSeries;
-  if (body_[pos_] == '#') {
-    if (!om) {
-      return Error(pos_,
-                   "unexpected \"#\" after sample: exemplars are only "
-                   "allowed in OpenMetrics");
-    }
-    if (absl::Status s = ParseExemplar(); !s.ok()) return s;
-    return Entry::kSeries;
+  SkipBlanks();
+  // Prometheus: blanks before the line end are fine; a timestamp is a run
+  // of digits. expfmt: any blank after the value means a timestamp follows
+  // (ParseInt, so a sign is allowed), and nothing may follow it.
+  if (AtLineEnd() && !expfmt_) return Entry::kSeries;
+  const size_t ts_pos = pos_;
+  if (!expfmt_ && body_[pos_] == '#') {
+    return Error(pos_,
+                 "unexpected \"#\" after sample: exemplars are only "
+                 "allowed in OpenMetrics");
+  }
+  tok = NextToken();
+  if (!expfmt_ && (tok[0] == '+' || tok[0] == '-')) {
+    return Error(ts_pos, fmt::format("invalid timestamp {}: want an unsigned "
+                                     "integer in milliseconds since the epoch",
+                                     QuoteForError(tok)));
+  }
+  if (absl::Status s = ParseTimestamp(tok, ts_pos, &timestamp_); !s.ok()) {
+    return s;
+  }
+  if (!expfmt_) SkipBlanks();
+  if (AtLineEnd()) return Entry::kSeries;
+  const size_t blank_pos = pos_;
+  SkipBlanks();
+  if (AtLineEnd()) {  // expfmt only: "spurious string after timestamp"
+    return Error(blank_pos, "unexpected blank after timestamp");
   }
   const size_t junk_pos = pos_;
   std::string_view junk = NextToken();
   return Error(junk_pos, fmt::format("unexpected {} after timestamp; want end "
                                      "of line",
                                      QuoteForError(junk)));
+}
+
+// OpenMetrics: exactly one space before the value, before the timestamp and
+// before " # {exemplar}"; nothing else.
+absl::StatusOr<Entry> Parser::ParseOpenMetricsTail() {
+  if (AtLineEnd()) {
+    return Error(pos_, fmt::format("missing value after {}",
+                                   QuoteForError(series_text_)));
+  }
+  if (body_[pos_] != ' ') {
+    return Error(pos_, fmt::format("unexpected {} after {}; want a space "
+                                   "and a value",
+                                   QuoteForError(body_.substr(pos_, 1)),
+                                   QuoteForError(series_text_)));
+  }
+  ++pos_;
+  const size_t value_pos = pos_;
+  std::string_view tok = NextTokenUntil(false);
+  if (!internal::ParseFloat(tok, &value_)) {
+    return Error(
+        value_pos,
+        fmt::format("invalid value {}: want a float, NaN, +Inf or -Inf",
+                    QuoteForError(tok)));
+  }
+  auto at_exemplar = [&] {
+    return line_end_ - pos_ >= 4 && body_.substr(pos_, 4) == " # {";
+  };
+  if (AtLineEnd()) return Entry::kSeries;
+  if (!at_exemplar()) {
+    ++pos_;  // the space NextTokenUntil stopped at
+    const size_t ts_pos = pos_;
+    tok = NextTokenUntil(false);
+    if (absl::Status s = ParseTimestamp(tok, ts_pos, &timestamp_); !s.ok()) {
+      return s;
+    }
+    if (AtLineEnd()) return Entry::kSeries;
+    if (!at_exemplar()) {
+      return Error(
+          pos_,
+          fmt::format("unexpected {} after timestamp; want end "
+                      "of line or an exemplar",
+                      QuoteForError(body_.substr(pos_, line_end_ - pos_))));
+    }
+  }
+  ++pos_;
+  if (absl::Status s = ParseExemplar(); !s.ok()) return s;
+  return Entry::kSeries;
 }
 
 absl::Status Parser::ParseTimestamp(std::string_view tok, size_t col,
@@ -299,37 +324,30 @@ absl::Status Parser::ParseTimestamp(std::string_view tok, size_t col,
   return absl::OkStatus();
 }
 
+// At the '#' of " # {labels} value [timestamp]" (the caller saw "# {").
+// Like the rest of an OpenMetrics line, single spaces separate the parts.
 absl::Status Parser::ParseExemplar() {
-  const size_t hash = pos_;
-  ++pos_;
-  if (AtLineEnd() || !IsBlank(body_[pos_])) {
-    return Error(hash, "invalid exemplar: want \" # {labels} value\"");
-  }
-  SkipBlanks();
-  if (AtLineEnd() || body_[pos_] != '{') {
-    return Error(pos_, "invalid exemplar: want \"{\" to open its labels");
-  }
+  pos_ += 2;
   if (absl::Status s = ParseLabels(&exemplar_labels_, true); !s.ok()) return s;
-  if (AtLineEnd() || !IsBlank(body_[pos_])) {
+  if (AtLineEnd() || body_[pos_] != ' ') {
     return Error(pos_, "invalid exemplar: missing value after its labels");
   }
-  SkipBlanks();
+  ++pos_;
   const size_t value_pos = pos_;
-  std::string_view tok = NextToken();
+  std::string_view tok = NextTokenUntil(false);
   if (!internal::ParseFloat(tok, &exemplar_value_)) {
     return Error(value_pos,
                  fmt::format("invalid exemplar value {}", QuoteForError(tok)));
   }
-  SkipBlanks();
   exemplar_timestamp_.reset();
   if (!AtLineEnd()) {
+    ++pos_;
     const size_t ts_pos = pos_;
-    tok = NextToken();
+    tok = NextTokenUntil(false);
     if (absl::Status s = ParseTimestamp(tok, ts_pos, &exemplar_timestamp_);
         !s.ok()) {
       return s;
     }
-    SkipBlanks();
     if (!AtLineEnd()) {
       return Error(pos_, "unexpected text after exemplar timestamp");
     }
@@ -344,8 +362,13 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
   auto unterminated = [&] {
     return Error(open, "unterminated label set: missing \"}\"");
   };
+  // Blanks may surround every token in the text format, never in
+  // OpenMetrics.
+  auto skip = [&] {
+    if (!om_) SkipBlanks();
+  };
   for (;;) {
-    SkipBlanks();
+    skip();
     if (AtLineEnd()) return unterminated();
     if (body_[pos_] == '}') {
       ++pos_;
@@ -374,7 +397,7 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
                    "label name \"__name__\" is reserved for the "
                    "metric name");
     }
-    SkipBlanks();
+    skip();
     if (AtLineEnd()) return unterminated();
     if (body_[pos_] != '=') {
       return Error(pos_,
@@ -383,7 +406,7 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
                                QuoteForError(body_.substr(pos_, 1))));
     }
     ++pos_;
-    SkipBlanks();
+    skip();
     if (AtLineEnd()) return unterminated();
     if (body_[pos_] != '"') {
       return Error(pos_,
@@ -395,7 +418,7 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
     l.name = name;
     if (absl::Status s = ParseLabelValue(&l); !s.ok()) return s;
     out->push_back(l);
-    SkipBlanks();
+    skip();
     if (AtLineEnd()) return unterminated();
     if (body_[pos_] == ',') {
       ++pos_;
@@ -405,6 +428,8 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
       ++pos_;
       break;
     }
+    // Prometheus's scrape parser makes the comma between labels optional.
+    if (!om_ && !expfmt_) continue;
     return Error(pos_, fmt::format("expected \",\" or \"}}\" after label {}, "
                                    "got {}",
                                    QuoteForError(name),
@@ -443,6 +468,10 @@ absl::Status Parser::ParseLabelValue(LabelRef* l) {
         scratch_.push_back(c);
       } else if (c == 'n') {
         scratch_.push_back('\n');
+      } else if (!expfmt_) {
+        // Prometheus's lexers take any escaped byte and unescape only these
+        // three; `\t` stays a backslash and a 't'.
+        scratch_.append(data + b, 2);
       } else {
         return Error(b, fmt::format("invalid escape sequence {} in label value "
                                     "(only \\\\, \\\" and \\n are allowed)",

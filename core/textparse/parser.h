@@ -50,6 +50,25 @@ enum class Format {
   kOpenMetrics,     // application/openmetrics-text; version=1.0.0
 };
 
+// Whose verdicts the parser reproduces. The two Prometheus text-format parsers
+// disagree on edge cases (`s.9`, `# TYPE x` alone, `s 1 -5`, `{a="\t"}`,
+// blanks between labels without a comma...), and Vigil must match each where
+// it is used.
+enum class Dialect {
+  // Prometheus's scrape-time parser (model/textparse), which decides `up`:
+  // the scrape loop and `vigil tsdb import openmetrics`.
+  kScrape,
+  // prometheus/common's expfmt text parser, which `promtool check metrics`
+  // uses: `vigil check metrics`. Text format 0.0.4 only.
+  kExpfmt,
+};
+
+struct ParserOptions {
+  // Default: Dialect::kScrape. OpenMetrics has only the scrape parser, so
+  // kExpfmt there behaves as kScrape.
+  Dialect dialect = Dialect::kScrape;
+};
+
 // Picks the format from an HTTP Content-Type header value: OpenMetrics for
 // "application/openmetrics-text...", the Prometheus text format otherwise.
 Format FormatFromContentType(std::string_view content_type);
@@ -89,7 +108,7 @@ class Parser {
  public:
   // `body` must remain live and unchanged while the parser and any view it
   // returned are in use. Parsing is lazy: nothing happens until Next().
-  Parser(std::string_view body, Format format);
+  Parser(std::string_view body, Format format, ParserOptions options = {});
 
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
@@ -104,7 +123,14 @@ class Parser {
   // On malformed input returns InvalidArgument with a message of the form
   // "LINE:COL: what is wrong" (both 1-based, COL counts bytes), e.g.
   // `3:17: invalid label name "1a"`. Errors are sticky: every later call
-  // returns the same status. A missing final newline is tolerated.
+  // returns the same status. A missing final newline is tolerated in the
+  // text format (callers wanting promtool's verdict check it themselves).
+  //
+  // What is accepted follows the dialect's Prometheus parser exactly. In
+  // the text format with kScrape, a NUL byte where a line would start ends
+  // the body (kEOF) as it does in Prometheus's lexer; NUL bytes inside label
+  // values and HELP text are kept. With kExpfmt, `# HELP name` and
+  // `# TYPE name` without text are plain comments, as for expfmt.
   absl::StatusOr<Entry> Next();
 
   // 1-based line number of the current entry.
@@ -188,6 +214,13 @@ class Parser {
 
   absl::StatusOr<Entry> ParseLine();
   absl::StatusOr<Entry> ParseComment();
+  absl::StatusOr<Entry> ParseCommentScrape();
+  absl::StatusOr<Entry> ParseCommentExpfmt();
+  absl::StatusOr<Entry> ParseCommentOpenMetrics();
+  absl::StatusOr<Entry> ParseValueAndTimestamp(bool abutting);
+  absl::StatusOr<Entry> ParseOpenMetricsTail();
+  Entry AsComment(size_t hash);
+  size_t MetricNameEnd(size_t from) const;
   absl::StatusOr<Entry> ParseSeries();
   absl::Status ParseLabels(std::vector<LabelRef>* out, bool exemplar);
   absl::Status ParseLabelValue(LabelRef* l);
@@ -197,11 +230,14 @@ class Parser {
                               std::optional<vigil::Timestamp>* out);
   absl::Status Error(size_t pos, std::string_view msg) const;
   std::string_view NextToken();
+  std::string_view NextTokenUntil(bool stop_at_brace);
   void SkipBlanks();
   bool AtLineEnd() const { return pos_ >= line_end_; }
 
   const std::string_view body_;
   const Format format_;
+  const bool om_;          // format_ == kOpenMetrics
+  const bool expfmt_;      // text format with Dialect::kExpfmt
   size_t next_line_ = 0;   // offset of the line after the current one
   size_t line_start_ = 0;  // offset of the current line
   size_t line_end_ = 0;    // offset of its '\n' (or body_.size())

@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "core/go/strconv.h"
 
@@ -40,24 +42,36 @@ bool ParseFloat(std::string_view tok, double* out) {
     neg = body[0] == '-';
     body.remove_prefix(1);
   }
-  if (body.empty() || body[0] == '+' || body[0] == '-') return false;
-  if (EqualsFold(body, "nan")) {
-    *out = std::numeric_limits<double>::quiet_NaN();
-    return true;
+  if (body.empty()) return false;
+  if (body[0] < '0' || body[0] > '9') {
+    if (body[0] != '.') {
+      // Go's special(): a sign may precede Inf/Infinity but not NaN.
+      if (tok.size() == body.size() && EqualsFold(body, "nan")) {
+        *out = std::numeric_limits<double>::quiet_NaN();
+        return true;
+      }
+      if (EqualsFold(body, "inf") || EqualsFold(body, "infinity")) {
+        *out = neg ? -std::numeric_limits<double>::infinity()
+                   : std::numeric_limits<double>::infinity();
+        return true;
+      }
+      return false;
+    }
   }
-  if (EqualsFold(body, "inf") || EqualsFold(body, "infinity")) {
-    *out = neg ? -std::numeric_limits<double>::infinity()
-               : std::numeric_limits<double>::infinity();
-    return true;
-  }
-  // from_chars would also take "nan(...)"; only digits and '.' may start a
-  // number here.
-  if (!((body[0] >= '0' && body[0] <= '9') || body[0] == '.')) return false;
   double v = 0;
   auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v,
                                    std::chars_format::general);
-  // Out-of-range: Go returns ±Inf or 0 with an error; reject like Go does.
-  if (ec != std::errc() || ptr != body.data() + body.size()) return false;
+  if (ptr != body.data() + body.size()) return false;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars leaves v alone on over- and underflow (and on some
+    // subnormals); strtod tells them apart and rounds as Go does. The
+    // token is known to be a well-formed decimal here.
+    const std::string copy(body);
+    v = std::strtod(copy.c_str(), nullptr);
+    if (std::isinf(v)) return false;
+  } else if (ec != std::errc()) {
+    return false;
+  }
   *out = neg ? -v : v;
   return true;
 }
@@ -122,6 +136,41 @@ std::optional<MetricType> ParseMetricType(std::string_view t, bool om) {
     if (t == "stateset") return MetricType::kStateSet;
   }
   return std::nullopt;
+}
+
+std::optional<MetricType> ParseMetricTypeExpfmt(std::string_view t) {
+  if (EqualsFold(t, "counter")) return MetricType::kCounter;
+  if (EqualsFold(t, "gauge")) return MetricType::kGauge;
+  if (EqualsFold(t, "histogram")) return MetricType::kHistogram;
+  if (EqualsFold(t, "summary")) return MetricType::kSummary;
+  if (EqualsFold(t, "untyped")) return MetricType::kUnknown;
+  if (EqualsFold(t, "gauge_histogram")) return MetricType::kGaugeHistogram;
+  return std::nullopt;
+}
+
+bool UnescapeHelpExpfmt(std::string_view text, std::string* scratch,
+                        std::string_view* out, size_t* bad) {
+  if (text.find('\\') == std::string_view::npos) {
+    *out = text;
+    return true;
+  }
+  const size_t off = scratch->size();
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '\\') {
+      scratch->push_back(c);
+      continue;
+    }
+    const char n = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (n != '\\' && n != 'n') {
+      *bad = i;
+      return false;
+    }
+    scratch->push_back(n == 'n' ? '\n' : n);
+    ++i;
+  }
+  *out = std::string_view(*scratch).substr(off);
+  return true;
 }
 
 std::string_view UnescapeHelp(std::string_view text, bool om,

@@ -27,9 +27,13 @@ inline bool IsMetricNameChar(char c) { return IsLabelNameChar(c) || c == ':'; }
 // 10 MB token never ends up in a message.
 std::string QuoteForError(std::string_view s);
 
-// Parses a whole token as a float64 the way Go's strconv.ParseFloat does for
-// the forms exporters emit: decimal and exponent notation with an optional
-// sign, and NaN / Inf / Infinity in any case with an optional sign.
+// Parses a whole token as a float64 exactly as Prometheus's parsers do: Go's
+// strconv.ParseFloat behind a filter that rejects 'p', 'P' and '_' (so hex
+// floats and digit separators fail). Accepted: decimal and exponent notation
+// with an optional sign; "NaN" in any case but unsigned; "Inf" and
+// "Infinity" in any case with an optional sign. A value too small for a
+// double becomes (signed) zero and succeeds, as in Go; one too large fails
+// (Go returns ±Inf with ErrRange, which Prometheus treats as an error).
 bool ParseFloat(std::string_view tok, double* out);
 
 // Parses a whole token as a base-10 int64 with an optional sign.
@@ -40,6 +44,17 @@ bool ParseInt64(std::string_view tok, int64_t* out);
 // forms (exponents) go through a double and are rounded to the nearest ms.
 // Fails on NaN, Inf, garbage and values outside the int64 range.
 bool ParseSecondsAsMillis(std::string_view tok, int64_t* out);
+
+// Like UnescapeHelp with expfmt's rules: only `\\` and `\n` are escapes and
+// any other backslash (one ending the text too) is an error. On success sets
+// *out to `text` or a view of *scratch; on failure sets *bad to the offset of
+// the offending backslash in `text`.
+bool UnescapeHelpExpfmt(std::string_view text, std::string* scratch,
+                        std::string_view* out, size_t* bad);
+
+// The TYPE word as expfmt reads it: client_model's enum names, compared
+// case-insensitively ("GAUGE", "gauge_histogram").
+std::optional<MetricType> ParseMetricTypeExpfmt(std::string_view t);
 
 // "counter", "gauge", ... ("untyped" only in 0.0.4, "unknown", "info",
 // "stateset" and "gaugehistogram" only in OpenMetrics).

@@ -250,3 +250,32 @@ TEST_CASE("check metrics: rejects arguments, --help exits 0",
   CHECK(r.code == 0);
   CHECK(r.out.find("usage: vigil check metrics") == 0);
 }
+
+TEST_CASE("check metrics: expfmt's verdicts on scrape-parser edge cases",
+          "[check_metrics][errors]") {
+  // Where Prometheus's scrape parser and promtool's expfmt disagree, check
+  // metrics must side with promtool.
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"# TYPE n untyped \nn 1\n", 1},
+      {"# TYPE n\nn 1\n", 3},
+      {"#TYPE x\nx 1\n", 3},
+      {"# HELP n\nn 1\n", 3},
+      {"# TYPE n GAUGE\nn 1\n", 3},
+      {"s.9\n", 3},
+      {"s{a=\"\"}5\n", 3},
+      {"s +NaN\n", 1},
+      {"s 1e-400\n", 3},
+      {"s 1e400\n", 1},
+      {"s{a=\"\\t\"} 1\n", 1},
+      {"s{a=\"b\" c=\"d\"} 1\n", 1},
+      {"s 1 -5\n", 3},
+      {"s 1 2 \n", 1},
+      {"s 1 \n", 1},
+      {"# HELP n a\\tb\nn 1\n", 1},
+  };
+  for (const auto& [in, code] : cases) {
+    INFO(in);
+    CHECK(Vigil(in).code == code);
+    CompareWithPromtool(in);
+  }
+}
