@@ -12,7 +12,6 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "core/strutil.h"
 #include "core/textparse/parser.h"
 #include "core/textparse/scan.h"
 #include "fmt/format.h"
