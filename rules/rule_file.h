@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/goyaml/decoder.h"
 #include "core/labels.h"
 #include "promql/ast.h"
 
@@ -44,11 +45,7 @@ namespace vigil::rules {
 
 // A 1-based position in a rule file. {0, 0} means "no position" (the whole
 // file, e.g. an I/O error).
-struct SourcePos {
-  int line = 0;
-  int column = 0;
-  bool operator==(const SourcePos&) const = default;
-};
+using SourcePos = goyaml::SourcePos;
 
 enum class RuleKind { kRecording, kAlerting };
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/go/strconv.h"
+#include "core/go/utf8.h"
 #include "core/labels.h"
 #include "fmt/format.h"
 #include "rules/internal/rule_file_raw.h"
@@ -50,7 +51,7 @@ void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, PrometheusConfig* c) {
   for (const auto& [k, v] : sorted) {
     if (!IsValidLabelName(k))
       d.Fail(PosOf(n), go::Quote(k) + " is not a valid label name");
-    if (!IsValidUtf8(v))
+    if (!go::ValidString(v))
       d.Fail(PosOf(n), go::Quote(v) + " is not a valid label value");
   }
   if (interval == 0) interval = 60000;

@@ -8,9 +8,20 @@
 #include <utility>
 #include <vector>
 
-#include "rules/internal/rule_file_yaml.h"
+#include "core/goyaml/decoder.h"
+#include "rules/rule_file.h"
 
 namespace vigil::rules::internal {
+
+// The go-yaml decoder (core/goyaml) under the names the rule-file code uses.
+using goyaml::Field;
+using goyaml::FindUnterminatedQuote;
+using goyaml::FirstPos;
+using goyaml::GoYamlDecoder;
+using goyaml::ParsePromDuration;
+using goyaml::PosOf;
+using goyaml::TypeError;
+using goyaml::UnmarshalErrorsText;
 
 using StringMapEntries = std::vector<std::pair<Field, std::string>>;
 

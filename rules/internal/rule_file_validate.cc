@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/go/strconv.h"
+#include "core/go/utf8.h"
 #include "core/labels.h"
 #include "fmt/format.h"
 #include "promql/parser.h"
@@ -49,7 +50,7 @@ void CheckLabelsAndAnnotations(const RawRule& r,
     if (!IsValidRuleLabelName(f.key)) {
       out->push_back({PosOf(f.key_node), {}, "invalid label name: " + f.key});
     }
-    if (!IsValidUtf8(value)) {
+    if (!go::ValidString(value)) {
       out->push_back({PosOf(f.value), {}, "invalid label value: " + value});
     }
   }
@@ -156,7 +157,7 @@ void CheckGroupLabels(const RawGroup& g, const std::string& file,
           {file, p,
            fmt::format("{}: invalid label name: {}", PosText(p), f.key)});
     }
-    if (!IsValidUtf8(value)) {
+    if (!go::ValidString(value)) {
       const SourcePos p = PosOf(f.value);
       errors->push_back(
           {file, p,

@@ -1,5 +1,5 @@
 // go-yaml v3 decoding semantics over yaml-cpp nodes; see rule_file_yaml.h.
-#include "rules/internal/rule_file_yaml.h"
+#include "core/goyaml/decoder.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,7 +14,7 @@
 #include "core/time.h"
 #include "fmt/format.h"
 
-namespace vigil::rules::internal {
+namespace vigil::goyaml {
 namespace {
 
 constexpr std::string_view kLongTagPrefix = "tag:yaml.org,2002:";
@@ -457,30 +457,4 @@ absl::StatusOr<int64_t> ParsePromDuration(std::string_view s) {
   return *d;
 }
 
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = s[i];
-    int len = c < 0x80           ? 1
-              : (c >> 5) == 0x6  ? 2
-              : (c >> 4) == 0xE  ? 3
-              : (c >> 3) == 0x1E ? 4
-                                 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
-    for (int k = 1; k < len; ++k) {
-      const unsigned char cc = s[i + k];
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
-}  // namespace vigil::rules::internal
+}  // namespace vigil::goyaml

@@ -5,10 +5,10 @@
 // duplicate keys), while an error from a custom unmarshaler (a bad
 // duration) aborts decoding and is the only error reported.
 //
-// Internal to rules/: also used by `vigil check config` for the basic
-// prometheus.yml structure (yaml.v2 strict mode words it the same way).
-#ifndef VIGIL_RULES_INTERNAL_RULE_FILE_YAML_H_
-#define VIGIL_RULES_INTERNAL_RULE_FILE_YAML_H_
+// Used for rule files, promtool's unit-test files and prometheus.yml
+// (yaml.v2 strict mode words most errors the same way; see set_yaml_v2).
+#ifndef VIGIL_CORE_GOYAML_DECODER_H_
+#define VIGIL_CORE_GOYAML_DECODER_H_
 
 #include <yaml-cpp/yaml.h>
 
@@ -21,9 +21,17 @@
 #include <utility>
 #include <vector>
 
-#include "rules/rule_file.h"
+#include "absl/status/statusor.h"
 
-namespace vigil::rules::internal {
+namespace vigil::goyaml {
+
+// A 1-based position in a YAML file. {0, 0} means "no position" (the whole
+// file, e.g. an I/O error).
+struct SourcePos {
+  int line = 0;
+  int column = 0;
+  bool operator==(const SourcePos&) const = default;
+};
 
 // 1-based position of `n` (yaml-cpp marks are 0-based).
 SourcePos PosOf(const YAML::Node& n);
@@ -130,9 +138,6 @@ SourcePos FirstPos(const std::vector<TypeError>& errors);
 // string", `not a valid duration string: "5x"`, "duration out of range").
 absl::StatusOr<int64_t> ParsePromDuration(std::string_view s);
 
-// Validity as Prometheus's model package (legacy charsets; UTF-8 values).
-bool IsValidUtf8(std::string_view s);
+}  // namespace vigil::goyaml
 
-}  // namespace vigil::rules::internal
-
-#endif  // VIGIL_RULES_INTERNAL_RULE_FILE_YAML_H_
+#endif  // VIGIL_CORE_GOYAML_DECODER_H_
