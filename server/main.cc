@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/process.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
 
 namespace {
 

@@ -265,8 +265,7 @@ bool GoYamlDecoder::String(const YAML::Node& n, std::string* out) {
   return true;
 }
 
-bool GoYamlDecoder::StringMap(const YAML::Node& n,
-                              std::vector<std::pair<Field, std::string>>* out) {
+bool GoYamlDecoder::StringMap(const YAML::Node& n, StringMapEntries* out) {
   out->clear();
   if (!n || n.IsNull()) return true;
   if (!n.IsMap()) {

@@ -49,6 +49,9 @@ struct Field {
   YAML::Node value;
 };
 
+// A map[string]string's entries in file order, with each key's node.
+using StringMapEntries = std::vector<std::pair<Field, std::string>>;
+
 class GoYamlDecoder {
  public:
   // `source` is the document text; it is used to place empty values the
@@ -85,8 +88,7 @@ class GoYamlDecoder {
   // A string: any scalar's text; null is "". Collections are type errors.
   bool String(const YAML::Node& n, std::string* out);
   // A map[string]string in file order; duplicate keys are type errors.
-  bool StringMap(const YAML::Node& n,
-                 std::vector<std::pair<Field, std::string>>* out);
+  bool StringMap(const YAML::Node& n, StringMapEntries* out);
   // A Go int, with go-yaml's conversions (1.5 truncates to 1; null is 0).
   bool Int(const YAML::Node& n, int* out);
   // A Prometheus model.Duration ("1h30m", "0"); null is 0. A malformed

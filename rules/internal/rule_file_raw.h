@@ -23,7 +23,7 @@ using goyaml::PosOf;
 using goyaml::TypeError;
 using goyaml::UnmarshalErrorsText;
 
-using StringMapEntries = std::vector<std::pair<Field, std::string>>;
+using goyaml::StringMapEntries;
 
 // A `record:` / `alert:` / `expr:` field: go-yaml keeps them as raw nodes,
 // so any node is accepted and a collection reads as "".

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "promql/engine.h"
-#include "rules/internal/unittest_storage.h"
+#include "promql/promqltest/appendable_storage.h"
 #include "rules/manager.h"
 #include "rules/rule_file.h"
 #include "storage/db.h"
@@ -30,7 +30,7 @@ constexpr int64_t kMin = 60000;
 
 // A storage, an engine over it and a group built from `yaml`.
 struct Fixture {
-  internal::UnitTestStorage st;
+  vigil::promql::promqltest::AppendableMemStorage st;
   vigil::promql::Engine engine;
   std::vector<std::vector<NotifyAlert>> sent;
   std::unique_ptr<Group> group;

@@ -1,18 +1,18 @@
 // Rule unit tests (promtool's format), in process: the printing helpers
 // against strings recorded from promtool 2.42, and whole files from
 // tests/rules/testdata/unit/.
-#include "rules/unittest.h"
+#include "server/cli/unittest.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 
-#include "rules/internal/unittest_file.h"
-#include "rules/internal/unittest_format.h"
+#include "server/cli/unittest_file.h"
+#include "server/cli/unittest_format.h"
 
 namespace {
 
-using namespace vigil::rules;  // NOLINT: the module under test
+using namespace vigil::cli;  // NOLINT: the module under test
 using vigil::Labels;
 
 const std::string kUnit =
@@ -22,7 +22,6 @@ const std::string kUnit =
 
 TEST_CASE("FormatFloatE prints Go's strconv.FormatFloat(v, 'E', -1, 64)",
           "[unittest]") {
-  using internal::FormatFloatE;
   REQUIRE(FormatFloatE(1) == "1E+00");
   REQUIRE(FormatFloatE(1.5e-7) == "1.5E-07");
   REQUIRE(FormatFloatE(3.999999999999999e1) == "3.999999999999999E+01");
@@ -36,13 +35,11 @@ TEST_CASE("FormatFloatE prints Go's strconv.FormatFloat(v, 'E', -1, 64)",
 
 TEST_CASE("alert lists print as promtool's labelsAndAnnotations",
           "[unittest]") {
-  using internal::AlertsString;
-  using internal::IndentLines;
   REQUIRE(AlertsString({}) == "[]");
-  std::vector<internal::LabelsAndAnnotations> v = {
+  std::vector<LabelsAndAnnotations> v = {
       {Labels{{"alertname", "A"}, {"i", "b"}}, Labels{}},
       {Labels{{"alertname", "A"}, {"i", "a"}}, Labels{{"s", "x"}}}};
-  internal::SortAlerts(&v);
+  SortAlerts(&v);
   REQUIRE(IndentLines(AlertsString(v), "    ") ==
           "[\n    0:\n      Labels:{alertname=\"A\", i=\"a\"}\n      "
           "Annotations:{s=\"x\"},\n"
@@ -52,18 +49,18 @@ TEST_CASE("alert lists print as promtool's labelsAndAnnotations",
 
 TEST_CASE("samples compare exactly, or one ULP apart with fuzzy_compare",
           "[unittest]") {
-  std::vector<internal::ParsedSample> a = {{Labels{{"x", "1"}}, 0.3}};
-  std::vector<internal::ParsedSample> b = {{Labels{{"x", "1"}}, 0.1 * 3}};
-  REQUIRE_FALSE(internal::SamplesEqual(a, b, false));
-  REQUIRE(internal::SamplesEqual(a, b, true));
-  std::vector<internal::ParsedSample> n = {{Labels{}, NAN}};
-  REQUIRE_FALSE(internal::SamplesEqual(n, n, true));  // reflect.DeepEqual
-  REQUIRE(internal::SamplesString({}) == "nil");
+  std::vector<ParsedSample> a = {{Labels{{"x", "1"}}, 0.3}};
+  std::vector<ParsedSample> b = {{Labels{{"x", "1"}}, 0.1 * 3}};
+  REQUIRE_FALSE(SamplesEqual(a, b, false));
+  REQUIRE(SamplesEqual(a, b, true));
+  std::vector<ParsedSample> n = {{Labels{}, NAN}};
+  REQUIRE_FALSE(SamplesEqual(n, n, true));  // reflect.DeepEqual
+  REQUIRE(SamplesString({}) == "nil");
 }
 
 TEST_CASE("unit-test files decode strictly, with go-yaml's errors",
           "[unittest]") {
-  auto f = internal::DecodeUnitTestFile(
+  auto f = DecodeUnitTestFile(
       "rule_files: [a.yml]\nevaluation_interval: 30s\ngroup_eval_order: [x, "
       "y]\n"
       "tests:\n  - interval: 1m\n    name: n\n    external_labels: {c: d}\n"
@@ -82,14 +79,13 @@ TEST_CASE("unit-test files decode strictly, with go-yaml's errors",
   REQUIRE(tg.alert_rule_tests[0].exp_alerts[0].exp_labels.at("a") == "b");
   REQUIRE(std::isinf(tg.expr_tests[0].exp_samples[0].value));
 
-  auto bad =
-      internal::DecodeUnitTestFile("rule_files: x\ntests:\n  - foo: 1\n");
+  auto bad = DecodeUnitTestFile("rule_files: x\ntests:\n  - foo: 1\n");
   REQUIRE_FALSE(bad.ok());
   REQUIRE(std::string(bad.status().message()) ==
           "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!str `x` into "
           "[]string\n"
           "  line 3: field foo not found in type main.testGroup");
-  auto dur = internal::DecodeUnitTestFile("evaluation_interval: 1x\n");
+  auto dur = DecodeUnitTestFile("evaluation_interval: 1x\n");
   REQUIRE_FALSE(dur.ok());
   REQUIRE(std::string(dur.status().message()) ==
           "not a valid duration string: \"1x\"");

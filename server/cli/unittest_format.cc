@@ -1,4 +1,4 @@
-#include "rules/internal/unittest_format.h"
+#include "server/cli/unittest_format.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 
 #include "fmt/format.h"
 
-namespace vigil::rules::internal {
+namespace vigil::cli {
 
 std::string IndentLines(std::string_view lines, std::string_view indent) {
   std::string out;
@@ -112,4 +112,4 @@ bool SamplesEqual(const std::vector<ParsedSample>& a,
   return true;
 }
 
-}  // namespace vigil::rules::internal
+}  // namespace vigil::cli

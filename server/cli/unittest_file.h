@@ -2,8 +2,8 @@
 // (cmd/promtool/unittest.go's unitTestFile), read with yaml.v2's strict
 // decoding and its error texts ("yaml: unmarshal errors:\n  line 2: field
 // foo not found in type main.unitTestFile").
-#ifndef VIGIL_RULES_INTERNAL_UNITTEST_FILE_H_
-#define VIGIL_RULES_INTERNAL_UNITTEST_FILE_H_
+#ifndef VIGIL_SERVER_CLI_UNITTEST_FILE_H_
+#define VIGIL_SERVER_CLI_UNITTEST_FILE_H_
 
 #include <cstdint>
 #include <map>
@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "core/labels.h"
 
-namespace vigil::rules::internal {
+namespace vigil::cli {
 
 struct UtSeries {
   std::string series;  // `series:` in PromQL series notation
@@ -64,6 +64,6 @@ struct UtFile {
 // InvalidArgument with go-yaml's text on syntax or type errors.
 absl::StatusOr<UtFile> DecodeUnitTestFile(std::string_view yaml);
 
-}  // namespace vigil::rules::internal
+}  // namespace vigil::cli
 
-#endif  // VIGIL_RULES_INTERNAL_UNITTEST_FILE_H_
+#endif  // VIGIL_SERVER_CLI_UNITTEST_FILE_H_

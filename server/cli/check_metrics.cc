@@ -25,7 +25,7 @@
 
 #include "core/textparse/parser.h"
 #include "fmt/format.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
 
 namespace vigil::cli {
 namespace {

@@ -1,15 +1,24 @@
 // Decoding of promtool rule unit-test files (yaml.v2 UnmarshalStrict into
 // cmd/promtool/unittest.go's types, hence the "main.*" type names).
-#include "rules/internal/unittest_file.h"
+#include "server/cli/unittest_file.h"
 
 #include <cmath>
 #include <cstdlib>
 
+#include "core/goyaml/decoder.h"
 #include "fmt/format.h"
-#include "rules/internal/rule_file_raw.h"
 
-namespace vigil::rules::internal {
+namespace vigil::cli {
 namespace {
+
+using goyaml::Field;
+using goyaml::FindUnterminatedQuote;
+using goyaml::FirstPos;
+using goyaml::GoYamlDecoder;
+using goyaml::PosOf;
+using goyaml::StringMapEntries;
+using goyaml::TypeError;
+using goyaml::UnmarshalErrorsText;
 
 bool Float(GoYamlDecoder& d, const YAML::Node& n, double* out) {
   *out = 0;
@@ -198,4 +207,4 @@ absl::StatusOr<UtFile> DecodeUnitTestFile(std::string_view yaml) {
   return file;
 }
 
-}  // namespace vigil::rules::internal
+}  // namespace vigil::cli

@@ -8,7 +8,7 @@
 #include "core/go/strconv.h"
 #include "fmt/format.h"
 #include "promql/parser.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
 #include "storage/db.h"
 
 namespace vigil::cli {

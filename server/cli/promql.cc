@@ -11,7 +11,7 @@
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "promql/promqltest/test.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
 #include "storage/db.h"
 
 namespace vigil::cli {

@@ -20,13 +20,13 @@
 // one ULP apart).
 //
 // Thread-compatible: runs on the calling thread, no shared state.
-#ifndef VIGIL_RULES_UNITTEST_H_
-#define VIGIL_RULES_UNITTEST_H_
+#ifndef VIGIL_SERVER_CLI_UNITTEST_H_
+#define VIGIL_SERVER_CLI_UNITTEST_H_
 
 #include <string>
 #include <vector>
 
-namespace vigil::rules {
+namespace vigil::cli {
 
 // What running test files printed, and the exit code promtool would give.
 struct UnitTestReport {
@@ -46,6 +46,6 @@ UnitTestReport RunRuleUnitTests(const std::vector<std::string>& files);
 std::vector<std::string> RunRuleUnitTestFile(const std::string& file,
                                              std::string* warnings);
 
-}  // namespace vigil::rules
+}  // namespace vigil::cli
 
-#endif  // VIGIL_RULES_UNITTEST_H_
+#endif  // VIGIL_SERVER_CLI_UNITTEST_H_

@@ -1,9 +1,9 @@
-#include "rules/internal/unittest_storage.h"
+#include "promql/promqltest/appendable_storage.h"
 
 #include "core/time.h"
 #include "promql/promqltest/script.h"
 
-namespace vigil::rules::internal {
+namespace vigil::promql::promqltest {
 namespace {
 
 // Buffers samples; Commit hands them to MemStorage. Mirrors the checks of
@@ -11,7 +11,7 @@ namespace {
 // duplicates with another value are rejected.
 class MemAppender : public storage::Appender {
  public:
-  explicit MemAppender(promql::promqltest::MemStorage* mem) : mem_(mem) {}
+  explicit MemAppender(MemStorage* mem) : mem_(mem) {}
 
   absl::StatusOr<storage::SeriesRef> Append(storage::SeriesRef,
                                             const Labels& labels, Timestamp t,
@@ -44,17 +44,17 @@ class MemAppender : public storage::Appender {
     Timestamp t;
     double v;
   };
-  promql::promqltest::MemStorage* mem_;
+  MemStorage* mem_;
   std::vector<Pending> batch_;
 };
 
 }  // namespace
 
-std::unique_ptr<storage::Appender> UnitTestStorage::NewAppender() {
+std::unique_ptr<storage::Appender> AppendableMemStorage::NewAppender() {
   return std::make_unique<MemAppender>(&mem_);
 }
 
-absl::Status UnitTestStorage::LoadSeries(
+absl::Status AppendableMemStorage::LoadSeries(
     const std::vector<std::pair<std::string, std::string>>& series,
     int64_t interval_ms) {
   // promtool builds a `load` command of the PromQL test language; so do we,
@@ -83,4 +83,4 @@ absl::Status UnitTestStorage::LoadSeries(
   return absl::OkStatus();
 }
 
-}  // namespace vigil::rules::internal
+}  // namespace vigil::promql::promqltest

@@ -27,7 +27,8 @@
 #include "core/labels.h"
 #include "fmt/format.h"
 #include "rules/rule_file.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
+#include "server/config/prometheus_config.h"
 
 namespace vigil::cli {
 namespace {
@@ -257,7 +258,7 @@ bool CheckConfigFile(const std::string& path, bool syntax_only,
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
-  auto cfg = rules::ParsePrometheusConfig(text, path);
+  auto cfg = config::ParsePrometheusConfig(text, path);
   if (!cfg.ok()) {
     *err = std::string(cfg.status().message());
     return false;

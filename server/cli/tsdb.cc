@@ -17,7 +17,7 @@
 #include "core/textparse/parser.h"
 #include "core/time.h"
 #include "fmt/format.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
 #include "storage/db.h"
 
 namespace vigil::cli {

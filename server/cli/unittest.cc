@@ -1,6 +1,6 @@
 // `promtool test rules`: see unittest.h. The structure follows
 // cmd/promtool/unittest.go so the two can be read side by side.
-#include "rules/unittest.h"
+#include "server/cli/unittest.h"
 
 #include <glob.h>
 
@@ -17,20 +17,29 @@
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "promql/parser.h"
+#include "promql/promqltest/appendable_storage.h"
 #include "rules/group.h"
-#include "rules/internal/unittest_file.h"
-#include "rules/internal/unittest_format.h"
-#include "rules/internal/unittest_storage.h"
 #include "rules/rule_file.h"
 #include "rules/template/humanize.h"
+#include "server/cli/unittest_file.h"
+#include "server/cli/unittest_format.h"
 
-namespace vigil::rules {
+namespace vigil::cli {
 namespace {
 
-using internal::LabelsAndAnnotations;
-using internal::ParsedSample;
-using internal::UtFile;
-using internal::UtTestGroup;
+using promql::promqltest::AppendableMemStorage;
+using rules::Alert;
+using rules::AlertingRule;
+using rules::AlertState;
+using rules::EngineQueryFunc;
+using rules::Group;
+using rules::GroupOptions;
+using rules::ParsedRuleFile;
+using rules::QueryFunc;
+using rules::ReadRuleFile;
+using rules::RuleGroup;
+using rules::RuleHealth;
+using rules::RuleStatus;
 
 std::string DirOf(const std::string& p) {
   size_t slash = p.rfind('/');
@@ -132,7 +141,7 @@ std::vector<LabelsAndAnnotations> FiringAlerts(
   return got;
 }
 
-void CheckAlerts(const UtTestGroup& tg, const internal::UtAlertTest& tc,
+void CheckAlerts(const UtTestGroup& tg, const UtAlertTest& tc,
                  const std::vector<std::unique_ptr<Group>>& groups,
                  std::vector<std::string>* errs) {
   std::vector<LabelsAndAnnotations> got = FiringAlerts(groups, tc.alertname);
@@ -146,20 +155,20 @@ void CheckAlerts(const UtTestGroup& tg, const internal::UtAlertTest& tc,
     exp.push_back(
         {Labels::FromSorted(std::move(ls)), Labels::FromSorted(std::move(as))});
   }
-  internal::SortAlerts(&got);
-  internal::SortAlerts(&exp);
-  if (internal::AlertsEqual(exp, got)) return;
+  SortAlerts(&got);
+  SortAlerts(&exp);
+  if (AlertsEqual(exp, got)) return;
   std::string name =
       tg.name.empty() ? "" : fmt::format("    name: {},\n", tg.name);
   errs->push_back(fmt::format(
       "{}    alertname: {}, time: {}, \n        exp:{}, \n        got:{}", name,
       tc.alertname, FormatDurationMs(tc.eval_time_ms),
-      internal::IndentLines(internal::AlertsString(exp), "            "),
-      internal::IndentLines(internal::AlertsString(got), "            ")));
+      IndentLines(AlertsString(exp), "            "),
+      IndentLines(AlertsString(got), "            ")));
 }
 
-void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query,
-               bool fuzzy, std::vector<std::string>* errs) {
+void CheckExpr(const UtExprTest& tc, const QueryFunc& query, bool fuzzy,
+               std::vector<std::string>* errs) {
   const std::string head =
       fmt::format("    expr: {}, time: {}", go::Quote(tc.expr),
                   FormatDurationMs(tc.eval_time_ms));
@@ -183,12 +192,11 @@ void CheckExpr(const internal::UtExprTest& tc, const QueryFunc& query,
     }
     exp_s.push_back({*lb, s.value});
   }
-  internal::SortSamples(&exp_s);
-  internal::SortSamples(&got_s);
-  if (internal::SamplesEqual(exp_s, got_s, fuzzy)) return;
+  SortSamples(&exp_s);
+  SortSamples(&got_s);
+  if (SamplesEqual(exp_s, got_s, fuzzy)) return;
   errs->push_back(fmt::format("{},\n        exp: {}\n        got: {}", head,
-                              internal::SamplesString(exp_s),
-                              internal::SamplesString(got_s)));
+                              SamplesString(exp_s), SamplesString(got_s)));
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<Group>>> LoadGroups(
@@ -217,12 +225,10 @@ absl::StatusOr<std::vector<std::unique_ptr<Group>>> LoadGroups(
 
 }  // namespace
 
-namespace internal {
 std::vector<std::string> RunTestGroup(
     const UtTestGroup& tg, const UtFile& file,
     const std::vector<std::string>& rule_files,
     const std::map<std::string, int>& order);
-}  // namespace internal
 
 std::vector<std::string> RunRuleUnitTestFile(const std::string& filename,
                                              std::string* warnings) {
@@ -230,7 +236,7 @@ std::vector<std::string> RunRuleUnitTestFile(const std::string& filename,
   if (!in) return {fmt::format("open {}: no such file or directory", filename)};
   std::stringstream ss;
   ss << in.rdbuf();
-  auto file = internal::DecodeUnitTestFile(ss.str());
+  auto file = DecodeUnitTestFile(ss.str());
   if (!file.ok()) return {std::string(file.status().message())};
   auto rule_files =
       ResolveRuleFiles(DirOf(filename), file->rule_files, warnings);
@@ -244,7 +250,7 @@ std::vector<std::string> RunRuleUnitTestFile(const std::string& filename,
   }
   std::vector<std::string> errs;
   for (const UtTestGroup& tg : file->tests) {
-    auto e = internal::RunTestGroup(tg, *file, rule_files, order);
+    auto e = RunTestGroup(tg, *file, rule_files, order);
     errs.insert(errs.end(), e.begin(), e.end());
   }
   return errs;
@@ -269,8 +275,6 @@ UnitTestReport RunRuleUnitTests(const std::vector<std::string>& files) {
   }
   return r;
 }
-
-namespace internal {
 
 // Alert tests by eval_time, and the largest eval_time of all tests; or
 // promtool's error for an alert test without alertname.
@@ -302,7 +306,7 @@ std::vector<std::string> RunTestGroup(
     const std::map<std::string, int>& order) {
   const int64_t eval_interval = file.evaluation_interval_ms;
   const int64_t interval = tg.interval_ms > 0 ? tg.interval_ms : eval_interval;
-  UnitTestStorage st;
+  AppendableMemStorage st;
   std::vector<std::pair<std::string, std::string>> series;
   for (const auto& s : tg.input_series) series.push_back({s.series, s.values});
   if (absl::Status s = st.LoadSeries(series, interval); !s.ok()) {
@@ -360,5 +364,4 @@ std::vector<std::string> RunTestGroup(
   return errs;
 }
 
-}  // namespace internal
-}  // namespace vigil::rules
+}  // namespace vigil::cli

@@ -1,8 +1,8 @@
 // Internal to rules/: comparison and printing of alerts and samples exactly
 // as cmd/promtool/unittest.go does (labelsAndAnnotations.String(),
 // parsedSample.String(), indentLines).
-#ifndef VIGIL_RULES_INTERNAL_UNITTEST_FORMAT_H_
-#define VIGIL_RULES_INTERNAL_UNITTEST_FORMAT_H_
+#ifndef VIGIL_SERVER_CLI_UNITTEST_FORMAT_H_
+#define VIGIL_SERVER_CLI_UNITTEST_FORMAT_H_
 
 #include <string>
 #include <string_view>
@@ -10,7 +10,7 @@
 
 #include "core/labels.h"
 
-namespace vigil::rules::internal {
+namespace vigil::cli {
 
 struct LabelsAndAnnotations {
   Labels labels;
@@ -45,6 +45,6 @@ bool SamplesEqual(const std::vector<ParsedSample>& a,
 // Go's strconv.FormatFloat(v, 'E', -1, 64): "1E+00", "1.5E-07", "+Inf".
 std::string FormatFloatE(double v);
 
-}  // namespace vigil::rules::internal
+}  // namespace vigil::cli
 
-#endif  // VIGIL_RULES_INTERNAL_UNITTEST_FORMAT_H_
+#endif  // VIGIL_SERVER_CLI_UNITTEST_FORMAT_H_

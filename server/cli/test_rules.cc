@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "rules/unittest.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
+#include "server/cli/unittest.h"
 
 namespace vigil::cli {
 
@@ -20,7 +20,7 @@ int TestRules(const std::vector<std::string>& args) {
   // long run shows progress).
   int code = 0;
   for (const std::string& f : a.positional()) {
-    rules::UnitTestReport r = rules::RunRuleUnitTests({f});
+    UnitTestReport r = cli::RunRuleUnitTests({f});
     // "Unit Testing:  FILE" (stdout) comes before anything on stderr.
     const size_t nl = r.out.find('\n') + 1;
     std::fputs(r.out.substr(0, nl).c_str(), stdout);

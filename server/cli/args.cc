@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "server/cli.h"
+#include "server/cli/cli.h"
 
 namespace vigil::cli {
 

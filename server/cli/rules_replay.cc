@@ -15,7 +15,7 @@
 #include "rules/alerting.h"
 #include "rules/group.h"
 #include "rules/rule_file.h"
-#include "server/cli.h"
+#include "server/cli/cli.h"
 #include "storage/db.h"
 
 namespace vigil::cli {

@@ -1,8 +1,8 @@
-// Internal to rules/: the storage a rule unit test runs against (promtool's
+// The storage a rule unit test runs against (promtool's
 // LazyLoader storage): promqltest's in-memory MemStorage, made appendable so
 // rule output lands next to the input series.
-#ifndef VIGIL_RULES_INTERNAL_UNITTEST_STORAGE_H_
-#define VIGIL_RULES_INTERNAL_UNITTEST_STORAGE_H_
+#ifndef VIGIL_PROMQL_PROMQLTEST_APPENDABLE_STORAGE_H_
+#define VIGIL_PROMQL_PROMQLTEST_APPENDABLE_STORAGE_H_
 
 #include <memory>
 #include <string>
@@ -12,13 +12,13 @@
 #include "promql/promqltest/storage.h"
 #include "storage/appender.h"
 
-namespace vigil::rules::internal {
+namespace vigil::promql::promqltest {
 
 // Not thread-safe (unit tests run on one thread).
-class UnitTestStorage : public storage::Appendable {
+class AppendableMemStorage : public storage::Appendable {
  public:
   std::unique_ptr<storage::Appender> NewAppender() override;
-  promql::promqltest::MemStorage* mem() { return &mem_; }
+  MemStorage* mem() { return &mem_; }
 
   // Loads promtool's `input_series`: each series' `values` expanded and
   // placed every `interval_ms` from t=0 ("_" skips a slot, "stale" writes
@@ -28,9 +28,9 @@ class UnitTestStorage : public storage::Appendable {
       int64_t interval_ms);
 
  private:
-  promql::promqltest::MemStorage mem_;
+  MemStorage mem_;
 };
 
-}  // namespace vigil::rules::internal
+}  // namespace vigil::promql::promqltest
 
-#endif  // VIGIL_RULES_INTERNAL_UNITTEST_STORAGE_H_
+#endif  // VIGIL_PROMQL_PROMQLTEST_APPENDABLE_STORAGE_H_

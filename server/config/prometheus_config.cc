@@ -1,6 +1,8 @@
 // ParsePrometheusConfig: the basic structure of prometheus.yml, decoded as
 // Prometheus 2.42's config.Load (yaml.v2 UnmarshalStrict plus the checks in
 // its UnmarshalYAML methods), with the same error texts.
+#include "server/config/prometheus_config.h"
+
 #include <algorithm>
 #include <map>
 #include <regex>
@@ -8,14 +10,20 @@
 
 #include "core/go/strconv.h"
 #include "core/go/utf8.h"
+#include "core/goyaml/decoder.h"
 #include "core/labels.h"
 #include "fmt/format.h"
-#include "rules/internal/rule_file_raw.h"
-#include "rules/rule_file.h"
 
-namespace vigil::rules {
-namespace internal {
+namespace vigil::config {
 namespace {
+
+using goyaml::Field;
+using goyaml::FindUnterminatedQuote;
+using goyaml::GoYamlDecoder;
+using goyaml::PosOf;
+using goyaml::StringMapEntries;
+using goyaml::TypeError;
+using goyaml::UnmarshalErrorsText;
 
 // config.plain is the type name Prometheus's UnmarshalYAML methods decode
 // into, so every strict block reports it.
@@ -188,11 +196,9 @@ std::string ValidateConfig(const PrometheusConfig& c,
 }
 
 }  // namespace
-}  // namespace internal
 
 absl::StatusOr<PrometheusConfig> ParsePrometheusConfig(
     std::string_view yaml, std::string_view filename) {
-  using namespace internal;  // NOLINT: internal helpers of this module
   const std::string prefix = fmt::format("parsing YAML file {}: ", filename);
   YAML::Node root;
   try {
@@ -242,4 +248,4 @@ absl::StatusOr<PrometheusConfig> ParsePrometheusConfig(
   return c;
 }
 
-}  // namespace vigil::rules
+}  // namespace vigil::config

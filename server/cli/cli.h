@@ -5,8 +5,8 @@
 // The `vigil` command line: one function per subcommand, each taking the
 // arguments after its name and returning the process exit code. Output
 // formats follow promtool's where a promtool equivalent exists.
-#ifndef VIGIL_SERVER_CLI_H_
-#define VIGIL_SERVER_CLI_H_
+#ifndef VIGIL_SERVER_CLI_CLI_H_
+#define VIGIL_SERVER_CLI_CLI_H_
 
 #include <cstdio>
 #include <optional>
@@ -60,4 +60,4 @@ int RulesReplay(const std::vector<std::string>& args);
 
 }  // namespace vigil::cli
 
-#endif  // VIGIL_SERVER_CLI_H_
+#endif  // VIGIL_SERVER_CLI_CLI_H_
