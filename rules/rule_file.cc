@@ -5,6 +5,8 @@
 // strictly into the typed groups, once loosely into nodes; each pass's
 // errors are reported, which is why promtool prints some top-level errors
 // twice (we do too, byte for byte). YAML syntax errors are reported once.
+#include "rules/rule_file.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -15,7 +17,6 @@
 
 #include "fmt/format.h"
 #include "rules/internal/rule_file_raw.h"
-#include "rules/rule_file.h"
 
 namespace vigil::rules {
 namespace internal {

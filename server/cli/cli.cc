@@ -1,6 +1,6 @@
-#include <algorithm>
-
 #include "server/cli/cli.h"
+
+#include <algorithm>
 
 namespace vigil::cli {
 
