@@ -34,8 +34,10 @@ rm -rf "$WORK/vigil-data" "$WORK/prom-data" "$WORK/vm-data"
 measure vigil "$VIGIL" tsdb import openmetrics "$FILE" "$WORK/vigil-data"
 measure prom promtool tsdb create-blocks-from openmetrics "$FILE" "$WORK/prom-data"
 
-# VictoriaMetrics wants Prometheus text with millisecond timestamps.
-awk '!/^#/ { $NF = $NF * 1000 } !/^#/' "$FILE" > "$WORK/vm-input.prom"
+# VictoriaMetrics wants Prometheus text with millisecond timestamps. Printed
+# with %.0f: awk would print a non-integral product (fractional seconds,
+# as in real captures) as 1.79612e+12.
+awk '!/^#/ { $NF = sprintf("%.0f", $NF * 1000) } !/^#/' "$FILE" > "$WORK/vm-input.prom"
 victoria-metrics -storageDataPath="$WORK/vm-data" -httpListenAddr="127.0.0.1:$VM_PORT" \
   -retentionPeriod=100y -loggerLevel=ERROR >"$WORK/vm.log" 2>&1 &
 VM_PID=$!
