@@ -6,6 +6,7 @@
 //   db_impl.cc     open, recovery, checkpoint, flush, retention, stats
 //   db_append.cc   the Appender and Commit
 //   db_read.cc     the Querier
+//   db_list.cc     ForEachSeries, ForEachChunk
 //   records.cc     encodings of series, WAL and head records
 //
 // Durability: Commit writes one RocksDB WriteBatch (new series records,
@@ -69,7 +70,11 @@ class DBImpl : public DB {
                            const Metadata& md) override;
   std::vector<std::pair<std::string, Metadata>> GetMetadata() override;
   DBStats Stats() override;
-  absl::StatusOr<AnalyzeReport> Analyze() override;
+  void ForEachSeries(
+      const std::function<void(SeriesRef, const Labels&)>& f) override;
+  absl::Status ForEachChunk(
+      Timestamp mint, Timestamp maxt,
+      const std::function<void(const storage::ChunkMeta&)>& f) override;
 
   // --- used by the appender and querier -----------------------------------
   const Options& options() const { return options_; }
