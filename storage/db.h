@@ -83,8 +83,8 @@ class DB : public Appendable, public Queryable {
   // and truncates the `wal` family) so the next Open() replays nothing; a
   // failed checkpoint is logged, not returned, and loses nothing that the
   // WAL holds. Skipping destruction (a crash, kill -9) loses no committed
-  // sample either, as long as Options::write_wal is on; with it off, call
-  // Flush() before destruction.
+  // sample either, as long as Options::write_wal is on; with it off, a
+  // crash loses what was committed since the last checkpoint or Flush().
   // REQUIRES: every Appender and Querier of this DB was destroyed.
   ~DB() override = default;
 
@@ -111,7 +111,8 @@ class DB : public Appendable, public Queryable {
   // All metadata, keyed by metric name, sorted.
   virtual std::vector<std::pair<std::string, Metadata>> GetMetadata() = 0;
 
-  // Counters and gauges, cheap enough for every /metrics scrape.
+  // Counters and gauges (see DBStats). One pass over the series in
+  // memory, no disk reads beyond listing the directory.
   virtual DBStats Stats() = 0;
 
   // --- Read-only listings for tools (`vigil tsdb analyze`, debugging) ---
