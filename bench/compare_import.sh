@@ -34,8 +34,10 @@ rm -rf "$WORK/vigil-data" "$WORK/prom-data" "$WORK/vm-data"
 measure vigil "$VIGIL" tsdb import openmetrics "$FILE" "$WORK/vigil-data"
 measure prom promtool tsdb create-blocks-from openmetrics "$FILE" "$WORK/prom-data"
 
-# VictoriaMetrics wants Prometheus text with millisecond timestamps.
-awk '!/^#/ { $NF = $NF * 1000 } !/^#/' "$FILE" > "$WORK/vm-input.prom"
+# VictoriaMetrics wants Prometheus text with millisecond timestamps. Printed
+# with %.0f: awk would print a non-integral product (fractional seconds,
+# as in real captures) as 1.79612e+12.
+awk '!/^#/ { $NF = sprintf("%.0f", $NF * 1000) } !/^#/' "$FILE" > "$WORK/vm-input.prom"
 victoria-metrics -storageDataPath="$WORK/vm-data" -httpListenAddr="127.0.0.1:$VM_PORT" \
   -retentionPeriod=100y -loggerLevel=ERROR >"$WORK/vm.log" 2>&1 &
 VM_PID=$!
@@ -74,6 +76,10 @@ row vigil "$WORK/vigil-data" "$WORK/vigil.time"
 row prometheus "$WORK/prom-data" "$WORK/prom.time"
 row victoriametrics "$WORK/vm-data" "$WORK/vm.time"
 echo "(VictoriaMetrics rows stored: $VM_ROWS; its sample parts alone: $VM_PARTS bytes, $(echo "scale=3; $VM_PARTS / $SAMPLES" | bc) bytes/sample)"
+# Its data/ directory: the sample parts with their per-part files, without
+# indexdb/ (the inverted index) and cache/ (over 1 MB even for a small import).
+VM_DATA=$(dir_bytes "$WORK/vm-data/data")
+echo "(VictoriaMetrics data/ directory: $VM_DATA bytes, $(echo "scale=3; $VM_DATA / $SAMPLES" | bc) bytes/sample; indexdb/ $(dir_bytes "$WORK/vm-data/indexdb"), cache/ $(dir_bytes "$WORK/vm-data/cache"))"
 printf "\nratios (other / vigil): bytes/sample  prometheus %.2fx  victoriametrics %.2fx\n" \
   "$(echo "$prometheus_bps / $vigil_bps" | bc -l)" "$(echo "$victoriametrics_bps / $vigil_bps" | bc -l)"
 printf "                        wall time     prometheus %.2fx  victoriametrics %.2fx\n" \

@@ -2,6 +2,7 @@
 // intersection, select, and head memory per active series.
 //
 //   build/storage_bench --benchmark_filter=HeadMemory   (RSS per series)
+//   build/storage_bench --benchmark_filter=Open          (start-up time)
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -9,9 +10,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 
+#include "rocksdb/db.h"
 #include "storage/db.h"
 
 namespace vigil::storage {
@@ -189,6 +192,105 @@ void BM_SelectIterate(benchmark::State& state) {
   state.SetItemsProcessed(samples);
 }
 BENCHMARK(BM_SelectIterate);
+
+// A directory of N dcgm-like series with 4 flushed samples each, built once
+// per N and kept until the process exits (building 1M series takes a
+// while; every Open benchmark reuses it).
+const std::string& OpenBenchDir(int n) {
+  // Destroyed at exit, which removes the directories.
+  static std::map<int, std::unique_ptr<BenchDir>> dirs;
+  auto& d = dirs[n];
+  if (!d) {
+    d = std::make_unique<BenchDir>();
+    FilledDB(d->path(), n, 4).reset();
+  }
+  return d->path();
+}
+
+// DB::Open (read-write, as the server does) of N persisted series: loads
+// `series` and rebuilds the in-memory postings index from it, then `head`.
+// The DB is destroyed outside the timed region.
+void BM_Open(benchmark::State& state) {
+  const std::string& dir = OpenBenchDir(int(state.range(0)));
+  for (auto _ : state) {
+    auto db = DB::Open(Options(), dir);
+    if (!db.ok()) state.SkipWithError("open failed");
+    state.PauseTiming();
+    db->reset();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  uint64_t bytes = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) bytes += e.file_size();
+  }
+  state.counters["dir_bytes"] = double(bytes);
+}
+
+// What reading a `postings` column family at start-up would cost on top of
+// loading `series` (which the head needs anyway, for every series' labels):
+// a raw scan of the family that decodes each key into (name, value, ref)
+// and appends the ref to its list. Zero entries once the family is no
+// longer written; run it against a directory built by an older version to
+// compare.
+void BM_ScanColumnFamily(benchmark::State& state, const char* cf) {
+  const std::string& dir = OpenBenchDir(int(state.range(0)));
+  rocksdb::DBOptions dbo;
+  std::vector<std::string> names;
+  if (!rocksdb::DB::ListColumnFamilies(dbo, dir, &names).ok()) {
+    state.SkipWithError("list column families failed");
+    return;
+  }
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  for (const auto& n : names)
+    cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
+  int64_t entries = 0;
+  for (auto _ : state) {
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    if (!rocksdb::DB::OpenForReadOnly(dbo, dir, cfs, &handles, &raw).ok()) {
+      state.SkipWithError("open failed");
+      return;
+    }
+    std::unique_ptr<rocksdb::DB> rdb(raw);
+    rocksdb::ColumnFamilyHandle* h = nullptr;
+    for (auto* c : handles) {
+      if (c->GetName() == cf) h = c;
+    }
+    std::map<std::string, std::vector<uint64_t>, std::less<>> lists;
+    entries = 0;
+    if (h) {
+      std::unique_ptr<rocksdb::Iterator> it(
+          rdb->NewIterator(rocksdb::ReadOptions(), h));
+      for (it->SeekToFirst(); it->Valid(); it->Next(), ++entries) {
+        rocksdb::Slice k = it->key();
+        if (k.size() < 8) continue;
+        uint64_t ref = 0;
+        for (int i = 0; i < 8; ++i)
+          ref = ref << 8 | uint8_t(k.data()[k.size() - 8 + i]);
+        std::string_view pair(k.data(), k.size() - 8);
+        auto l = lists.find(pair);
+        if (l == lists.end()) l = lists.emplace(std::string(pair), 0).first;
+        l->second.push_back(ref);
+      }
+    }
+    benchmark::DoNotOptimize(lists);
+    for (auto* c : handles) rdb->DestroyColumnFamilyHandle(c);
+  }
+  state.counters["entries"] = double(entries);
+}
+BENCHMARK(BM_Open)->Arg(100000)->Arg(1000000)->Iterations(3)->Unit(
+    benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ScanColumnFamily, postings, "postings")
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ScanColumnFamily, series, "series")
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace vigil::storage

@@ -6,6 +6,10 @@
 // queriers until Commit(), which returns only after the batch is durable in
 // RocksDB. Not thread-safe: use one Appender per thread (e.g. per scrape
 // target). Many appenders may be used concurrently.
+//
+// Lifetime: an Appender refers to the DB that made it and must be
+// destroyed before that DB. Destroying an Appender drops its buffered
+// (uncommitted) samples, as Rollback() does.
 #ifndef VIGIL_STORAGE_APPENDER_H_
 #define VIGIL_STORAGE_APPENDER_H_
 
@@ -25,6 +29,10 @@ using SeriesRef = uint64_t;
 class Appender {
  public:
   virtual ~Appender() = default;
+  // An appender is a handle on a DB's batch: neither copyable nor movable
+  // (hold it by std::unique_ptr).
+  Appender(const Appender&) = delete;
+  Appender& operator=(const Appender&) = delete;
 
   // Buffers sample (t, v) for the series `labels`, or for `ref` when it is
   // non-zero (a ref returned earlier by this DB; `labels` is then ignored).
@@ -40,18 +48,30 @@ class Appender {
                                                          Timestamp t,
                                                          double v) = 0;
 
-  // Makes the buffered batch durable (one RocksDB write) and then visible.
-  // On error nothing of the batch is visible and the appender is empty.
+  // Makes the buffered batch durable (one RocksDB write) and then visible:
+  // once Commit() has returned OK, every Select() called afterwards, by any
+  // querier (including one created before the commit), returns the
+  // batch's samples. A Select() running concurrently with a Commit() may
+  // see part of the batch (see querier.h).
+  // On error nothing of the batch is visible and the appender is empty;
+  // after either outcome the appender may be reused for a new batch.
+  // Errors: FailedPrecondition on a read-only DB; Unavailable/DataLoss
+  // (from RocksDB) when the write fails.
   [[nodiscard]] virtual absl::Status Commit() = 0;
 
-  // Drops the buffered batch.
+  // Drops the buffered batch; the appender may be reused.
   virtual void Rollback() = 0;
+
+ protected:
+  Appender() = default;
 };
 
 // Something that hands out appenders (the DB, or a test fake).
+// Thread-safe.
 class Appendable {
  public:
   virtual ~Appendable() = default;
+  // A new, empty appender. It must be destroyed before this Appendable.
   virtual std::unique_ptr<Appender> NewAppender() = 0;
 };
 

@@ -7,6 +7,10 @@
 // read through NewQuerier. Thread-safe: any number of appenders and
 // queriers may be used concurrently from different threads.
 //
+// Lifetimes: every Appender and Querier a DB hands out (and so every
+// SeriesSet and SeriesIterator, see querier.h) must be destroyed before
+// the DB. Which commits a querier sees is stated in querier.h.
+//
 // Example:
 //   auto db = vigil::storage::DB::Open({}, "/var/lib/vigil");
 //   auto app = (*db)->NewAppender();
@@ -15,6 +19,8 @@
 #ifndef VIGIL_STORAGE_DB_H_
 #define VIGIL_STORAGE_DB_H_
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,38 +53,49 @@ struct DBStats {
   uint64_t rocksdb_memory_bytes = 0;  // memtables + table readers
 };
 
-// What `vigil tsdb analyze` prints. Counts cover the whole directory.
-struct AnalyzeReport {
-  uint64_t num_series = 0;
-  uint64_t num_chunks = 0;  // persisted chunks + non-empty head chunks
-  uint64_t num_samples = 0;
-  uint64_t chunk_bytes = 0;  // encoded chunk payload bytes (uncompressed)
-  uint64_t disk_bytes = 0;   // whole directory
-  int64_t min_time = 0, max_time = 0;
-  uint64_t label_names = 0;
-  uint64_t label_pairs = 0;       // distinct (name, value)
-  uint64_t postings_entries = 0;  // sum over series of their label count
-  // Descending by count.
-  std::vector<std::pair<std::string, uint64_t>> series_per_metric;
-  std::vector<std::pair<std::string, uint64_t>> label_cardinality;
-  std::vector<std::pair<std::string, uint64_t>> series_per_label_pair;
+// One chunk of one series, without its samples: what DB::ForEachChunk
+// reports.
+struct ChunkMeta {
+  SeriesRef ref = 0;       // the series (see DB::ForEachSeries)
+  Timestamp min_time = 0;  // first and last sample
+  Timestamp max_time = 0;
+  uint32_t num_samples = 0;
+  // Encoded chunk bytes (FORMAT.md), before RocksDB's block compression.
+  uint64_t encoded_bytes = 0;
+  // Still in memory: the series' open chunk, or a cut one not yet written
+  // to the `chunks` column family. Its samples are durable through the WAL
+  // or the `head` family all the same.
+  bool in_head = false;
 };
 
 class DB : public Appendable, public Queryable {
  public:
   // Opens (or creates) the database in `dir`, replaying committed batches
   // that were not yet checkpointed. Errors: Unavailable (I/O, locked by
-  // another process), DataLoss (corruption, naming the damaged record),
-  // InvalidArgument (not a Vigil directory).
+  // another process), DataLoss (corruption, naming the damaged record, or
+  // an on-disk format version this build does not know), InvalidArgument
+  // (not a Vigil directory, bad options).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<DB>> Open(
       const Options& options, const std::string& dir);
 
-  // Checkpoints and closes. Safe to destroy without Close() (a crash is
-  // equivalent).
+  // There is no Close(): destruction closes. Unless read-only, it first
+  // checkpoints (writes every changed open head chunk to the `head` family
+  // and truncates the `wal` family) so the next Open() replays nothing; a
+  // failed checkpoint is logged, not returned, and loses nothing that the
+  // WAL holds. Skipping destruction (a crash, kill -9) loses no committed
+  // sample either, as long as Options::write_wal is on; with it off, a
+  // crash loses what was committed since the last checkpoint or Flush().
+  // REQUIRES: every Appender and Querier of this DB was destroyed.
   ~DB() override = default;
+
+  // A DB owns its directory: neither copyable nor movable (hold it by the
+  // std::unique_ptr Open returns).
+  DB(const DB&) = delete;
+  DB& operator=(const DB&) = delete;
 
   // Cuts every open head chunk, persists it and truncates the WAL, so the
   // directory holds only sealed chunks. Appending may continue afterwards.
+  // FailedPrecondition on a read-only DB.
   [[nodiscard]] virtual absl::Status Flush() = 0;
 
   // Compacts RocksDB fully (after a bulk import).
@@ -94,11 +111,34 @@ class DB : public Appendable, public Queryable {
   // All metadata, keyed by metric name, sorted.
   virtual std::vector<std::pair<std::string, Metadata>> GetMetadata() = 0;
 
+  // Counters and gauges (see DBStats). One pass over the series in
+  // memory, no disk reads beyond listing the directory.
   virtual DBStats Stats() = 0;
 
-  // Scans every chunk (cost grows with the data) and summarises the
-  // directory: sizes, samples, cardinality. DataLoss on a damaged chunk.
-  [[nodiscard]] virtual absl::StatusOr<AnalyzeReport> Analyze() = 0;
+  // --- Read-only listings for tools (`vigil tsdb analyze`, debugging) ---
+  // Both read everything they list, so their cost grows with the data;
+  // memory stays constant. Both may run concurrently with appenders; `f`
+  // must not call back into this DB.
+
+  // Calls f(ref, labels) for every series the DB knows, in ascending ref
+  // order, also for series without samples (e.g. all deleted by retention)
+  // and for series created by an Append whose batch is not committed yet.
+  // (A Querier lists only series with samples in its range.)
+  virtual void ForEachSeries(
+      const std::function<void(SeriesRef, const Labels&)>& f) = 0;
+
+  // Calls f for every chunk with samples in [mint, maxt]: first the head's
+  // (in_head, in ref order), then the persisted ones (in day, ref, time
+  // order). Without concurrent commits each chunk is reported once; a
+  // chunk written by a commit during the call may be reported twice (in
+  // the head, then persisted), never missed. DataLoss on a damaged chunk;
+  // chunks reported before it stay reported.
+  [[nodiscard]] virtual absl::Status ForEachChunk(
+      Timestamp mint, Timestamp maxt,
+      const std::function<void(const ChunkMeta&)>& f) = 0;
+
+ protected:
+  DB() = default;
 };
 
 }  // namespace vigil::storage

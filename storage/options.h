@@ -18,7 +18,9 @@ struct Options {
   bool create_if_missing = true;
 
   // Open without writing anything (queries and CLI dump/analyze only).
-  // NewAppender() on a read-only DB returns an appender whose Commit fails.
+  // NewAppender() on a read-only DB returns an appender whose Commit fails
+  // with FailedPrecondition. An older on-disk format is read as it is, not
+  // upgraded (storage/FORMAT.md, "Format versions").
   // Default: false
   bool read_only = false;
 

@@ -6,6 +6,22 @@
 // SeriesSet of series, each with a SeriesIterator over its samples in
 // ascending time order. This is the only storage header promql includes, so
 // the engine can run over a fake.
+//
+// Lifetimes (REQUIRES, for every implementation): each object is destroyed
+// before the one it came from: a SeriesIterator before the SeriesSet whose
+// Series made it, a SeriesSet before its Querier, a Querier before its
+// Queryable (the DB).
+//
+// Which commits a read sees: a Querier is not a snapshot; each Select()
+// reads the data as of its own call. It returns every sample of commits
+// that returned before Select() was called (the querier may be older than
+// them) and nothing of uncommitted or rolled-back batches. Of a commit
+// running concurrently it may return any part: for each series, the
+// samples returned are then a prefix (in time) of what the series holds
+// once that commit has returned, and different series may be cut at
+// different points. The returned SeriesSet is a snapshot: commits after
+// Select() returned never change it or its iterators. Data deleted by
+// DB::ApplyRetention is absent from Select() calls made after it returns.
 #ifndef VIGIL_STORAGE_QUERIER_H_
 #define VIGIL_STORAGE_QUERIER_H_
 
@@ -23,6 +39,7 @@ namespace vigil::storage {
 
 // Iterates a series' samples in ascending time order, within the querier's
 // [mint, maxt]. Staleness markers are returned as StaleNaN().
+// Thread-compatible; must be destroyed before its SeriesSet.
 class SeriesIterator {
  public:
   virtual ~SeriesIterator() = default;
@@ -50,16 +67,19 @@ class SeriesIterator {
   }
 };
 
+// One series of a SeriesSet; owned by the set. Thread-safe: iterators of
+// one Series may be used on different threads.
 class Series {
  public:
   virtual ~Series() = default;
   virtual const Labels& labels() const = 0;
-  // A new iterator from the start of the series' range. The Series must
-  // outlive the iterator.
+  // A new iterator from the start of the series' range. The Series (that
+  // is, its SeriesSet) must outlive the iterator.
   virtual std::unique_ptr<SeriesIterator> Iterator() const = 0;
 };
 
-// Series in ascending label order (Compare).
+// Series in ascending label order (Compare). Thread-compatible; must be
+// destroyed before the Querier whose Select() returned it.
 class SeriesSet {
  public:
   virtual ~SeriesSet() = default;
@@ -72,26 +92,43 @@ class SeriesSet {
 };
 
 // A read view of [mint, maxt] (inclusive, milliseconds). Thread-compatible;
-// many queriers may be open at once and concurrently with appenders.
+// many queriers may be open at once and concurrently with appenders. Must
+// be destroyed before its Queryable, and after every SeriesSet it returned.
+// See the top of this file for which commits each call sees.
 class Querier {
  public:
   virtual ~Querier() = default;
+  // A querier is a handle on its Queryable: neither copyable nor movable
+  // (hold it by std::unique_ptr).
+  Querier(const Querier&) = delete;
+  Querier& operator=(const Querier&) = delete;
+
   // Series matching all `matchers` (at least one must not match the empty
   // string). InvalidArgument if all of them match "".
   [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>> Select(
       const std::vector<Matcher>& matchers) = 0;
   // Sorted distinct label names of series matching `matchers` (all series
-  // with data in range if empty).
+  // if empty). An implementation may include series without samples in
+  // [mint, maxt]: the DB's does (it answers from its index, which holds
+  // every series it knows, including ones whose data retention deleted
+  // and ones created by an Append whose batch is not committed yet).
   [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> LabelNames(
       const std::vector<Matcher>& matchers) = 0;
-  // Sorted distinct values of `name`.
+  // Sorted distinct values of `name` over the same series as LabelNames.
   [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> LabelValues(
       const std::string& name, const std::vector<Matcher>& matchers) = 0;
+
+ protected:
+  Querier() = default;
 };
 
+// Something that hands out queriers (the DB, or a test fake). Thread-safe.
 class Queryable {
  public:
   virtual ~Queryable() = default;
+  // A querier over [mint, maxt]; it must be destroyed before this
+  // Queryable. Errors: InvalidArgument for a bad range, if the
+  // implementation checks it (the DB accepts any; mint > maxt is empty).
   [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<Querier>> NewQuerier(
       Timestamp mint, Timestamp maxt) = 0;
 };

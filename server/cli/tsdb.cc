@@ -18,6 +18,7 @@
 #include "core/time.h"
 #include "fmt/format.h"
 #include "server/cli/cli.h"
+#include "server/cli/tsdb_analyze.h"
 #include "storage/db.h"
 
 namespace vigil::cli {
@@ -298,45 +299,13 @@ int TsdbAnalyze(const std::vector<std::string>& argv) {
                  std::string(db.status().message()).c_str());
     return 1;
   }
-  auto r = (*db)->Analyze();
+  auto r = Analyze(**db, args.positional()[0]);
   if (!r.ok()) {
     std::fprintf(stderr, "error: %s\n",
                  std::string(r.status().message()).c_str());
     return 1;
   }
-  std::string out;
-  out += fmt::format("Directory: {}\n", args.positional()[0]);
-  if (r->num_samples > 0) {
-    out += fmt::format("Time range: {} .. {} ({})\n",
-                       FormatRfc3339Seconds(r->min_time),
-                       FormatRfc3339Seconds(r->max_time),
-                       FormatDurationMs(r->max_time - r->min_time));
-  }
-  out += fmt::format("Series: {}\n", r->num_series);
-  out += fmt::format("Samples: {}\n", r->num_samples);
-  out +=
-      fmt::format("Chunks: {} ({:.1f} samples/chunk)\n", r->num_chunks,
-                  r->num_chunks ? double(r->num_samples) / r->num_chunks : 0.0);
-  out += fmt::format("Disk bytes: {}\n", r->disk_bytes);
-  if (r->num_samples > 0) {
-    out += fmt::format(
-        "Bytes per sample: {:.3f} (on disk), {:.3f} (chunk payload)\n",
-        double(r->disk_bytes) / r->num_samples,
-        double(r->chunk_bytes) / r->num_samples);
-  }
-  out += fmt::format("Label names: {}\n", r->label_names);
-  out += fmt::format("Postings (unique label pairs): {}\n", r->label_pairs);
-  out += fmt::format("Postings entries (total label pairs): {}\n",
-                     r->postings_entries);
-  auto section = [&](const char* title, const auto& rows) {
-    out += fmt::format("\n{}:\n", title);
-    for (size_t i = 0; i < rows.size() && i < limit; ++i) {
-      out += fmt::format("{} {}\n", rows[i].second, rows[i].first);
-    }
-  };
-  section("Highest cardinality metric names (series)", r->series_per_metric);
-  section("Highest cardinality labels (distinct values)", r->label_cardinality);
-  section("Most common label pairs (series)", r->series_per_label_pair);
+  std::string out = FormatAnalyzeReport(*r, args.positional()[0], limit);
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -141,12 +141,7 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     if (s->persisted.load(std::memory_order_acquire)) continue;
     if (!seen.insert(s).second) continue;
     fresh.push_back(s);
-    Labels ls = head_->LabelsOf(*s);
-    batch.Put(cf_series_, SeriesKey(s->ref), EncodeLabels(ls));
-    for (const auto& l : ls) {
-      batch.Put(cf_postings_, PostingKey(l.name, l.value, s->ref),
-                rocksdb::Slice());
-    }
+    batch.Put(cf_series_, SeriesKey(s->ref), EncodeLabels(head_->LabelsOf(*s)));
   }
   if (options_.write_wal) {
     std::string rec = EncodeWalRecord(samples);

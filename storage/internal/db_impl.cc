@@ -1,5 +1,6 @@
 #include "storage/internal/db_impl.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/status_macros.h"
@@ -76,19 +77,37 @@ absl::Status DBImpl::OpenImpl() {
   data_cf.write_buffer_size = 64 << 20;
   data_cf.level_compaction_dynamic_level_bytes = true;
   rocksdb::ColumnFamilyOptions small_cf;
+  // Series records (labels), head records and metadata repeat the same
+  // names and values from record to record: ZSTD over 32 KiB blocks once
+  // they reach the bottom level halves them against LZ4 over 4 KiB, which
+  // matters for small directories where they rival the chunks in size.
+  small_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(bto));
   small_cf.compression = rocksdb::kLZ4Compression;
-  // Series and postings are written once per series; small memtables keep
-  // their share of RSS low (they are flushed, not kept, once full).
+  small_cf.bottommost_compression = rocksdb::kZSTD;
+  small_cf.level_compaction_dynamic_level_bytes = true;
+  // Series are written once per series; small memtables keep their share
+  // of RSS low (they are flushed, not kept, once full).
   small_cf.write_buffer_size = 4 << 20;
 
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, small_cf},
       {kCfSeries, small_cf},
       {kCfChunks, data_cf},
-      {kCfPostings, small_cf},
       {kCfWal, small_cf},
       {kCfHead, small_cf},
       {kCfMeta, small_cf}};
+  // A format-1 directory still has `postings`; RocksDB opens a directory
+  // for writing only with all its families, so open it to drop it.
+  bool legacy_postings = false;
+  if (!options_.read_only) {
+    std::vector<std::string> existing;
+    if (rocksdb::DB::ListColumnFamilies(dbo, dir_, &existing).ok()) {
+      for (const auto& name : existing) {
+        if (name == kCfLegacyPostings) legacy_postings = true;
+      }
+    }
+    if (legacy_postings) cfs.push_back({kCfLegacyPostings, small_cf});
+  }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs =
       options_.read_only
@@ -98,27 +117,18 @@ absl::Status DBImpl::OpenImpl() {
   db_.reset(raw);
   cf_series_ = handles_[1];
   cf_chunks_ = handles_[2];
-  cf_postings_ = handles_[3];
-  cf_wal_ = handles_[4];
-  cf_head_ = handles_[5];
-  cf_meta_ = handles_[6];
-
-  std::string fmtv;
-  rs = db_->Get(rocksdb::ReadOptions(), cf_meta_, kFormatKey, &fmtv);
-  if (rs.IsNotFound()) {
-    if (!options_.read_only) {
-      std::string v;
-      PutBE32(&v, kFormatVersion);
-      VIGIL_RETURN_IF_ERROR(
-          FromRocks(db_->Put(rocksdb::WriteOptions(), cf_meta_, kFormatKey, v),
-                    "write format"));
-    }
-  } else {
-    VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read format version"));
-    if (fmtv.size() != 4 || GetBE32(fmtv.data()) != kFormatVersion) {
-      return absl::DataLossError("meta/format: unknown on-disk format version");
-    }
+  cf_wal_ = handles_[3];
+  cf_head_ = handles_[4];
+  cf_meta_ = handles_[5];
+  rocksdb::ColumnFamilyHandle* postings = nullptr;
+  if (legacy_postings) {
+    postings = handles_.back();
+    handles_.pop_back();
   }
+  absl::Status format = CheckFormat(postings);
+  if (postings) db_->DestroyColumnFamilyHandle(postings);
+  VIGIL_RETURN_IF_ERROR(format);
+  if (!options_.read_only) DeleteOldOptionsFiles();
   std::string range;
   if (db_->Get(rocksdb::ReadOptions(), cf_meta_, "timerange", &range).ok() &&
       range.size() == 16) {
@@ -128,6 +138,59 @@ absl::Status DBImpl::OpenImpl() {
   VIGIL_RETURN_IF_ERROR(LoadSeries());
   VIGIL_RETURN_IF_ERROR(LoadHead());
   return ReplayWal();
+}
+
+absl::Status DBImpl::CheckFormat(rocksdb::ColumnFamilyHandle* legacy_postings) {
+  std::string fmtv;
+  rocksdb::Status rs =
+      db_->Get(rocksdb::ReadOptions(), cf_meta_, kFormatKey, &fmtv);
+  uint32_t version = kFormatVersion;
+  if (rs.IsNotFound()) {
+    if (options_.read_only) return absl::OkStatus();  // empty directory
+    version = 0;                                      // write it below
+  } else {
+    VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read format version"));
+    version = fmtv.size() == 4 ? GetBE32(fmtv.data()) : 0;
+    if (version != kFormatVersion && version != kFormatVersionWithPostings) {
+      return absl::DataLossError(fmt::format(
+          "meta/format: unknown on-disk format version {} (this build reads "
+          "{} and {})",
+          fmtv.size() == 4 ? std::to_string(version) : "(malformed)",
+          kFormatVersionWithPostings, kFormatVersion));
+    }
+  }
+  if (options_.read_only) return absl::OkStatus();
+  // The postings family goes first, so a crash in between leaves a
+  // format-1 directory without it, which is upgraded again at next open.
+  if (legacy_postings) {
+    VIGIL_RETURN_IF_ERROR(FromRocks(db_->DropColumnFamily(legacy_postings),
+                                    "drop legacy postings"));
+  }
+  if (version == kFormatVersion) return absl::OkStatus();
+  std::string v;
+  PutBE32(&v, kFormatVersion);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  return FromRocks(db_->Put(wo, cf_meta_, kFormatKey, v), "write format");
+}
+
+void DBImpl::DeleteOldOptionsFiles() {
+  // RocksDB writes its options to a new OPTIONS-<n> file at every open and
+  // keeps the previous one as well: a few kB per column family, each, which
+  // dominate a small directory. Vigil never loads options from them (it
+  // passes its own at every open), so only the newest is kept, for
+  // RocksDB's tools.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::pair<uint64_t, fs::path>> files;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("OPTIONS-", 0) != 0 || name.size() == 8) continue;
+    if (name.find_first_not_of("0123456789", 8) != std::string::npos) continue;
+    files.push_back({std::stoull(name.substr(8)), e.path()});
+  }
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i + 1 < files.size(); ++i) fs::remove(files[i].second, ec);
 }
 
 absl::Status DBImpl::LoadSeries() {

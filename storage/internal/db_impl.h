@@ -6,10 +6,11 @@
 //   db_impl.cc     open, recovery, checkpoint, flush, retention, stats
 //   db_append.cc   the Appender and Commit
 //   db_read.cc     the Querier
+//   db_list.cc     ForEachSeries, ForEachChunk
 //   records.cc     encodings of series, WAL and head records
 //
-// Durability: Commit writes one RocksDB WriteBatch (new series records and
-// postings, plus the sample batch in the `wal` family) before the head sees
+// Durability: Commit writes one RocksDB WriteBatch (new series records,
+// plus the sample batch in the `wal` family) before the head sees
 // the samples. Chunks cut from the head are written to the `chunks` family
 // at the end of the commit that cut them. A checkpoint writes every open
 // head chunk to the `head` family and deletes the `wal` records it covers,
@@ -69,7 +70,11 @@ class DBImpl : public DB {
                            const Metadata& md) override;
   std::vector<std::pair<std::string, Metadata>> GetMetadata() override;
   DBStats Stats() override;
-  absl::StatusOr<AnalyzeReport> Analyze() override;
+  void ForEachSeries(
+      const std::function<void(SeriesRef, const Labels&)>& f) override;
+  absl::Status ForEachChunk(
+      Timestamp mint, Timestamp maxt,
+      const std::function<void(const storage::ChunkMeta&)>& f) override;
 
   // --- used by the appender and querier -----------------------------------
   const Options& options() const { return options_; }
@@ -93,6 +98,11 @@ class DBImpl : public DB {
   std::atomic<uint64_t> chunk_writes_{0};
 
  private:
+  // Checks meta "format"; writes it in a new directory and upgrades a
+  // format-1 one (dropping `legacy_postings`, which may be null).
+  absl::Status CheckFormat(rocksdb::ColumnFamilyHandle* legacy_postings);
+  // Deletes RocksDB's OPTIONS files but the newest (see OpenImpl).
+  void DeleteOldOptionsFiles();
   absl::Status LoadSeries();
   absl::Status LoadHead();
   absl::Status ReplayWal();
@@ -114,7 +124,6 @@ class DBImpl : public DB {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::ColumnFamilyHandle* cf_series_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_chunks_ = nullptr;
-  rocksdb::ColumnFamilyHandle* cf_postings_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_wal_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_head_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_meta_ = nullptr;

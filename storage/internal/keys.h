@@ -18,16 +18,20 @@
 namespace vigil::storage::internal {
 
 // Column family names. DO NOT CHANGE.
-inline constexpr char kCfSeries[] = "series";      // ref → labels
-inline constexpr char kCfChunks[] = "chunks";      // day|ref|mint → chunk
-inline constexpr char kCfPostings[] = "postings";  // name|value|ref → ""
-inline constexpr char kCfWal[] = "wal";            // seq → sample batch
-inline constexpr char kCfHead[] = "head";          // ref → open chunk state
-inline constexpr char kCfMeta[] = "meta";          // format, metadata
+inline constexpr char kCfSeries[] = "series";  // ref → labels
+inline constexpr char kCfChunks[] = "chunks";  // day|ref|mint → chunk
+// Format 1 only: written but never read, dropped when a format-1 directory
+// is opened for writing (FORMAT.md, "Format versions").
+inline constexpr char kCfLegacyPostings[] = "postings";
+inline constexpr char kCfWal[] = "wal";    // seq → sample batch
+inline constexpr char kCfHead[] = "head";  // ref → open chunk state
+inline constexpr char kCfMeta[] = "meta";  // format, metadata
 
 inline constexpr int64_t kDayMs = 86400000;
-// DO NOT CHANGE: written to meta "format".
-inline constexpr uint32_t kFormatVersion = 1;
+// DO NOT CHANGE: written to meta "format". 2 = no `postings` family;
+// format 1 (with it) is still opened, and upgraded when opened for writing.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersionWithPostings = 1;
 
 // Day partition of a timestamp (floor division), offset so it sorts as
 // unsigned.
@@ -56,14 +60,6 @@ inline constexpr size_t kChunkKeySize = 20;
 inline std::string DayPrefix(uint32_t day) {
   std::string k;
   PutBE32(&k, day);
-  return k;
-}
-inline std::string PostingKey(std::string_view name, std::string_view value,
-                              uint64_t ref) {
-  std::string k;
-  PutLengthPrefixed(&k, name);
-  PutLengthPrefixed(&k, value);
-  PutBE64(&k, ref);
   return k;
 }
 inline std::string WalKey(uint64_t seq) {

@@ -1,0 +1,173 @@
+// On-disk format versions (storage/FORMAT.md, "Format versions"): a format-1
+// directory (with the never-read `postings` family) still opens, read-only
+// as it is and read-write upgraded to format 2; unknown versions are
+// refused; RocksDB's spare OPTIONS files are not kept.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocksdb/db.h"
+#include "storage/db.h"
+#include "storage/internal/coding.h"
+#include "storage/internal/keys.h"
+#include "tests/testutil/tempdir.h"
+
+namespace vigil::storage {
+namespace {
+
+Matcher Eq(std::string_view n, std::string_view v) {
+  return *Matcher::Make(MatchType::kEqual, n, v);
+}
+
+std::vector<std::pair<Timestamp, double>> Samples(DB* db) {
+  auto q = db->NewQuerier(kMinTimestamp, kMaxTimestamp);
+  REQUIRE(q.ok());
+  auto set = (*q)->Select({Eq("__name__", "up")});
+  REQUIRE(set.ok());
+  std::vector<std::pair<Timestamp, double>> out;
+  while ((*set)->Next()) {
+    auto it = (*set)->At().Iterator();
+    while (it->Next()) out.push_back({it->t(), it->v()});
+  }
+  return out;
+}
+
+std::vector<std::string> Families(const std::string& dir) {
+  std::vector<std::string> names;
+  REQUIRE(
+      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir, &names).ok());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Opens `dir` with RocksDB alone (all families) and calls f on it.
+template <typename F>
+void WithRocks(const std::string& dir, F f) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  for (const auto& n : Families(dir)) cfs.push_back({n, {}});
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::DBOptions dbo;
+  REQUIRE(rocksdb::DB::Open(dbo, dir, cfs, &handles, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  auto handle = [&](const std::string& name) {
+    for (auto* h : handles)
+      if (h->GetName() == name) return h;
+    return static_cast<rocksdb::ColumnFamilyHandle*>(nullptr);
+  };
+  f(db.get(), handle);
+  for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+}
+
+uint32_t FormatVersion(const std::string& dir) {
+  uint32_t version = 0;
+  WithRocks(dir, [&](rocksdb::DB* db, auto handle) {
+    std::string v;
+    REQUIRE(db->Get({}, handle("meta"), "format", &v).ok());
+    REQUIRE(v.size() == 4);
+    version = internal::GetBE32(v.data());
+  });
+  return version;
+}
+
+// Turns a format-2 directory into what format 1 wrote: version 1 and a
+// `postings` family with an entry per label of the one series.
+void MakeFormat1(const std::string& dir) {
+  WithRocks(dir, [&](rocksdb::DB* db, auto handle) {
+    rocksdb::ColumnFamilyHandle* postings = nullptr;
+    REQUIRE(db->CreateColumnFamily({}, "postings", &postings).ok());
+    std::string v;
+    internal::PutBE32(&v, 1);
+    REQUIRE(db->Put({}, handle("meta"), "format", v).ok());
+    for (auto [n, val] : {std::pair{"__name__", "up"}, {"job", "a"}}) {
+      std::string k;
+      internal::PutLengthPrefixed(&k, n);
+      internal::PutLengthPrefixed(&k, val);
+      internal::PutBE64(&k, 1);
+      REQUIRE(db->Put({}, postings, k, "").ok());
+    }
+    REQUIRE(db->Flush({}, postings).ok());
+    db->DestroyColumnFamilyHandle(postings);
+  });
+}
+
+void Fill(const std::string& dir) {
+  auto db = DB::Open({}, dir);
+  REQUIRE(db.ok());
+  auto app = (*db)->NewAppender();
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(
+        app->Append(0, {{"__name__", "up"}, {"job", "a"}}, 1000 * i, i).ok());
+  }
+  REQUIRE(app->Commit().ok());
+  REQUIRE((*db)->Flush().ok());
+}
+
+TEST_CASE("New directories are format 2, without a postings family",
+          "[format]") {
+  testutil::TempDir tmp;
+  Fill(tmp.path());
+  CHECK(FormatVersion(tmp.path()) == internal::kFormatVersion);
+  CHECK(internal::kFormatVersion == 2);
+  for (const auto& f : Families(tmp.path())) CHECK(f != "postings");
+}
+
+TEST_CASE("Format-1 directories open read-only and upgrade on write",
+          "[format]") {
+  testutil::TempDir tmp;
+  Fill(tmp.path());
+  MakeFormat1(tmp.path());
+  REQUIRE(FormatVersion(tmp.path()) == 1);
+  std::vector<std::pair<Timestamp, double>> want;
+  for (int i = 0; i < 10; ++i) want.push_back({1000 * i, i});
+  {
+    Options ro;
+    ro.read_only = true;
+    auto db = DB::Open(ro, tmp.path());
+    INFO(db.status().ToString());
+    REQUIRE(db.ok());
+    CHECK(Samples(db->get()) == want);
+  }
+  CHECK(FormatVersion(tmp.path()) == 1);  // read-only changes nothing
+  {
+    auto db = DB::Open({}, tmp.path());
+    INFO(db.status().ToString());
+    REQUIRE(db.ok());
+    CHECK(Samples(db->get()) == want);
+  }
+  CHECK(FormatVersion(tmp.path()) == 2);
+  for (const auto& f : Families(tmp.path())) CHECK(f != "postings");
+  auto db = DB::Open({}, tmp.path());
+  REQUIRE(db.ok());
+  CHECK(Samples(db->get()) == want);
+}
+
+TEST_CASE("Unknown format versions are refused", "[format]") {
+  testutil::TempDir tmp;
+  Fill(tmp.path());
+  WithRocks(tmp.path(), [&](rocksdb::DB* db, auto handle) {
+    std::string v;
+    internal::PutBE32(&v, 3);
+    REQUIRE(db->Put({}, handle("meta"), "format", v).ok());
+  });
+  auto db = DB::Open({}, tmp.path());
+  REQUIRE(db.status().code() == absl::StatusCode::kDataLoss);
+  CHECK(std::string(db.status().message()).find("format version 3") !=
+        std::string::npos);
+}
+
+TEST_CASE("Only the newest RocksDB OPTIONS file is kept", "[format]") {
+  testutil::TempDir tmp;
+  Fill(tmp.path());
+  for (int i = 0; i < 2; ++i) REQUIRE(DB::Open({}, tmp.path()).ok());
+  int options_files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path())) {
+    if (e.path().filename().string().rfind("OPTIONS-", 0) == 0) ++options_files;
+  }
+  CHECK(options_files == 1);
+}
+
+}  // namespace
+}  // namespace vigil::storage
