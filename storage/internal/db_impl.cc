@@ -13,19 +13,6 @@
 
 namespace vigil::storage {
 
-absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
-                                             const std::string& dir) {
-  if (options.chunk_range_ms <= 0 ||
-      internal::kDayMs % options.chunk_range_ms != 0) {
-    return absl::InvalidArgumentError(
-        fmt::format("open {}: chunk_range_ms {} must divide one day", dir,
-                    options.chunk_range_ms));
-  }
-  auto db = std::make_unique<internal::DBImpl>(options, dir);
-  VIGIL_RETURN_IF_ERROR(Annotate(db->OpenImpl(), fmt::format("open {}", dir)));
-  return std::unique_ptr<DB>(std::move(db));
-}
-
 namespace internal {
 
 DBImpl::DBImpl(const Options& options, std::string dir)
