@@ -94,7 +94,7 @@ std::string LabelValue(const Parser& p, std::string_view name) {
 TEST_CASE(
     "Every fixture page parses with the sample, HELP and TYPE counts "
     "grep finds",
-    "[textparse][fixtures]") {
+    "[textparse][fixtures][shared]") {
   if (!std::filesystem::exists(kFixtures)) {
     WARN("fixtures folder missing: " << kFixtures);
     return;
@@ -132,7 +132,7 @@ TEST_CASE(
 }
 
 TEST_CASE("node-exporter: raw 0x1C byte and U+FFFD pass through untouched",
-          "[textparse][fixtures]") {
+          "[textparse][fixtures][shared]") {
   if (!std::filesystem::exists(kFixtures)) return;
   const std::string body = ReadFile(kFixtures / "node-exporter-e2e.txt");
   Parser p(body, Format::kPrometheusText);
@@ -160,7 +160,7 @@ TEST_CASE("node-exporter: raw 0x1C byte and U+FFFD pass through untouched",
 }
 
 TEST_CASE("vllm-v0: last line without final newline is still a sample",
-          "[textparse][fixtures]") {
+          "[textparse][fixtures][shared]") {
   if (!std::filesystem::exists(kFixtures)) return;
   const std::string body = ReadFile(kFixtures / "vllm-v0.txt");
   REQUIRE(body.back() != '\n');
@@ -186,7 +186,7 @@ TEST_CASE("vllm-v0: last line without final newline is still a sample",
 TEST_CASE(
     "Fixture label values: spaces, big negative integers, 25 labels, "
     "empty values dropped from identity",
-    "[textparse][fixtures]") {
+    "[textparse][fixtures][shared]") {
   if (!std::filesystem::exists(kFixtures)) return;
   {
     const std::string body =
@@ -476,7 +476,7 @@ TEST_CASE("A 10 MB label value and a 10 MB junk line are handled",
 }
 
 TEST_CASE("Truncated and corrupted fixture pages never crash the parser",
-          "[textparse][robustness]") {
+          "[textparse][robustness][shared]") {
   if (!std::filesystem::exists(kFixtures)) return;
   std::mt19937 rng(42);
   for (const char* name :

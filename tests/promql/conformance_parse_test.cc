@@ -133,7 +133,7 @@ bool UsesSpecialFeatures(const std::string& expr) {
 }
 
 TEST_CASE("upstream conformance eval expressions parse",
-          "[parser][conformance]") {
+          "[parser][conformance][shared]") {
   fs::path dir = fs::path(VIGIL_SHARED_DIR) / "conformance" / "promql";
   if (!fs::exists(dir)) {
     WARN("no conformance folder at " << dir.string() << "; skipped");

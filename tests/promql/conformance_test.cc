@@ -59,7 +59,7 @@ TEST_CASE("own PromQL test scripts pass", "[promql][conformance]") {
 }
 
 TEST_CASE("upstream PromQL corpus reaches the target",
-          "[promql][conformance]") {
+          "[promql][conformance][shared]") {
   fs::path dir = fs::path(VIGIL_SHARED_DIR) / "conformance/promql";
   if (!fs::exists(dir)) {
     WARN("no upstream corpus at " << dir.string() << "; skipped");

@@ -87,7 +87,7 @@ void CompareWithPromtool(const std::string& input) {
 }  // namespace
 
 TEST_CASE("check metrics: verdicts on every fixture page",
-          "[check_metrics][fixtures]") {
+          "[check_metrics][fixtures][shared]") {
   if (!fs::exists(kFixtures)) {
     WARN("fixtures folder missing: " << kFixtures);
     return;
@@ -116,7 +116,7 @@ TEST_CASE("check metrics: verdicts on every fixture page",
 }
 
 TEST_CASE("check metrics: known lint lines from real pages",
-          "[check_metrics][fixtures]") {
+          "[check_metrics][fixtures][shared]") {
   if (!fs::exists(kFixtures)) return;
   auto has = [](const std::string& err, const std::string& line) {
     return err.find(line + "\n") != std::string::npos;
