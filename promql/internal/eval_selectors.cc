@@ -62,10 +62,11 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
   ForEachBlock(blocks, all.size() >= kMinParallelSeries, [&](size_t b) {
     std::vector<int64_t> ts;
     std::vector<double> vals;
-    absl::Status st = ev.CheckDeadline();
+    absl::Status st;
     BlockRange r = BlockOf(b, kBlock, all.size());
     for (size_t i = r.begin; st.ok() && i < r.end; i++) {
-      st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
+      st = ev.CheckDeadline();
+      if (st.ok()) st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
       if (st.ok()) make(all[i]->labels(), ts, vals, &results[i]);
     }
     errs[b] = std::move(st);
@@ -192,7 +193,7 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(
 
 absl::StatusOr<EvalValue> Evaluator::EvalMatrixTop(const Expr& e) {
   if (!instant()) {
-    return absl::InvalidArgumentError(
+    return absl::FailedPreconditionError(
         "cannot do range evaluation of matrix selector");
   }
   std::vector<RawSeries> raw;
