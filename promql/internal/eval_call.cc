@@ -373,9 +373,12 @@ absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(
     }
     return MapPoints(
         *this, std::move(args[0]), [f](double v, int, double* out) {
-          int64_t secs = std::isnan(v) || std::isinf(v) || std::fabs(v) > 9.2e18
-                             ? INT64_MIN
-                             : static_cast<int64_t>(v);
+          // Go's int64(v) on amd64 (CVTTSD2SQ): NaN and values outside
+          // [-2^63, 2^63) give -2^63.
+          int64_t secs =
+              v >= -9223372036854775808.0 && v < 9223372036854775808.0
+                  ? static_cast<int64_t>(v)
+                  : INT64_MIN;
           *out = f(secs);
           return true;
         });
