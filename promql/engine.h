@@ -8,6 +8,12 @@
 // offsets and subqueries. Native histograms are not supported (functions
 // that only make sense on them fail with an "unsupported" error).
 //
+// Selectors read series with Querier::SelectUnsorted, as Prometheus's
+// engine selects without sorting: an instant query's vector comes back in
+// storage order (the DB's creation order) transformed by the operators, and
+// that order is what decides ties in topk/bottomk, exactly as in
+// Prometheus. Range query results are sorted by labels.
+//
 // A range query is evaluated series-at-a-time over all steps where that is
 // possible (selectors, range functions, element-wise functions), with
 // columnar buffers; operators that combine series (binary operators,

@@ -28,6 +28,7 @@
 #include "core/labels.h"
 #include "promql/ast.h"
 #include "promql/engine.h"
+#include "promql/internal/gosort.h"
 #include "promql/value.h"
 #include "storage/querier.h"
 
@@ -378,27 +379,6 @@ inline void KahanInc(double inc, double* sum, double* c) {
 }
 // Prometheus's quantile over `values` (sorted in place).
 double Quantile(double q, std::vector<double>* values);
-// Go's sort.Sort on small inputs (insertion sort), with `less(i, j)`.
-template <typename T, typename Less>
-void GoInsertionSort(std::vector<T>* v, Less less) {
-  for (size_t i = 1; i < v->size(); i++) {
-    for (size_t j = i; j > 0 && less((*v)[j], (*v)[j - 1]); j--) {
-      std::swap((*v)[j], (*v)[j - 1]);
-    }
-  }
-}
-// Go's sort.Sort: insertion sort for <= 12 elements (which is what makes
-// ties come out in a predictable order), otherwise a stable sort with the
-// same ordering.
-template <typename T, typename Less>
-void GoSort(std::vector<T>* v, Less less) {
-  if (v->size() <= 12) {
-    GoInsertionSort(v, less);
-  } else {
-    std::stable_sort(v->begin(), v->end(), less);
-  }
-}
-
 // Element-wise functions (abs, ceil, ...) by name; null if not one.
 using MathFn = double (*)(double);
 MathFn LookupMathFunction(std::string_view name);

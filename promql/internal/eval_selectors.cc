@@ -49,7 +49,9 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
                            int64_t mint, int64_t maxt, const Evaluator& ev,
                            Make make, Sink sink) {
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
-  VIGIL_ASSIGN_OR_RETURN(auto set, querier->Select(vs.matchers));
+  // Unsorted, as Prometheus's engine selects: the storage's order (series
+  // creation order) is what decides ties in topk/bottomk.
+  VIGIL_ASSIGN_OR_RETURN(auto set, querier->SelectUnsorted(vs.matchers));
   std::vector<const storage::Series*> all;
   while (set->Next()) all.push_back(&set->At());
   VIGIL_RETURN_IF_ERROR(set->err());
