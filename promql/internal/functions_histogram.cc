@@ -276,9 +276,13 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
         } else {
           QuantileResult r = BucketQuantile(sc[qi][step], &bg.buckets[g]);
           if (r.forced) {
-            annos_->ForcedMonotonicity(std::string(bg.labels[g].MetricName()),
-                                       e.args[vec_arg]->pos, t, r.min_bucket,
-                                       r.max_bucket, r.max_diff);
+            // Named only with delayed name removal, as in Prometheus.
+            annos_->ForcedMonotonicity(
+                opts_.enable_delayed_name_removal
+                    ? std::string(bg.labels[g].MetricName())
+                    : std::string(),
+                e.args[vec_arg]->pos, t, r.min_bucket, r.max_bucket,
+                r.max_diff);
           }
           v = r.q;
         }

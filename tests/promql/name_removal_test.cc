@@ -139,3 +139,34 @@ TEST_CASE("a comparison does not bring back a name its left side dropped",
 
 }  // namespace
 }  // namespace vigil::promql
+
+namespace vigil::promql {
+namespace {
+
+TEST_CASE("histogram annotations name the metric only in the delayed mode",
+          "[promql][names]") {
+  promqltest::MemStorage s;
+  // Non-monotonic buckets (forced monotonicity) and one without `le`.
+  s.Append(Labels{{"__name__", "h_bucket"}, {"le", "1"}}, 0, 5);
+  s.Append(Labels{{"__name__", "h_bucket"}, {"le", "2"}}, 0, 3);
+  s.Append(Labels{{"__name__", "h_bucket"}, {"le", "+Inf"}}, 0, 6);
+  s.Append(Labels{{"__name__", "h_bucket"}, {"x", "1"}}, 0, 1);
+  for (bool delayed : {false, true}) {
+    CAPTURE(delayed);
+    auto r = MakeEngine(delayed).InstantQuery(
+        &s, "histogram_quantile(0.5, h_bucket)", 0);
+    REQUIRE(r.ok());
+    REQUIRE(r->warnings.size() == 1);
+    REQUIRE(r->infos.size() == 1);
+    const bool warn_named =
+        r->warnings[0].find("for metric name \"h_bucket\"") !=
+        std::string::npos;
+    const bool info_named =
+        r->infos[0].find("for metric name \"h_bucket\"") != std::string::npos;
+    CHECK(warn_named == delayed);
+    CHECK(info_named == delayed);
+  }
+}
+
+}  // namespace
+}  // namespace vigil::promql
