@@ -109,9 +109,16 @@ Labels ResultMetric(const Labels& lhs, const Labels& rhs, BinOp op,
 // VectorAnd/Or/Unless and VectorBinop).
 class VectorVector {
  public:
+  // `drop_now`: names are removed as soon as dropped (no delayed name
+  // removal), so `bool` comparisons check unique matches without them.
   VectorVector(const BinaryExpr& e, const Matrix& l, const Matrix& r,
-               bool instant)
-      : e_(e), m_(*e.matching), l_(l), r_(r), out_(instant) {
+               bool instant, bool drop_now)
+      : e_(e),
+        m_(*e.matching),
+        l_(l),
+        r_(r),
+        out_(instant),
+        unique_without_name_(drop_now && e.return_bool) {
     absl::flat_hash_map<std::string, int> ord;
     auto sigs = [&](const Matrix& mat, std::vector<int>* out) {
       for (const Series& s : mat) {
@@ -297,7 +304,10 @@ class VectorVector {
         matched_[sig] = 1;
       } else {
         auto [it, fresh] = label_hash_.try_emplace(key, 0);
-        if (fresh) it->second = make().Hash();
+        if (fresh) {
+          it->second = unique_without_name_ ? DropMetricName(make()).Hash()
+                                            : make().Hash();
+        }
         if (!inserted_
                  .try_emplace(it->second * 31 + static_cast<uint64_t>(sig), 1)
                  .second) {
@@ -323,6 +333,7 @@ class VectorVector {
   std::vector<int> right_of_;
   absl::flat_hash_map<uint64_t, char> inserted_;
   absl::flat_hash_map<uint64_t, uint64_t> label_hash_;
+  bool unique_without_name_;
 };
 
 // Vector op scalar (or scalar op vector when `swap`), series at a time.
@@ -374,7 +385,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
   if (r.type == ValueType::kScalar)
     return MakeVector(
         VectorScalar(e, std::move(l.mat), r.scalar, false, *this));
-  VectorVector vv(e, l.mat, r.mat, instant());
+  VectorVector vv(e, l.mat, r.mat, instant(),
+                  !opts_.enable_delayed_name_removal);
   Matrix by_series;
   int64_t points = 0;
   absl::Status st;

@@ -170,3 +170,26 @@ TEST_CASE("histogram annotations name the metric only in the delayed mode",
 
 }  // namespace
 }  // namespace vigil::promql
+
+namespace vigil::promql {
+namespace {
+
+TEST_CASE("bool comparisons check unique matches without the dropped names",
+          "[promql][names]") {
+  auto s = MakeStorage();
+  const char* q = "{__name__=~\"a|b\"} > bool on(job) group_left a";
+  // Default mode: a{job} and b{job} both become {job} before the check.
+  auto r = MakeEngine(false).InstantQuery(&s, q, 600000);
+  CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(std::string(r.status().message()) ==
+        "multiple matches for labels: grouping labels must ensure unique "
+        "matches");
+  // Delayed mode: the names still differ there; the duplicate is found
+  // only when the query ends.
+  r = MakeEngine(true).InstantQuery(&s, q, 600000);
+  CHECK(std::string(r.status().message()) ==
+        "vector cannot contain metrics with the same labelset");
+}
+
+}  // namespace
+}  // namespace vigil::promql
