@@ -1,6 +1,9 @@
 #include "promql/ast.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
+#include "promql/internal/parser.h"
 
 namespace vigil::promql {
 
@@ -191,6 +194,30 @@ ValueType Type(const Expr& e) {
       return Type(*e.As<ParenExpr>().expr);
   }
   return ValueType::kNone;
+}
+
+const Function* LookupFunction(std::string_view name) {
+  const auto& t = internal::FunctionTable();
+  auto it = std::lower_bound(
+      t.begin(), t.end(), name,
+      [](const Function& f, std::string_view n) { return f.name < n; });
+  if (it == t.end() || it->name != name) return nullptr;
+  return &*it;
+}
+
+const std::vector<const Function*>& AllFunctions() {
+  static const auto* all = [] {
+    auto* v = new std::vector<const Function*>();
+    for (const auto& f : internal::FunctionTable()) v->push_back(&f);
+    return v;
+  }();
+  return *all;
+}
+
+std::string Format(const Expr& e) {
+  std::string out;
+  internal::WriteExpr(&out, e);
+  return out;
 }
 
 }  // namespace vigil::promql

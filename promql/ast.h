@@ -6,7 +6,10 @@
 // node kinds and semantics as Prometheus's promql/parser/ast.go (Prometheus
 // 3.x). Nodes are plain structs owned through std::unique_ptr<Expr>; walk
 // them with `switch (e.kind)` and `As<T>()`. A tree is immutable once
-// returned by the parser and may be read concurrently.
+// returned by the parser and may be read concurrently. It owns all its
+// data (names, strings, matchers): it does not point into the query text,
+// which may be freed after parsing; the only pointers it holds are
+// Call::func entries of the function table, which live forever.
 //
 // Positions (`PosRange`) are byte offsets into the query text, half open,
 // as Prometheus's posrange.PositionRange; FormatPosition() turns one into
@@ -98,7 +101,8 @@ enum class UnaryOp { kPlus, kMinus };
 // Where an `@` modifier pins evaluation.
 enum class AtKind { kNone, kTimestamp, kStart, kEnd };
 
-// One entry of the function table (promql/internal/functions.cc), mirroring
+// One entry of the function table (promql/internal/functions.cc; the
+// functions below are implemented in promql/ast.cc), mirroring
 // Prometheus's parser.Function. `variadic`: 0 = exactly arg_types.size()
 // arguments; k > 0 = the last arg_types entry is optional and may repeat up
 // to k times in total (e.g. hour(): 0 or 1 argument, round(): 1 or 2);
@@ -116,7 +120,7 @@ struct Function {
 };
 // Returns the table entry for `name`, or nullptr. Entries live forever.
 const Function* LookupFunction(std::string_view name);
-// All functions, sorted by name.
+// All functions, sorted by name. The vector and its entries live forever.
 const std::vector<const Function*>& AllFunctions();
 
 enum class NodeKind {

@@ -34,7 +34,8 @@ struct ParseOptions {
   bool enable_experimental_functions = true;
 };
 
-// Parses and type-checks a PromQL expression.
+// Parses and type-checks a PromQL expression. The caller owns the tree;
+// it does not refer to `input`, which may be freed afterwards.
 // InvalidArgument (see above) on any syntax or type error.
 absl::StatusOr<std::unique_ptr<Expr>> ParseExpr(std::string_view input,
                                                 const ParseOptions& options);

@@ -5,7 +5,9 @@
 // The values a PromQL query evaluates to, as in Prometheus's promql/value.go
 // (float samples only): an instant vector (`Vector` of `Sample`s), a range
 // vector (`Matrix` of `Series`, each with columnar timestamps and values), a
-// `Scalar` and a `String`. `Value` holds exactly one of them.
+// `Scalar` and a `String`. `Value` holds exactly one of them. All are plain
+// values that own their data (labels, points, strings): nothing refers back
+// to the engine, the storage or the query text. Header-only.
 #ifndef VIGIL_PROMQL_VALUE_H_
 #define VIGIL_PROMQL_VALUE_H_
 

@@ -23,6 +23,7 @@
 
 namespace vigil::promql {
 class Engine;
+class QueryContext;
 }  // namespace vigil::promql
 
 namespace vigil::rules {
@@ -37,7 +38,11 @@ using QueryFunc = std::function<absl::StatusOr<promql::Vector>(
 // Prometheus's rules.EngineQueryFunc: instant queries through `engine` over
 // `q` (both must outlive the function); a scalar result becomes one sample
 // without labels, a string or matrix result is InvalidArgument.
-QueryFunc EngineQueryFunc(const promql::Engine* engine, storage::Queryable* q);
+// `ctx`, if not null, is passed to every query (so cancelling it, e.g. when
+// the manager stops, ends a running evaluation); it, `engine` and `q` must
+// outlive the returned function.
+QueryFunc EngineQueryFunc(const promql::Engine* engine, storage::Queryable* q,
+                          const promql::QueryContext* ctx = nullptr);
 
 // An alert as handed to the notifier (Prometheus's notifier.Alert).
 struct NotifyAlert {

@@ -107,6 +107,14 @@ class Querier {
   // string). InvalidArgument if all of them match "".
   [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>> Select(
       const std::vector<Matcher>& matchers) = 0;
+  // Like Select, without sorting: Prometheus's Select(sortSeries=false),
+  // which its PromQL engine uses. DB returns the series in creation order
+  // (ascending series ref), as Prometheus's head does; that order decides
+  // which series wins a tie in topk/bottomk. The default is Select's order.
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>>
+  SelectUnsorted(const std::vector<Matcher>& matchers) {
+    return Select(matchers);
+  }
   // Sorted distinct label names of series matching `matchers` (all series
   // if empty). An implementation may include series without samples in
   // [mint, maxt]: the DB's does (it answers from its index, which holds

@@ -1,5 +1,5 @@
-// The evaluator's entry points (Engine), the node dispatch, and the shared
-// helpers: annotations, step cursors, output builders, result cleanup.
+// The evaluator: the node dispatch, the deadline and sample-limit checks,
+// and the shared helpers (annotations, step cursors, output builders).
 #include "promql/internal/eval.h"
 
 #include <algorithm>
@@ -99,7 +99,7 @@ void Annotations::Render(std::string_view query,
 // ----------------------------------------------------
 
 absl::Status DuplicateLabelsetError() {
-  return absl::InvalidArgumentError(
+  return absl::FailedPreconditionError(
       "vector cannot contain metrics with the same labelset");
 }
 
@@ -274,9 +274,7 @@ double Quantile(double q, std::vector<double>* values) {
 
 Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q,
                      int64_t start, int64_t end, int64_t interval,
-                     Annotations* annos,
-                     std::chrono::steady_clock::time_point deadline,
-                     int64_t* samples)
+                     Annotations* annos, Deadline deadline, int64_t* samples)
     : opts_(opts),
       queryable_(q),
       start_(start),
@@ -298,8 +296,27 @@ Evaluator Evaluator::Child(int64_t start, int64_t end, int64_t interval) const {
   return c;
 }
 
-absl::Status Evaluator::CheckDeadline() const {
-  if (opts_.timeout_ms > 0 && std::chrono::steady_clock::now() > deadline_) {
+Deadline Deadline::For(const EngineOptions& opts, const QueryContext* ctx) {
+  Deadline d;
+  d.ctx = ctx;
+  if (opts.timeout_ms > 0) {
+    d.timed = true;
+    d.at = std::chrono::steady_clock::now() +
+           std::chrono::milliseconds(opts.timeout_ms);
+  }
+  if (ctx != nullptr && ctx->has_deadline() &&
+      (!d.timed || ctx->deadline() < d.at)) {
+    d.timed = true;
+    d.at = ctx->deadline();
+  }
+  return d;
+}
+
+absl::Status Deadline::Check() const {
+  if (ctx != nullptr && ctx->cancelled()) {
+    return absl::CancelledError("query was canceled in expression evaluation");
+  }
+  if (timed && std::chrono::steady_clock::now() > at) {
     return absl::DeadlineExceededError(
         "query timed out in expression evaluation");
   }
@@ -325,9 +342,54 @@ absl::Status Evaluator::CheckRoomFor(int64_t n) const {
   return absl::OkStatus();
 }
 
+namespace {
+
+// A call with a range-vector argument: Prometheus evaluates those series by
+// series and rejects identical output series even in a range query.
+bool IsRangeVectorCall(const Expr& e) {
+  if (e.kind != NodeKind::kCall) return false;
+  for (const auto& a : e.As<Call>().args) {
+    if (Type(*a) == ValueType::kMatrix) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status Evaluator::DropNamesNow(const Expr& e, EvalValue* v) const {
+  bool dropped = false;
+  for (Series& s : v->mat) {
+    if (!s.drop_name) continue;
+    s.metric = DropMetricName(s.metric);
+    s.drop_name = false;
+    dropped = true;
+  }
+  if (!dropped) return absl::OkStatus();
+  // Only this node dropped names (its inputs were handled when they were
+  // evaluated), so only here can series have become identical. Prometheus
+  // rejects that at once for an instant query and for a range-vector call;
+  // elsewhere a range query merges them, failing only where two meet at
+  // one step.
+  if (instant() || IsRangeVectorCall(e)) {
+    absl::flat_hash_map<uint64_t, int> seen;
+    seen.reserve(v->mat.size());
+    for (const Series& s : v->mat) {
+      if (!seen.try_emplace(s.metric.Hash(), 0).second)
+        return DuplicateLabelsetError();
+    }
+    return absl::OkStatus();
+  }
+  VIGIL_ASSIGN_OR_RETURN(v->mat, MergeSameLabelset(std::move(v->mat)));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<EvalValue> Evaluator::Eval(const Expr& e) {
   const int64_t before = *samples_;
   absl::StatusOr<EvalValue> v = EvalNode(e);
+  if (v.ok() && v->type == ValueType::kVector &&
+      !opts_.enable_delayed_name_removal) {
+    VIGIL_RETURN_IF_ERROR(DropNamesNow(e, &*v));
+  }
   if (v.ok()) {
     int64_t n = 0;
     for (const Series& s : v->mat) n += static_cast<int64_t>(s.ts.size());
@@ -379,139 +441,5 @@ absl::StatusOr<EvalValue> Evaluator::EvalNode(const Expr& e) {
 }
 
 }  // namespace internal
-
-// ---- Engine
-// ------------------------------------------------------------------------
-
-namespace {
-
-using internal::Annotations;
-using internal::EvalValue;
-
-bool SeriesLess(const Series& a, const Series& b) {
-  return a.metric < b.metric;
-}
-
-absl::Status CleanupNames(Matrix* m) {
-  for (Series& s : *m) {
-    if (s.drop_name) s.metric = internal::DropMetricName(s.metric);
-    s.drop_name = false;
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
-                                    std::string_view query, Timestamp start,
-                                    Timestamp end, int64_t step_ms) const {
-  bool instant = step_ms == 0;
-  if (!instant) {
-    if (step_ms < 0) {
-      return absl::InvalidArgumentError(
-          "zero or negative query resolution step widths are not accepted. Try "
-          "a "
-          "positive integer");
-    }
-    if (end < start)
-      return absl::InvalidArgumentError(
-          "end timestamp must not be before start time");
-    ValueType t = Type(expr);
-    if (t != ValueType::kScalar && t != ValueType::kVector) {
-      return absl::InvalidArgumentError(
-          fmt::format("invalid expression type \"{}\" for range query, must be "
-                      "Scalar or instant Vector",
-                      std::string(DocumentedTypeName(t))));
-    }
-  }
-  Annotations annos;
-  int64_t samples = 0;
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(options_.timeout_ms);
-  internal::Evaluator ev(options_, q, start, instant ? start : end,
-                         instant ? 1 : step_ms, &annos, deadline, &samples);
-  VIGIL_ASSIGN_OR_RETURN(EvalValue v, ev.Eval(expr));
-  Result r;
-  switch (v.type) {
-    case ValueType::kScalar:
-      if (instant) {
-        r.value.type = ValueType::kScalar;
-        r.value.scalar = {start, v.scalar.empty() ? 0 : v.scalar[0]};
-      } else {
-        Series s;
-        for (int i = 0; i < ev.num_steps(); i++) {
-          s.ts.push_back(start + i * step_ms);
-          s.vs.push_back(v.scalar[i]);
-        }
-        r.value.type = ValueType::kMatrix;
-        r.value.matrix.push_back(std::move(s));
-      }
-      break;
-    case ValueType::kString:
-      r.value.type = ValueType::kString;
-      r.value.string = {start, v.str};
-      break;
-    case ValueType::kVector: {
-      VIGIL_RETURN_IF_ERROR(CleanupNames(&v.mat));
-      if (instant) {
-        r.value.type = ValueType::kVector;
-        for (Series& s : v.mat) {
-          if (s.ts.empty()) continue;
-          r.value.vector.push_back({std::move(s.metric), start, s.vs[0]});
-        }
-        absl::flat_hash_map<uint64_t, int> seen;
-        for (const Sample& s : r.value.vector) {
-          if (!seen.try_emplace(s.metric.Hash(), 0).second) {
-            return internal::DuplicateLabelsetError();
-          }
-        }
-      } else {
-        VIGIL_ASSIGN_OR_RETURN(v.mat,
-                               internal::MergeSameLabelset(std::move(v.mat)));
-        r.value.type = ValueType::kMatrix;
-        r.value.matrix = std::move(v.mat);
-        std::sort(r.value.matrix.begin(), r.value.matrix.end(), SeriesLess);
-      }
-      break;
-    }
-    case ValueType::kMatrix: {
-      VIGIL_RETURN_IF_ERROR(CleanupNames(&v.mat));
-      VIGIL_ASSIGN_OR_RETURN(v.mat,
-                             internal::MergeSameLabelset(std::move(v.mat)));
-      r.value.type = ValueType::kMatrix;
-      r.value.matrix = std::move(v.mat);
-      std::sort(r.value.matrix.begin(), r.value.matrix.end(), SeriesLess);
-      break;
-    }
-    case ValueType::kNone:
-      return absl::InternalError("expression evaluated to no value");
-  }
-  annos.Render(query, &r.warnings, &r.infos);
-  return r;
-}
-
-absl::StatusOr<Result> Engine::InstantQuery(storage::Queryable* q,
-                                            std::string_view query,
-                                            Timestamp t) const {
-  ParseOptions po;
-  po.enable_experimental_functions = options_.enable_experimental_functions;
-  VIGIL_ASSIGN_OR_RETURN(auto expr, ParseExpr(query, po));
-  return Exec(q, *expr, query, t, t, 0);
-}
-
-absl::StatusOr<Result> Engine::RangeQuery(storage::Queryable* q,
-                                          std::string_view query,
-                                          Timestamp start, Timestamp end,
-                                          int64_t step_ms) const {
-  if (step_ms <= 0) {
-    return absl::InvalidArgumentError(
-        "zero or negative query resolution step widths are not accepted. Try a "
-        "positive integer");
-  }
-  ParseOptions po;
-  po.enable_experimental_functions = options_.enable_experimental_functions;
-  VIGIL_ASSIGN_OR_RETURN(auto expr, ParseExpr(query, po));
-  return Exec(q, *expr, query, start, end, step_ms);
-}
 
 }  // namespace vigil::promql

@@ -28,6 +28,7 @@
 #include "core/labels.h"
 #include "promql/ast.h"
 #include "promql/engine.h"
+#include "promql/internal/gosort.h"
 #include "promql/value.h"
 #include "storage/querier.h"
 
@@ -211,6 +212,37 @@ bool RangeFunctionUsesResets(RangeFn fn);
 // only on the window's samples and parameters.
 bool RangeFunctionUsesStepTime(RangeFn fn);
 
+// When a query must stop: the engine's timeout and the caller's
+// QueryContext (deadline, cancel flag). Check() costs an atomic load and,
+// with a deadline, a steady_clock read (tens of nanoseconds), so loops call
+// it every few thousand samples of work.
+struct Deadline {
+  const QueryContext* ctx = nullptr;
+  bool timed = false;
+  std::chrono::steady_clock::time_point at{};
+  static Deadline For(const EngineOptions& opts, const QueryContext* ctx);
+  // OkStatus, Cancelled or DeadlineExceeded (Prometheus's messages).
+  absl::Status Check() const;
+};
+
+// Counts the work of an inner loop (samples, steps) and checks the
+// deadline every kEvery units: often enough that a cancelled query stops
+// within a millisecond or so, rarely enough to cost nothing measurable.
+class WorkMeter {
+ public:
+  explicit WorkMeter(const Deadline& d) : d_(d) {}
+  absl::Status Add(size_t n) {
+    if ((done_ += n) < kEvery) return absl::OkStatus();
+    done_ = 0;
+    return d_.Check();
+  }
+
+ private:
+  static constexpr size_t kEvery = 4096;
+  const Deadline& d_;
+  size_t done_ = 0;
+};
+
 // Evaluates expressions of one query over one step grid. Not thread-safe;
 // a query creates its own (subqueries create children sharing the sample
 // counter, deadline and annotations).
@@ -218,7 +250,7 @@ class Evaluator {
  public:
   Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t start,
             int64_t end, int64_t interval, Annotations* annos,
-            std::chrono::steady_clock::time_point deadline, int64_t* samples);
+            Deadline deadline, int64_t* samples);
 
   // Evaluates `e` over all steps. The sample count of the result stays
   // accounted (against max_samples) until the caller's own result replaces
@@ -246,14 +278,20 @@ class Evaluator {
   }
   Annotations* annos() { return annos_; }
 
-  // Deadline and sample-limit checks.
-  absl::Status CheckDeadline() const;
+  // Deadline, cancellation and sample-limit checks. CheckDeadline is
+  // thread-safe (RangeSeriesAll's blocks call it).
+  absl::Status CheckDeadline() const { return deadline_.Check(); }
+  const Deadline& deadline() const { return deadline_; }
   absl::Status AddSamples(int64_t n);
   // Fails like AddSamples if `n` more samples would exceed the limit,
   // without accounting them.
   absl::Status CheckRoomFor(int64_t n) const;
 
   absl::StatusOr<EvalValue> EvalNode(const Expr& e);
+  // Without delayed __name__ removal: drops the names `e`'s node marked
+  // for dropping, and fails (or merges) as Prometheus does where series
+  // thereby become identical.
+  absl::Status DropNamesNow(const Expr& e, EvalValue* v) const;
   // ---- eval_selectors.cc
   absl::StatusOr<EvalValue> EvalVectorSelector(const VectorSelector& vs,
                                                bool record_orig_t);
@@ -309,7 +347,7 @@ class Evaluator {
   storage::Queryable* queryable_;
   int64_t start_, end_, interval_;
   Annotations* annos_;
-  std::chrono::steady_clock::time_point deadline_;
+  Deadline deadline_;
   int64_t* samples_;
   int64_t query_start_, query_end_;
   int64_t query_step_;  // 0 for an instant query
@@ -341,27 +379,6 @@ inline void KahanInc(double inc, double* sum, double* c) {
 }
 // Prometheus's quantile over `values` (sorted in place).
 double Quantile(double q, std::vector<double>* values);
-// Go's sort.Sort on small inputs (insertion sort), with `less(i, j)`.
-template <typename T, typename Less>
-void GoInsertionSort(std::vector<T>* v, Less less) {
-  for (size_t i = 1; i < v->size(); i++) {
-    for (size_t j = i; j > 0 && less((*v)[j], (*v)[j - 1]); j--) {
-      std::swap((*v)[j], (*v)[j - 1]);
-    }
-  }
-}
-// Go's sort.Sort: insertion sort for <= 12 elements (which is what makes
-// ties come out in a predictable order), otherwise a stable sort with the
-// same ordering.
-template <typename T, typename Less>
-void GoSort(std::vector<T>* v, Less less) {
-  if (v->size() <= 12) {
-    GoInsertionSort(v, less);
-  } else {
-    std::stable_sort(v->begin(), v->end(), less);
-  }
-}
-
 // Element-wise functions (abs, ceil, ...) by name; null if not one.
 using MathFn = double (*)(double);
 MathFn LookupMathFunction(std::string_view name);

@@ -165,13 +165,13 @@ absl::Status CheckParam(const AggregateExpr& e,
   if (nan) mx = mn = NAN;  // Go's math.Max/Min propagate NaN
   if (is_k) {
     if (mx < 1) return *empty = true, absl::OkStatus();
-    if (nan) return absl::InvalidArgumentError("Parameter value is NaN");
+    if (nan) return absl::FailedPreconditionError("Parameter value is NaN");
     if (mn <= -9.223372036854775807e18) {
-      return absl::InvalidArgumentError(fmt::format(
+      return absl::FailedPreconditionError(fmt::format(
           "Scalar value {} underflows int64", go::FormatFloatG(mn)));
     }
     if (mx >= 9.223372036854775807e18) {
-      return absl::InvalidArgumentError(
+      return absl::FailedPreconditionError(
           fmt::format("Scalar value {} overflows int64", go::FormatFloatG(mx)));
     }
     return absl::OkStatus();
@@ -324,10 +324,12 @@ struct Aggregation {
   // its inputs in series order, exactly as the step-by-step pass does, so
   // the result is the same bit for bit; but every input column is read
   // once, in order. Returns the number of points added to out[group].
-  int64_t BySeries(const Evaluator& ev, Matrix* out) const {
+  absl::StatusOr<int64_t> BySeries(const Evaluator& ev, Matrix* out) const {
     const size_t steps = static_cast<size_t>(ev.num_steps());
     std::vector<Group> cells(groups.size() * steps);
+    WorkMeter meter(ev.deadline());
     for (size_t i = 0; i < in.size(); i++) {
+      VIGIL_RETURN_IF_ERROR(meter.Add(in[i].ts.size() + 1));
       Group* row = &cells[static_cast<size_t>(group_of[i]) * steps];
       const Series& s = in[i];
       for (size_t j = 0; j < s.ts.size(); j++) {
@@ -392,8 +394,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   std::sort(agg.grouping.begin(), agg.grouping.end());
   if (op == AggOp::kCountValues) {
     if (param.str.empty() || !ValidUtf8Name(param.str)) {
-      return absl::InvalidArgumentError("invalid label name " +
-                                        go::Quote(param.str));
+      return absl::FailedPreconditionError("invalid label name " +
+                                           go::Quote(param.str));
     }
     if (!e.without) agg.grouping.push_back(param.str);
   }
@@ -410,8 +412,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   constexpr size_t kMaxCells = size_t{1} << 20;  // 48 MiB of cells at most
   if (!stepwise_out && op != AggOp::kQuantile &&
       agg.groups.size() * static_cast<size_t>(num_steps()) <= kMaxCells) {
-    VIGIL_RETURN_IF_ERROR(CheckDeadline());
-    VIGIL_RETURN_IF_ERROR(AddSamples(agg.BySeries(*this, &out)));
+    VIGIL_ASSIGN_OR_RETURN(int64_t points, agg.BySeries(*this, &out));
+    VIGIL_RETURN_IF_ERROR(AddSamples(points));
     Matrix res;
     for (Series& s : out) {
       if (!s.ts.empty()) res.push_back(std::move(s));

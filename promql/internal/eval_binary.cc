@@ -109,9 +109,16 @@ Labels ResultMetric(const Labels& lhs, const Labels& rhs, BinOp op,
 // VectorAnd/Or/Unless and VectorBinop).
 class VectorVector {
  public:
+  // `drop_now`: names are removed as soon as dropped (no delayed name
+  // removal), so `bool` comparisons check unique matches without them.
   VectorVector(const BinaryExpr& e, const Matrix& l, const Matrix& r,
-               bool instant)
-      : e_(e), m_(*e.matching), l_(l), r_(r), out_(instant) {
+               bool instant, bool drop_now)
+      : e_(e),
+        m_(*e.matching),
+        l_(l),
+        r_(r),
+        out_(instant),
+        unique_without_name_(drop_now && e.return_bool) {
     absl::flat_hash_map<std::string, int> ord;
     auto sigs = [&](const Matrix& mat, std::vector<int>* out) {
       for (const Series& s : mat) {
@@ -147,7 +154,10 @@ class VectorVector {
   // Returns false (nothing done) when the conditions do not hold; otherwise
   // fills *out in the order the step-by-step pass would create series:
   // by first output step, then left series order.
-  bool OneToOneBySeries(bool instant, Matrix* out, int64_t* points) const {
+  // False if the step-wise path is needed; *st is set when it stopped
+  // early (cancelled, deadline).
+  bool OneToOneBySeries(bool instant, const Deadline& deadline, Matrix* out,
+                        int64_t* points, absl::Status* st) const {
     if (IsSetOperator(e_.op) || m_.card != Cardinality::kOneToOne) return false;
     std::vector<int> right_of(present_.size(), -1);
     for (size_t j = 0; j < r_.size(); j++) {
@@ -160,11 +170,14 @@ class VectorVector {
       seen[sig] = 1;
     }
     std::vector<std::pair<int64_t, Series>> made;  // (first step, series)
+    WorkMeter meter(deadline);
     for (size_t i = 0; i < l_.size(); i++) {
       const int j = right_of[lsig_[i]];
       if (j < 0) continue;
       const Series& a = l_[i];
       const Series& b = r_[static_cast<size_t>(j)];
+      *st = meter.Add(a.ts.size() + b.ts.size() + 1);
+      if (!st->ok()) return true;
       Series o;
       size_t x = 0, y = 0;
       while (x < a.ts.size() && y < b.ts.size()) {
@@ -186,7 +199,9 @@ class VectorVector {
       }
       if (o.ts.empty()) continue;
       o.metric = ResultMetric(a.metric, b.metric, e_.op, m_);
-      o.drop_name = e_.return_bool;
+      // A filtering comparison keeps the left side's labels, so also its
+      // pending name removal (Prometheus's delayed mode loses it).
+      o.drop_name = e_.return_bool || a.drop_name;
       *points += static_cast<int64_t>(o.ts.size());
       made.emplace_back(o.ts.front(), std::move(o));
     }
@@ -242,7 +257,7 @@ class VectorVector {
         std::string d1 = rm[rv[j].series].metric.ToString();
         std::string d2 = rm[rv[right_of_[sig]].series].metric.ToString();
         if (d1 > d2) std::swap(d1, d2);
-        return absl::InvalidArgumentError(
+        return absl::FailedPreconditionError(
             fmt::format("found duplicate series for the match group {} on the "
                         "{} hand-side of the "
                         "operation: [{}, {}];many-to-many matching not "
@@ -281,7 +296,7 @@ class VectorVector {
       };
       if (m_.card == Cardinality::kOneToOne) {
         if (matched_[sig]) {
-          return absl::InvalidArgumentError(
+          return absl::FailedPreconditionError(
               "multiple matches for labels: many-to-one matching must be "
               "explicit "
               "(group_left/group_right)");
@@ -289,17 +304,21 @@ class VectorVector {
         matched_[sig] = 1;
       } else {
         auto [it, fresh] = label_hash_.try_emplace(key, 0);
-        if (fresh) it->second = make().Hash();
+        if (fresh) {
+          it->second = unique_without_name_ ? DropMetricName(make()).Hash()
+                                            : make().Hash();
+        }
         if (!inserted_
                  .try_emplace(it->second * 31 + static_cast<uint64_t>(sig), 1)
                  .second) {
-          return absl::InvalidArgumentError(
+          return absl::FailedPreconditionError(
               "multiple matches for labels: grouping labels must ensure unique "
               "matches");
         }
       }
       if (!keep && !e_.return_bool) continue;
-      VIGIL_RETURN_IF_ERROR(out_.AddKeyed(key, t, v, e_.return_bool, make));
+      const bool drop = e_.return_bool || lm[ls.series].drop_name;
+      VIGIL_RETURN_IF_ERROR(out_.AddKeyed(key, t, v, drop, make));
     }
     return absl::OkStatus();
   }
@@ -314,6 +333,7 @@ class VectorVector {
   std::vector<int> right_of_;
   absl::flat_hash_map<uint64_t, char> inserted_;
   absl::flat_hash_map<uint64_t, uint64_t> label_hash_;
+  bool unique_without_name_;
 };
 
 // Vector op scalar (or scalar op vector when `swap`), series at a time.
@@ -365,10 +385,13 @@ absl::StatusOr<EvalValue> Evaluator::EvalBinary(const BinaryExpr& e) {
   if (r.type == ValueType::kScalar)
     return MakeVector(
         VectorScalar(e, std::move(l.mat), r.scalar, false, *this));
-  VectorVector vv(e, l.mat, r.mat, instant());
+  VectorVector vv(e, l.mat, r.mat, instant(),
+                  !opts_.enable_delayed_name_removal);
   Matrix by_series;
   int64_t points = 0;
-  if (vv.OneToOneBySeries(instant(), &by_series, &points)) {
+  absl::Status st;
+  if (vv.OneToOneBySeries(instant(), deadline(), &by_series, &points, &st)) {
+    VIGIL_RETURN_IF_ERROR(st);
     VIGIL_RETURN_IF_ERROR(AddSamples(points));
     return MakeVector(std::move(by_series));
   }

@@ -99,6 +99,7 @@ absl::Status Evaluator::RangeSeries(
     out->ts.reserve(most);
     out->vs.reserve(most);
   }
+  WorkMeter meter(deadline_);
   // Two pointers: [lo, hi) is the window (ref - range, ref]; both only move
   // forward as the steps advance (a pinned window stays put).
   for (int64_t t = start_; t <= end_; t += interval_, step++) {
@@ -106,6 +107,7 @@ absl::Status Evaluator::RangeSeries(
     int64_t from = ref - w.range_ms;
     while (hi < n && rs.ts[hi] <= ref) hi++;
     while (lo < hi && rs.ts[lo] <= from) lo++;
+    VIGIL_RETURN_IF_ERROR(meter.Add(hi - lo + 1));
     if (lo >= hi) continue;
     VIGIL_RETURN_IF_ERROR(CheckRoomFor(static_cast<int64_t>(hi - lo)));
     if (fn == nullptr) {
@@ -371,9 +373,12 @@ absl::StatusOr<EvalValue> Evaluator::EvalSimpleCall(
     }
     return MapPoints(
         *this, std::move(args[0]), [f](double v, int, double* out) {
-          int64_t secs = std::isnan(v) || std::isinf(v) || std::fabs(v) > 9.2e18
-                             ? INT64_MIN
-                             : static_cast<int64_t>(v);
+          // Go's int64(v) on amd64 (CVTTSD2SQ): NaN and values outside
+          // [-2^63, 2^63) give -2^63.
+          int64_t secs =
+              v >= -9223372036854775808.0 && v < 9223372036854775808.0
+                  ? static_cast<int64_t>(v)
+                  : INT64_MIN;
           *out = f(secs);
           return true;
         });

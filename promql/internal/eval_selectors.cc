@@ -49,7 +49,9 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
                            int64_t mint, int64_t maxt, const Evaluator& ev,
                            Make make, Sink sink) {
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
-  VIGIL_ASSIGN_OR_RETURN(auto set, querier->Select(vs.matchers));
+  // Unsorted, as Prometheus's engine selects: the storage's order (series
+  // creation order) is what decides ties in topk/bottomk.
+  VIGIL_ASSIGN_OR_RETURN(auto set, querier->SelectUnsorted(vs.matchers));
   std::vector<const storage::Series*> all;
   while (set->Next()) all.push_back(&set->At());
   VIGIL_RETURN_IF_ERROR(set->err());
@@ -62,10 +64,11 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
   ForEachBlock(blocks, all.size() >= kMinParallelSeries, [&](size_t b) {
     std::vector<int64_t> ts;
     std::vector<double> vals;
-    absl::Status st = ev.CheckDeadline();
+    absl::Status st;
     BlockRange r = BlockOf(b, kBlock, all.size());
     for (size_t i = r.begin; st.ok() && i < r.end; i++) {
-      st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
+      st = ev.CheckDeadline();
+      if (st.ok()) st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
       if (st.ok()) make(all[i]->labels(), ts, vals, &results[i]);
     }
     errs[b] = std::move(st);
@@ -192,7 +195,7 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(
 
 absl::StatusOr<EvalValue> Evaluator::EvalMatrixTop(const Expr& e) {
   if (!instant()) {
-    return absl::InvalidArgumentError(
+    return absl::FailedPreconditionError(
         "cannot do range evaluation of matrix selector");
   }
   std::vector<RawSeries> raw;

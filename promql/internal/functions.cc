@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "promql/ast.h"
+#include "promql/internal/parser.h"
 
 namespace vigil::promql {
 namespace {
@@ -132,29 +133,15 @@ std::vector<Function> MakeTable() {
   return t;
 }
 
-const std::vector<Function>& Table() {
+}  // namespace
+
+namespace internal {
+
+const std::vector<Function>& FunctionTable() {
   static const auto* table = new std::vector<Function>(MakeTable());
   return *table;
 }
 
-}  // namespace
-
-const Function* LookupFunction(std::string_view name) {
-  const auto& t = Table();
-  auto it = std::lower_bound(
-      t.begin(), t.end(), name,
-      [](const Function& f, std::string_view n) { return f.name < n; });
-  if (it == t.end() || it->name != name) return nullptr;
-  return &*it;
-}
-
-const std::vector<const Function*>& AllFunctions() {
-  static const auto* all = [] {
-    auto* v = new std::vector<const Function*>();
-    for (const auto& f : Table()) v->push_back(&f);
-    return v;
-  }();
-  return *all;
-}
+}  // namespace internal
 
 }  // namespace vigil::promql

@@ -203,8 +203,10 @@ struct BucketGroups {
     buckets.resize(labels.size());
   }
 
+  // `name_in_warning`: Prometheus names the metric in the bad-bucket
+  // warning only with delayed name removal.
   void Collect(const Matrix& in, const std::vector<StepPoint>& pts,
-               Annotations* annos, PosRange pos) {
+               Annotations* annos, PosRange pos, bool name_in_warning) {
     for (int g : order) buckets[g].clear();
     order.clear();
     for (const StepPoint& p : pts) {
@@ -214,7 +216,7 @@ struct BucketGroups {
         std::string msg =
             "bucket label \"le\" is missing or has a malformed value of " +
             go::Quote(m.Get("le"));
-        if (!m.MetricName().empty())
+        if (name_in_warning && !m.MetricName().empty())
           msg += " for metric name " + go::Quote(m.MetricName());
         annos->Warn(std::move(msg), pos);
         continue;
@@ -264,7 +266,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
                      e.args[sc_arg[qi]]->pos);
       }
     }
-    bg.Collect(in.mat, pts, annos_, e.args[vec_arg]->pos);
+    bg.Collect(in.mat, pts, annos_, e.args[vec_arg]->pos,
+               opts_.enable_delayed_name_removal);
     for (size_t qi = 0; qi < nq; qi++) {
       for (int g : bg.order) {
         double v;
@@ -273,9 +276,13 @@ absl::StatusOr<EvalValue> Evaluator::EvalHistogramQuantile(const Call& e) {
         } else {
           QuantileResult r = BucketQuantile(sc[qi][step], &bg.buckets[g]);
           if (r.forced) {
-            annos_->ForcedMonotonicity(std::string(bg.labels[g].MetricName()),
-                                       e.args[vec_arg]->pos, t, r.min_bucket,
-                                       r.max_bucket, r.max_diff);
+            // Named only with delayed name removal, as in Prometheus.
+            annos_->ForcedMonotonicity(
+                opts_.enable_delayed_name_removal
+                    ? std::string(bg.labels[g].MetricName())
+                    : std::string(),
+                e.args[vec_arg]->pos, t, r.min_bucket, r.max_bucket,
+                r.max_diff);
           }
           v = r.q;
         }

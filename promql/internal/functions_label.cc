@@ -153,11 +153,11 @@ absl::StatusOr<EvalValue> Evaluator::EvalLabelReplace(const Call& e) {
   ro.set_log_errors(false);
   RE2 re("^(?s:" + regex + ")$", ro);
   if (!re.ok()) {
-    return absl::InvalidArgumentError(fmt::format(
+    return absl::FailedPreconditionError(fmt::format(
         "invalid regular expression in label_replace(): {}", regex));
   }
   if (!ValidLabelName(dst)) {
-    return absl::InvalidArgumentError(fmt::format(
+    return absl::FailedPreconditionError(fmt::format(
         "invalid destination label name in label_replace(): {}", dst));
   }
   VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(*e.args[0]));
@@ -184,12 +184,12 @@ absl::StatusOr<EvalValue> Evaluator::EvalLabelJoin(const Call& e) {
     VIGIL_ASSIGN_OR_RETURN(std::string src, StringArg(this, *e.args[i]));
     srcs.push_back(std::move(src));
     if (!ValidLabelName(srcs.back())) {
-      return absl::InvalidArgumentError(fmt::format(
+      return absl::FailedPreconditionError(fmt::format(
           "invalid source label name in label_join(): {}", srcs.back()));
     }
   }
   if (!ValidLabelName(dst)) {
-    return absl::InvalidArgumentError(
+    return absl::FailedPreconditionError(
         fmt::format("invalid destination label name in label_join(): {}", dst));
   }
   VIGIL_ASSIGN_OR_RETURN(EvalValue v, Eval(*e.args[0]));

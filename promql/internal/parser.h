@@ -22,6 +22,14 @@
 
 namespace vigil::promql::internal {
 
+// Prometheus's function table, sorted by name (functions.cc); behind
+// promql::LookupFunction / AllFunctions in promql/ast.cc.
+const std::vector<Function>& FunctionTable();
+
+// Appends Prometheus's canonical text of `e` (printer.cc); behind
+// promql::Format in promql/ast.cc.
+void WriteExpr(std::string* out, const Expr& e);
+
 struct ParseError {
   PosRange pos;
   std::string msg;

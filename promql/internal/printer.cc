@@ -1,4 +1,5 @@
-// Format(): Prometheus's canonical Expr.String() (promql/parser/printer.go).
+// Prometheus's canonical Expr.String() (promql/parser/printer.go), behind
+// promql::Format in promql/ast.cc.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include "core/time.h"
 #include "fmt/format.h"
 #include "promql/ast.h"
+#include "promql/internal/parser.h"
 
 namespace vigil::promql {
 namespace {
@@ -241,10 +243,8 @@ void Write(std::string* out, const Expr& e) {
 
 }  // namespace
 
-std::string Format(const Expr& e) {
-  std::string out;
-  Write(&out, e);
-  return out;
-}
+namespace internal {
+void WriteExpr(std::string* out, const Expr& e) { Write(out, e); }
+}  // namespace internal
 
 }  // namespace vigil::promql

@@ -56,28 +56,21 @@ class MemSet : public storage::SeriesSet {
 
 class MemQuerier : public storage::Querier {
  public:
-  MemQuerier(const std::map<Labels, MemStorage::Data>* s, Timestamp mint,
+  using Entry = std::map<Labels, MemStorage::Data>::value_type;
+  MemQuerier(const std::map<Labels, MemStorage::Data>* s,
+             const std::vector<const Entry*>* order, Timestamp mint,
              Timestamp maxt)
-      : s_(s), mint_(mint), maxt_(maxt) {}
+      : s_(s), order_(order), mint_(mint), maxt_(maxt) {}
   absl::StatusOr<std::unique_ptr<storage::SeriesSet>> Select(
       const std::vector<Matcher>& matchers) override {
     std::vector<MemSeries> out;
-    for (const auto& [l, d] : *s_) {
-      bool ok = true;
-      for (const Matcher& m : matchers) {
-        if (!m.Matches(l.Get(m.name()))) {
-          ok = false;
-          break;
-        }
-      }
-      if (!ok) continue;
-      size_t lo =
-          std::lower_bound(d.ts.begin(), d.ts.end(), mint_) - d.ts.begin();
-      size_t hi =
-          std::upper_bound(d.ts.begin(), d.ts.end(), maxt_) - d.ts.begin();
-      if (lo >= hi) continue;
-      out.emplace_back(&l, &d, lo, hi);
-    }
+    for (const Entry& e : *s_) Add(e, matchers, &out);
+    return std::unique_ptr<storage::SeriesSet>(new MemSet(std::move(out)));
+  }
+  absl::StatusOr<std::unique_ptr<storage::SeriesSet>> SelectUnsorted(
+      const std::vector<Matcher>& matchers) override {
+    std::vector<MemSeries> out;
+    for (const Entry* e : *order_) Add(*e, matchers, &out);
     return std::unique_ptr<storage::SeriesSet>(new MemSet(std::move(out)));
   }
   absl::StatusOr<std::vector<std::string>> LabelNames(
@@ -90,14 +83,30 @@ class MemQuerier : public storage::Querier {
   }
 
  private:
+  void Add(const Entry& e, const std::vector<Matcher>& matchers,
+           std::vector<MemSeries>* out) const {
+    const auto& [l, d] = e;
+    for (const Matcher& m : matchers) {
+      if (!m.Matches(l.Get(m.name()))) return;
+    }
+    size_t lo =
+        std::lower_bound(d.ts.begin(), d.ts.end(), mint_) - d.ts.begin();
+    size_t hi =
+        std::upper_bound(d.ts.begin(), d.ts.end(), maxt_) - d.ts.begin();
+    if (lo < hi) out->emplace_back(&l, &d, lo, hi);
+  }
+
   const std::map<Labels, MemStorage::Data>* s_;
+  const std::vector<const Entry*>* order_;
   Timestamp mint_, maxt_;
 };
 
 }  // namespace
 
 void MemStorage::Append(const Labels& l, int64_t t, double v) {
-  Data& d = series_[l];
+  auto [entry, created] = series_.try_emplace(l);
+  if (created) order_.push_back(&*entry);
+  Data& d = entry->second;
   auto it = std::lower_bound(d.ts.begin(), d.ts.end(), t);
   size_t i = it - d.ts.begin();
   if (it != d.ts.end() && *it == t) {
@@ -111,7 +120,7 @@ void MemStorage::Append(const Labels& l, int64_t t, double v) {
 absl::StatusOr<std::unique_ptr<storage::Querier>> MemStorage::NewQuerier(
     Timestamp mint, Timestamp maxt) {
   return std::unique_ptr<storage::Querier>(
-      new MemQuerier(&series_, mint, maxt));
+      new MemQuerier(&series_, &order_, mint, maxt));
 }
 
 }  // namespace vigil::promql::promqltest

@@ -53,10 +53,13 @@ struct FileResult {
 };
 
 struct RunOptions {
-  RunOptions() { engine.max_samples = 10000; }
+  RunOptions() {
+    engine.max_samples = 10000;
+    engine.enable_delayed_name_removal = true;
+  }
   // Engine settings; the runner forces lookback 5 m and a 1 m default
   // subquery step as the upstream test engine does, whose sample limit
-  // (10000) is also the default here.
+  // (10000) and delayed __name__ removal (on) are also the defaults here.
   EngineOptions engine;
   // Also run the @-pinned variants and the range-mode cross-check.
   // Default: true

@@ -28,6 +28,8 @@ int TestPromql(const std::vector<std::string>& args) {
   promql::promqltest::RunOptions opts;
   opts.extra_checks = !a.Has("no-extra-checks");
   opts.run_experimental = a.Has("experimental");
+  // As Prometheus's promqltest engine, which the upstream files expect.
+  opts.engine.enable_delayed_name_removal = true;
   int passed = 0, failed = 0, skipped = 0, exp_passed = 0, exp_failed = 0;
   bool parse_error = false;
   for (const std::string& path : a.positional()) {
@@ -273,15 +275,12 @@ int Query(const std::vector<std::string>& args) {
   std::string format = a.Get("o").value_or(a.Get("output").value_or("text"));
   if (!r.ok()) {
     if (format == "json") {
-      // The Prometheus API's error types: bad_data for a query that does
-      // not parse, timeout, and execution for anything else.
+      // The Prometheus API's error type, from the status code.
       std::string msg(r.status().message());
-      const char* type =
-          r.status().code() == absl::StatusCode::kDeadlineExceeded ? "timeout"
-          : msg.find("parse error") != std::string::npos           ? "bad_data"
-                                                         : "execution";
+      std::string type(
+          promql::ErrorTypeName(promql::ClassifyError(r.status())));
       std::printf("{\"status\":\"error\",\"errorType\":\"%s\",\"error\":%s}\n",
-                  type, go::Quote(msg).c_str());
+                  type.c_str(), go::Quote(msg).c_str());
     } else {
       std::fprintf(stderr, "query error: %s\n",
                    std::string(r.status().message()).c_str());

@@ -1,5 +1,6 @@
-// The Querier of DBImpl: postings → series sorted by labels → per series the
-// chunks overlapping [mint, maxt], from the head (copied under the series
+// The Querier of DBImpl: postings → series in ref (creation) order, sorted
+// by labels unless SelectUnsorted → per series the chunks overlapping
+// [mint, maxt], from the head (copied under the series
 // lock) and from RocksDB (read after the copy, so a chunk cut meanwhile is
 // seen at least once; duplicates are skipped by timestamp).
 #include <algorithm>
@@ -155,7 +156,13 @@ class DBQuerier : public Querier {
       : db_(db), mint_(mint), maxt_(maxt) {}
 
   absl::StatusOr<std::unique_ptr<SeriesSet>> Select(
-      const std::vector<Matcher>& matchers) override;
+      const std::vector<Matcher>& matchers) override {
+    return SelectSeries(matchers, true);
+  }
+  absl::StatusOr<std::unique_ptr<SeriesSet>> SelectUnsorted(
+      const std::vector<Matcher>& matchers) override {
+    return SelectSeries(matchers, false);
+  }
   absl::StatusOr<std::vector<std::string>> LabelNames(
       const std::vector<Matcher>& matchers) override;
   absl::StatusOr<std::vector<std::string>> LabelValues(
@@ -177,6 +184,9 @@ class DBQuerier : public Querier {
   absl::Status LoadChunks(MemSeries* s, ChunkCursor* cur,
                           std::vector<ChunkData>* out);
   std::vector<MemSeries*> Matching(const std::vector<Matcher>& matchers);
+  // Series in ref (creation) order, or sorted by labels.
+  absl::StatusOr<std::unique_ptr<SeriesSet>> SelectSeries(
+      const std::vector<Matcher>& matchers, bool sorted);
 
   DBImpl* db_;
   Timestamp mint_, maxt_;
@@ -270,8 +280,8 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::Select(
-    const std::vector<Matcher>& matchers) {
+absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
+    const std::vector<Matcher>& matchers, bool sorted) {
   std::vector<MemSeries*> matched = Matching(matchers);
   // Blocks of series in ref order, each walked by its own chunk iterator;
   // large selections use two threads.
@@ -303,9 +313,11 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::Select(
     VIGIL_RETURN_IF_ERROR(errs[b]);
     for (auto& ser : parts[b]) out.push_back(std::move(ser));
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return Compare(a->labels(), b->labels()) < 0;
-  });
+  if (sorted) {
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return Compare(a->labels(), b->labels()) < 0;
+    });
+  }
   return std::unique_ptr<SeriesSet>(new VectorSeriesSet(std::move(out)));
 }
 

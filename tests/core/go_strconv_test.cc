@@ -9,7 +9,7 @@ namespace {
 
 using D = go::UnquoteDialect;
 
-TEST_CASE("GoUnquote decodes Go's escapes", "[strutil]") {
+TEST_CASE("go::Unquote decodes Go's escapes", "[go][strconv]") {
   REQUIRE(go::Unquote(R"("a\tb\\c\"d")") == "a\tb\\c\"d");
   REQUIRE(go::Unquote(R"("\a\b\f\n\r\v")") == "\a\b\f\n\r\v");
   REQUIRE(go::Unquote(R"("\x41\101\u00e9\U0001F600")") ==
@@ -22,7 +22,7 @@ TEST_CASE("GoUnquote decodes Go's escapes", "[strutil]") {
   REQUIRE(go::Unquote("`a\\n\r`") == "a\\n");  // raw: no escapes, \r dropped
 }
 
-TEST_CASE("GoUnquote rejects malformed literals", "[strutil]") {
+TEST_CASE("go::Unquote rejects malformed literals", "[go][strconv]") {
   for (const char* bad :
        {"",          "\"",        "\"abc",    "abc\"",       "'ab'",
         "''",        "\"a\"b\"",  "\"\\\"",   "\"\\q\"",     "\"\\x4\"",
@@ -35,7 +35,7 @@ TEST_CASE("GoUnquote rejects malformed literals", "[strutil]") {
 }
 
 TEST_CASE("PromQL's dialect: single quotes hold strings, raw strings keep \\r",
-          "[strutil]") {
+          "[go][strconv]") {
   REQUIRE(go::Unquote("'abc'", D::kPromQL) == "abc");
   REQUIRE(go::Unquote("''", D::kPromQL) == "");
   REQUIRE(go::Unquote(R"('a\'b"c')", D::kPromQL) == "a'b\"c");
@@ -44,7 +44,7 @@ TEST_CASE("PromQL's dialect: single quotes hold strings, raw strings keep \\r",
   REQUIRE_FALSE(go::Unquote("'a\nb'", D::kPromQL).has_value());
 }
 
-TEST_CASE("GoUnquoteRune reads exactly one rune", "[strutil]") {
+TEST_CASE("go::UnquoteRune reads exactly one rune", "[go][strconv]") {
   REQUIRE(go::UnquoteRune("'a'") == uint32_t{'a'});
   REQUIRE(go::UnquoteRune(R"('\n')") == uint32_t{'\n'});
   REQUIRE(go::UnquoteRune(R"('\u00e9')") == uint32_t{0xe9});

@@ -32,7 +32,7 @@ TEST_CASE("Name validity follows the legacy charset", "[labels]") {
   REQUIRE(IsValidLabelName("_a1"));
 }
 
-TEST_CASE("GoQuote escapes as strconv.Quote", "[strutil]") {
+TEST_CASE("go::Quote escapes as strconv.Quote", "[go]") {
   REQUIRE(go::Quote("a\"b\\c\nd") == R"("a\"b\\c\nd")");
   REQUIRE(go::Quote(std::string("\x1c", 1)) == R"("\x1c")");
   REQUIRE(go::Quote("\xff") == R"("\xff")");
@@ -40,7 +40,7 @@ TEST_CASE("GoQuote escapes as strconv.Quote", "[strutil]") {
   REQUIRE(go::Quote("\xc2\xa0") == R"("\u00a0")");
 }
 
-TEST_CASE("FormatGoG matches Go's %g", "[strutil]") {
+TEST_CASE("go::FormatFloatG matches Go's %g", "[go]") {
   REQUIRE(go::FormatFloatG(1) == "1");
   REQUIRE(go::FormatFloatG(0.1) == "0.1");
   REQUIRE(go::FormatFloatG(123456) == "123456");
@@ -54,8 +54,7 @@ TEST_CASE("FormatGoG matches Go's %g", "[strutil]") {
   REQUIRE(go::FormatFloatG(std::numeric_limits<double>::quiet_NaN()) == "NaN");
 }
 
-TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)",
-          "[strutil]") {
+TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)", "[go]") {
   REQUIRE(go::FormatFloatF(1) == "1");
   REQUIRE(go::FormatFloatF(0.1) == "0.1");
   REQUIRE(go::FormatFloatF(1e6) == "1000000");
@@ -67,7 +66,7 @@ TEST_CASE("FormatGoF matches strconv.FormatFloat(v, 'f', -1, 64)",
   REQUIRE(go::FormatFloatF(-std::numeric_limits<double>::infinity()) == "-Inf");
 }
 
-TEST_CASE("CleanPath matches Go's path.Clean", "[strutil]") {
+TEST_CASE("CleanPath matches Go's path.Clean", "[go]") {
   REQUIRE(go::CleanPath("") == ".");
   REQUIRE(go::CleanPath("a/./b/../c") == "a/c");
   REQUIRE(go::CleanPath("../../x") == "../../x");

@@ -165,7 +165,7 @@ void Printer::FmtSx(std::string_view s, bool upper) {
   Pad(out);
 }
 
-// strconv.QuoteToASCII: like GoQuote, with every non-ASCII rune escaped.
+// strconv.QuoteToASCII: like go::Quote, with every non-ASCII rune escaped.
 std::string QuoteToAscii(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size();) {

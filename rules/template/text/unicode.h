@@ -5,7 +5,7 @@
 // UTF-8 and Go-literal helpers shared by the template lexer, parser and
 // functions: rune decoding as Go's utf8 package does it, %#U formatting and
 // Go's letter/digit classes (approximated outside the Latin, Greek and
-// Cyrillic blocks). Go's strconv.Unquote is GoUnquote in core/strutil.h.
+// Cyrillic blocks). Go's strconv.Unquote is go::Unquote in core/go/strconv.h.
 #ifndef VIGIL_RULES_TEMPLATE_TEXT_UNICODE_H_
 #define VIGIL_RULES_TEMPLATE_TEXT_UNICODE_H_
 
