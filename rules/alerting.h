@@ -33,8 +33,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "promql/value.h"
-#include "rules/notify.h"
 #include "rules/rule_file.h"
+#include "rules/seams.h"
 #include "rules/template/template.h"
 
 namespace vigil::rules {

@@ -29,9 +29,9 @@
 
 #include "absl/synchronization/mutex.h"
 #include "rules/alerting.h"
-#include "rules/notify.h"
 #include "rules/recording.h"
 #include "rules/rule_file.h"
+#include "rules/seams.h"
 #include "storage/appender.h"
 #include "storage/querier.h"
 

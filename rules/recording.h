@@ -12,8 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "promql/value.h"
-#include "rules/notify.h"
 #include "rules/rule_file.h"
+#include "rules/seams.h"
 
 namespace vigil::rules {
 

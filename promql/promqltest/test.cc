@@ -1,4 +1,6 @@
 // Runs parsed test scripts against the engine (FORMAT.md §5-6).
+#include "promql/promqltest/test.h"
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -9,7 +11,6 @@
 #include "promql/parser.h"
 #include "promql/promqltest/script.h"
 #include "promql/promqltest/storage.h"
-#include "promql/promqltest/test.h"
 #include "re2/re2.h"
 
 namespace vigil::promql::promqltest {

@@ -1,4 +1,4 @@
-#include "rules/notify.h"
+#include "rules/seams.h"
 
 #include "promql/engine.h"
 

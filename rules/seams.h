@@ -1,12 +1,14 @@
 // -----------------------------------------------------------------------------
-// File: notify.h
+// File: seams.h
 // -----------------------------------------------------------------------------
 //
 // The seams of the rule engine, as in Prometheus's rules/manager.go: rules
 // never see the PromQL engine or the Alertmanager client, only a QueryFunc
-// (run an instant query) and a NotifyFunc (hand over alerts to send).
-#ifndef VIGIL_RULES_NOTIFY_H_
-#define VIGIL_RULES_NOTIFY_H_
+// (run an instant query), a NotifyFunc (hand over alerts to send) and an
+// EvalContext (what one evaluation needs). Server components implement the
+// query and notify seams; rules never include them.
+#ifndef VIGIL_RULES_SEAMS_H_
+#define VIGIL_RULES_SEAMS_H_
 
 #include <cstdint>
 #include <functional>
@@ -74,4 +76,4 @@ struct EvalContext {
 
 }  // namespace vigil::rules
 
-#endif  // VIGIL_RULES_NOTIFY_H_
+#endif  // VIGIL_RULES_SEAMS_H_
