@@ -8,7 +8,7 @@
 
 namespace vigil::rules::tmpl {
 
-using gofmt::Flags;
+using Flags = go::FmtFlags;
 using gofmt::ParseNum;
 using gofmt::Printer;
 using gofmt::TooLarge;
@@ -108,7 +108,7 @@ size_t ParseWidthPrec(std::string_view format, size_t i,
                       const std::vector<Value>& a, ArgState* st, Printer* p,
                       bool* after_index) {
   size_t end = format.size();
-  Flags& f = p->f;
+  go::FmtFlags& f = p->flags;
   i = ArgNumber(format, i, a.size(), st, after_index);
   if (i < end && format[i] == '*') {
     ++i;
@@ -159,8 +159,8 @@ void PrintVerb(uint32_t verb, const std::vector<Value>& a, ArgState* st,
     p->buf += st->good_arg_num ? "(MISSING)" : "(BADINDEX)";
   } else {
     if (verb == 'v') {
-      p->f.sharp_v = std::exchange(p->f.sharp, false);
-      p->f.plus_v = std::exchange(p->f.plus, false);
+      p->flags.sharp_v = std::exchange(p->flags.sharp, false);
+      p->flags.plus_v = std::exchange(p->flags.plus, false);
     }
     p->PrintArg(a[st->arg_num], static_cast<int>(verb));
     ++st->arg_num;
@@ -170,7 +170,7 @@ void PrintVerb(uint32_t verb, const std::vector<Value>& a, ArgState* st,
 // "%!(EXTRA type=value, ...)" for operands no verb used.
 void PrintExtra(const std::vector<Value>& a, const ArgState& st, Printer* p) {
   if (st.reordered || st.arg_num >= a.size()) return;
-  p->f = Flags();
+  p->flags = Flags();
   p->buf += "%!(EXTRA ";
   for (size_t k = st.arg_num; k < a.size(); ++k) {
     if (k > st.arg_num) p->buf += ", ";
@@ -197,8 +197,8 @@ std::string GoSprintf(std::string_view format, const std::vector<Value>& a) {
     while (i < end && format[i] != '%') ++i;
     if (i > lasti) p.buf.append(format.substr(lasti, i - lasti));
     if (i >= end) break;
-    p.f = Flags();
-    i = ParseFlags(format, i + 1, &p.f);
+    p.flags = Flags();
+    i = ParseFlags(format, i + 1, &p.flags);
     bool after_index;
     i = ParseWidthPrec(format, i, a, &st, &p, &after_index);
     if (i >= end) {
