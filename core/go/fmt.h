@@ -3,7 +3,8 @@
 // -----------------------------------------------------------------------------
 //
 // The value-independent half of Go's fmt package: the flag state and the
-// scalar formatters of format.go (Formatter). What an operand *is* stays
+// scalar formatters of format.go (Formatter), and the format-string
+// interpreter of print.go's doPrintf (DoPrintf). What an operand *is* stays
 // with the caller: rules/template/text/fmt_print.h builds fmt.Sprint /
 // Sprintf over template values on top of this, and prints the operand's Go
 // type in "%!d(string=x)" and "%!(EXTRA int=2)" itself.
@@ -12,17 +13,22 @@
 //   p.flags.plus = true;
 //   (void)p.FmtInteger(42, /*is_signed=*/true, 'd');  // p.buf == "+42"
 //
-// Go-exact (checked against promtool's output in tests/rules/testdata/
-// templates/pass_printf.yml): flags "+-# 0", width and precision, padding by
-// runes; %t %v of booleans; %d %b %o %O %x %X %c %q %U %#U %v of integers;
-// %e %E %f %F %g %G %v of float64 with '#'; %s %q %#q %+q %x %X "% x" %v
-// %#v of strings with precision counted in runes.
+// Ported from Go's fmt and checked against promtool's output (the
+// cases in tests/rules/testdata/templates/pass_printf.yml and
+// pass_values.yml): flags "+-# 0", width and precision, padding counted in
+// runes; %t %v of booleans; %d %b %o %x %X %c %q %U %#U %v of integers
+// (%O is ported, not recorded); %e %E %f %g %G %x %v of float64 with
+// '#' (%F is %f, as in Go); %s %q %#q %+q %x %X "% x" %v %#v of strings,
+// a precision counting runes; and in DoPrintf '*' widths and precisions,
+// "%[n]d" indexes, "%%" and the texts "%!(BADWIDTH)", "%!(BADPREC)",
+// "%!d(MISSING)", "%!d(BADINDEX)", "%!(NOVERB)", "%!(EXTRA ...)".
 //
-// Known differences from Go (none reachable from Prometheus's rule packs as
-// far as we know; see TODO(issue8)):
+// Known differences from Go, kept from the template port (TODO(issue8):
+// fix each with a case recorded from promtool):
 //  - %b of a float is refused (Go prints strconv's 'b' form, "4503...p-52").
-//  - %x / %X of a float come from C's "%a" (exponent widened to two digits):
-//    not checked against Go, and subnormals are not normalized as in Go.
+//  - %x / %X of a float come from C's "%a" with the exponent widened to two
+//    digits: recorded equal to Go for normal numbers, but subnormals are
+//    not normalized as Go does.
 //  - %U ignores a precision (Go widens the hex digits past 4) and pads with
 //    zeros under the '0' flag (Go pads %U with spaces).
 //  - %q of a rune escapes '"' (Go: '"') and ignores '+' (Go: ASCII only).
@@ -42,10 +48,10 @@
 namespace vigil::go {
 
 // format.go's fmtFlags with the width and precision: the state of one verb.
-// Sprintf resets it before each verb; a direct caller sets it by hand.
+// DoPrintf resets it before each verb; a direct caller sets it by hand.
 struct FmtFlags {
   bool plus = false, minus = false, sharp = false, space = false, zero = false;
-  // %+v and %#v: Sprintf moves plus and sharp here for the verb 'v', as Go
+  // %+v and %#v: DoPrintf moves plus and sharp here for the verb 'v', as Go
   // does, so that nested values see "+v" (field names) and "#v" (Go syntax).
   bool plus_v = false, sharp_v = false;
   bool wid_present = false, prec_present = false;
@@ -91,6 +97,31 @@ class Formatter {
   void FmtFloatPrec(double x, int verb, int prec);
   void FmtSx(std::string_view s, bool upper);
 };
+
+// What DoPrintf needs of the operands of one call: how many there are, '*'
+// widths read from them, and printing them. Only the implementation knows
+// their types. The Print methods write into the Formatter given to DoPrintf
+// (typically the implementation holds it, or is a derived printer).
+class PrintfOperands {
+ public:
+  virtual ~PrintfOperands() = default;
+  virtual size_t size() const = 0;
+  // print.go intFromArg's type test: true, storing the value in *num, when
+  // operand i (< size()) is a Go integer that fits an int. DoPrintf rejects
+  // values beyond +-1e6 itself ("%!(BADWIDTH)").
+  virtual bool AsInt(size_t i, int* num) const = 0;
+  // printArg(operand i, verb), with the Formatter's flags set for the verb.
+  virtual void Print(size_t i, int verb) = 0;
+  // One item of "%!(EXTRA ...)": "type=value", or "<nil>" for a nil
+  // interface. The flags are reset to their defaults.
+  virtual void PrintExtra(size_t i) = 0;
+};
+
+// fmt.Sprintf's interpreter (print.go doPrintf): copies `format` into
+// out->buf, printing operands through `args` for the verbs, and appends
+// Go's texts for mistakes ("%!d(MISSING)", "%!(NOVERB)", "%!(EXTRA ...)").
+// REQUIRES: args prints into *out; both outlive the call.
+void DoPrintf(std::string_view format, PrintfOperands* args, Formatter* out);
 
 }  // namespace vigil::go
 

@@ -142,27 +142,6 @@ void Printer::PrintValue(const Value& v, int verb, int depth) {
 
 bool IsStringKind(const Value& v) { return v.kind == Kind::kString; }
 
-bool TooLarge(int x) { return x > 1000000 || x < -1000000; }
-
-// Parses decimal digits in s[start:end].
-int ParseNum(std::string_view s, size_t start, size_t end, bool* isnum,
-             size_t* newi) {
-  int num = 0;
-  *isnum = false;
-  size_t i = start;
-  for (; i < end && s[i] >= '0' && s[i] <= '9'; ++i) {
-    if (TooLarge(num)) {
-      *isnum = false;
-      *newi = end;
-      return 0;
-    }
-    num = num * 10 + (s[i] - '0');
-    *isnum = true;
-  }
-  *newi = i;
-  return num;
-}
-
 }  // namespace gofmt
 
 using gofmt::IsStringKind;

@@ -18,6 +18,9 @@
 
 namespace vigil::rules::tmpl::gofmt {
 
+// fmt's pp over template values: PrintValue dispatches on the Value's kind,
+// scalars go to go::Formatter, mistakes print the Value's Go type. One per
+// Sprint call; not thread-safe.
 class Printer : public go::Formatter {
  public:
   void PrintArg(const Value& v, int verb) { PrintValue(v, verb, 0); }
@@ -29,12 +32,6 @@ class Printer : public go::Formatter {
   void FmtSlice(const Value& v, int verb, int depth);
   void FmtAlertData(const AlertData& a, int verb, int depth);
 };
-
-// fmt's parsenum: decimal digits in s[start:end]; *isnum false if none or
-// absurdly large. *newi is where parsing stopped.
-int ParseNum(std::string_view s, size_t start, size_t end, bool* isnum,
-             size_t* newi);
-bool TooLarge(int x);
 
 }  // namespace vigil::rules::tmpl::gofmt
 
