@@ -4,13 +4,15 @@
 //
 // Go's fmt.Sprint / Sprintf / Sprintln over template values, byte for byte
 // for the types templates see: bool, int, float64, string, maps, the query
-// sample struct, time values. Verbs: %v %+v %s %q %x %X %d %b %o %O %c %U
-// %e %E %f %F %g %G %t %T %%, flags "+-# 0", width, precision, "*" and
-// explicit argument indexes ("%[2]d"). Mistakes render as Go renders them:
-// "%!d(string=x)", "%!s(MISSING)", "%!(EXTRA float64=1)", "%!(NOVERB)".
+// sample struct, AlertData, time values. The verbs, flags and the format
+// string machinery are core's (core/go/fmt.h, whose header lists what is
+// Go-exact and the known differences); this adds what depends on Values:
+// the dispatch on a Value's kind, maps, samples, AlertData, the "&" of
+// pointers, %T, and Go's type names in mistakes: "%!d(string=x)",
+// "%!s(MISSING)", "%!(EXTRA float64=1)", "%!(NOVERB)".
 //
 // Known difference: a slice of samples prints its elements as "&{...}"
-// where Go prints (meaningless) pointer addresses; %x of floats is omitted.
+// where Go prints (meaningless) pointer addresses.
 #ifndef VIGIL_RULES_TEMPLATE_TEXT_FMT_PRINT_H_
 #define VIGIL_RULES_TEMPLATE_TEXT_FMT_PRINT_H_
 

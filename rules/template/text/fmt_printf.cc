@@ -1,215 +1,63 @@
-// fmt.Sprintf's format-string interpreter (fmt/print.go doPrintf).
+// fmt.Sprintf over template values: core's go::DoPrintf interprets the
+// format string; this supplies the operands (fmt/print.go's []any).
+#include <cstddef>
+#include <cstdint>
 #include <utility>
 
-#include "core/go/utf8.h"
+#include "core/go/fmt.h"
 #include "rules/template/text/fmt_print.h"
 #include "rules/template/text/fmt_printer.h"
-#include "rules/template/text/unicode.h"
 
 namespace vigil::rules::tmpl {
 
-using gofmt::Flags;
-using gofmt::ParseNum;
 using gofmt::Printer;
-using gofmt::TooLarge;
 
 namespace {
 
-struct ArgState {
-  size_t arg_num = 0;
-  bool reordered = false;
-  bool good_arg_num = true;
-};
+// The operands of one GoSprintf call, printed by its Printer.
+class ValueOperands : public go::PrintfOperands {
+ public:
+  ValueOperands(const std::vector<Value>& a, Printer* p) : a_(a), p_(p) {}
 
-// "[n]" at format[i]: returns the new index and whether one was found.
-size_t ArgNumber(std::string_view format, size_t i, size_t num_args,
-                 ArgState* st, bool* found) {
-  *found = false;
-  if (i >= format.size() || format[i] != '[') return i;
-  st->reordered = true;
-  std::string_view rest = format.substr(i);
-  if (rest.size() < 3) {
-    st->good_arg_num = false;
-    return i + 1;
-  }
-  for (size_t k = 1; k < rest.size(); ++k) {
-    if (rest[k] != ']') continue;
-    bool ok;
-    size_t newi;
-    int width = ParseNum(rest, 1, k, &ok, &newi);
-    if (!ok || newi != k) {
-      st->good_arg_num = false;
-      return i + k + 1;
-    }
-    int index = width - 1;
-    *found = true;
-    if (index >= 0 && static_cast<size_t>(index) < num_args) {
-      st->arg_num = static_cast<size_t>(index);
-    } else {
-      st->good_arg_num = false;
-    }
-    return i + k + 1;
-  }
-  st->good_arg_num = false;
-  return i + 1;
-}
+  size_t size() const override { return a_.size(); }
 
-bool IntFromArg(const std::vector<Value>& a, ArgState* st, int* num) {
-  bool is_int = false;
-  *num = 0;
-  if (st->arg_num < a.size()) {
-    const Value& v = a[st->arg_num];
+  // intFromArg: Go's int kinds only (templates have int and, rarely, uint).
+  bool AsInt(size_t i, int* num) const override {
+    const Value& v = a_[i];
     if (v.kind == Kind::kInt && v.i >= INT32_MIN && v.i <= INT32_MAX) {
       *num = static_cast<int>(v.i);
-      is_int = true;
-    } else if (v.kind == Kind::kUint) {
+      return true;
+    }
+    if (v.kind == Kind::kUint) {
       *num = static_cast<int>(v.u);
-      is_int = true;
+      return true;
     }
-    ++st->arg_num;
-    if (TooLarge(*num)) {
-      *num = 0;
-      is_int = false;
-    }
+    return false;
   }
-  return is_int;
-}
 
-// Flags "#0+- " at format[i]; returns the index after them.
-size_t ParseFlags(std::string_view format, size_t i, Flags* f) {
-  for (; i < format.size(); ++i) {
-    switch (format[i]) {
-      case '#':
-        f->sharp = true;
-        break;
-      case '0':
-        f->zero = !f->minus;
-        break;  // only pad with zeros on the left
-      case '+':
-        f->plus = true;
-        break;
-      case '-':
-        f->minus = true;
-        f->zero = false;
-        break;
-      case ' ':
-        f->space = true;
-        break;
-      default:
-        return i;
-    }
-  }
-  return i;
-}
+  void Print(size_t i, int verb) override { p_->PrintArg(a_[i], verb); }
 
-// Width and precision (digits, "*" or "[n]*") after the flags. Returns the
-// index of the verb; *after_index tells whether an "[n]" was just consumed.
-size_t ParseWidthPrec(std::string_view format, size_t i,
-                      const std::vector<Value>& a, ArgState* st, Printer* p,
-                      bool* after_index) {
-  size_t end = format.size();
-  Flags& f = p->f;
-  i = ArgNumber(format, i, a.size(), st, after_index);
-  if (i < end && format[i] == '*') {
-    ++i;
-    f.wid_present = IntFromArg(a, st, &f.wid);
-    if (!f.wid_present) p->buf += "%!(BADWIDTH)";
-    if (f.wid < 0) {
-      f.wid = -f.wid;
-      f.minus = true;
-      f.zero = false;
-    }
-    *after_index = false;
-  } else {
-    f.wid = ParseNum(format, i, end, &f.wid_present, &i);
-    if (*after_index && f.wid_present) st->good_arg_num = false;
-  }
-  if (i + 1 < end && format[i] == '.') {
-    ++i;
-    if (*after_index) st->good_arg_num = false;
-    i = ArgNumber(format, i, a.size(), st, after_index);
-    if (i < end && format[i] == '*') {
-      ++i;
-      f.prec_present = IntFromArg(a, st, &f.prec);
-      if (f.prec < 0) {
-        f.prec = 0;
-        f.prec_present = false;
-      }
-      if (!f.prec_present) p->buf += "%!(BADPREC)";
-      *after_index = false;
+  void PrintExtra(size_t i) override {
+    if (!a_[i].valid()) {
+      p_->buf += "<nil>";
     } else {
-      f.prec = ParseNum(format, i, end, &f.prec_present, &i);
-      if (!f.prec_present) {
-        f.prec = 0;
-        f.prec_present = true;
-      }
+      p_->buf += TypeName(a_[i]);
+      p_->buf += '=';
+      p_->PrintArg(a_[i], 'v');
     }
   }
-  if (!*after_index) i = ArgNumber(format, i, a.size(), st, after_index);
-  return i;
-}
 
-void PrintVerb(uint32_t verb, const std::vector<Value>& a, ArgState* st,
-               Printer* p) {
-  if (verb == '%') {
-    p->buf += '%';  // absorbs no operand, ignores width and precision
-  } else if (!st->good_arg_num || st->arg_num >= a.size()) {
-    p->buf += "%!";
-    go::AppendRune(&p->buf, verb);
-    p->buf += st->good_arg_num ? "(MISSING)" : "(BADINDEX)";
-  } else {
-    if (verb == 'v') {
-      p->f.sharp_v = std::exchange(p->f.sharp, false);
-      p->f.plus_v = std::exchange(p->f.plus, false);
-    }
-    p->PrintArg(a[st->arg_num], static_cast<int>(verb));
-    ++st->arg_num;
-  }
-}
-
-// "%!(EXTRA type=value, ...)" for operands no verb used.
-void PrintExtra(const std::vector<Value>& a, const ArgState& st, Printer* p) {
-  if (st.reordered || st.arg_num >= a.size()) return;
-  p->f = Flags();
-  p->buf += "%!(EXTRA ";
-  for (size_t k = st.arg_num; k < a.size(); ++k) {
-    if (k > st.arg_num) p->buf += ", ";
-    if (!a[k].valid()) {
-      p->buf += "<nil>";
-    } else {
-      p->buf += TypeName(a[k]);
-      p->buf += '=';
-      p->PrintArg(a[k], 'v');
-    }
-  }
-  p->buf += ')';
-}
+ private:
+  const std::vector<Value>& a_;
+  Printer* p_;
+};
 
 }  // namespace
 
 std::string GoSprintf(std::string_view format, const std::vector<Value>& a) {
   Printer p;
-  ArgState st;
-  size_t end = format.size();
-  for (size_t i = 0; i < end;) {
-    st.good_arg_num = true;
-    size_t lasti = i;
-    while (i < end && format[i] != '%') ++i;
-    if (i > lasti) p.buf.append(format.substr(lasti, i - lasti));
-    if (i >= end) break;
-    p.f = Flags();
-    i = ParseFlags(format, i + 1, &p.f);
-    bool after_index;
-    i = ParseWidthPrec(format, i, a, &st, &p, &after_index);
-    if (i >= end) {
-      p.buf += "%!(NOVERB)";
-      break;
-    }
-    uint32_t verb;
-    i += go::DecodeRune(format, i, &verb);
-    PrintVerb(verb, a, &st, &p);
-  }
-  PrintExtra(a, st, &p);
+  ValueOperands operands(a, &p);
+  go::DoPrintf(format, &operands, &p);
   return std::move(p.buf);
 }
 
