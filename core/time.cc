@@ -58,11 +58,11 @@ absl::StatusOr<int64_t> ParseDuration(std::string_view s) {
     if (unit <= last) return invalid();
     last = unit;
     if (v > (uint64_t{1} << 63) / kUnits[unit].ns) {
-      return absl::InvalidArgumentError("duration out of range");
+      return absl::OutOfRangeError("duration out of range");
     }
     total_ns += v * kUnits[unit].ns;
     if (total_ns > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return absl::InvalidArgumentError("duration out of range");
+      return absl::OutOfRangeError("duration out of range");
     }
   }
   return static_cast<int64_t>(total_ns / 1000000);

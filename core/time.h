@@ -35,9 +35,10 @@ inline bool IsStaleNaN(double v) {
 // Prometheus's model.ParseDuration, the one duration parser of the project
 // (config, rule files, flags, PromQL, templates): "1h30m", "15s", "2d",
 // "500ms", "0"; units y w d h m s ms, each at most once, largest first.
-// Returns milliseconds. InvalidArgument with model's texts: `empty duration
-// string`, `not a valid duration string: "5m1h"`, `unknown unit "x" in
-// duration "5x"`, `duration out of range` (beyond int64 nanoseconds).
+// Returns milliseconds. InvalidArgument with model's texts for bad syntax:
+// `empty duration string`, `not a valid duration string: "5m1h"`, `unknown
+// unit "x" in duration "5x"`; OutOfRange `duration out of range` beyond
+// int64 nanoseconds.
 absl::StatusOr<int64_t> ParseDuration(std::string_view s);
 
 // model.ParseDurationAllowNegative: ParseDuration with an optional leading

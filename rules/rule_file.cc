@@ -193,6 +193,7 @@ ParsedRuleFile ReadRuleFile(const std::string& path) {
     ParsedRuleFile out;
     out.errors.push_back(
         {path, {}, fmt::format("read {}: is a directory", path)});
+    out.read_error = absl::StatusCode::kUnavailable;
     return out;
   }
   std::ifstream in(path, std::ios::binary);
@@ -203,6 +204,8 @@ ParsedRuleFile ReadRuleFile(const std::string& path) {
                       : err == EACCES ? "permission denied"
                                       : std::strerror(err);
     out.errors.push_back({path, {}, fmt::format("open {}: {}", path, why)});
+    out.read_error = err == ENOENT ? absl::StatusCode::kNotFound
+                                   : absl::StatusCode::kUnavailable;
     return out;
   }
   std::stringstream ss;
@@ -210,6 +213,7 @@ ParsedRuleFile ReadRuleFile(const std::string& path) {
   if (in.bad()) {
     ParsedRuleFile out;
     out.errors.push_back({path, {}, fmt::format("read {}: I/O error", path)});
+    out.read_error = absl::StatusCode::kUnavailable;
     return out;
   }
   return ParseRuleFile(ss.str(), path);
@@ -223,11 +227,8 @@ absl::StatusOr<std::vector<RuleGroup>> LoadRuleFile(const std::string& path) {
     if (!msg.empty()) msg += "\n";
     msg += e.ToString();
   }
-  if (parsed.errors.size() == 1 && parsed.errors[0].pos == SourcePos{}) {
-    if (msg.find("no such file or directory") != std::string::npos) {
-      return absl::NotFoundError(msg);
-    }
-    return absl::UnavailableError(msg);
+  if (parsed.read_error != absl::StatusCode::kOk) {
+    return absl::Status(parsed.read_error, msg);
   }
   return absl::InvalidArgumentError(msg);
 }

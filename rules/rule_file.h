@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/goyaml/decoder.h"
 #include "core/labels.h"
@@ -111,6 +112,9 @@ struct ParsedRuleFile {
   // used whole or not at all, as Prometheus does on load and reload).
   std::vector<RuleGroup> groups;
   std::vector<RuleFileError> errors;  // in file order
+  // Why the file could not be read, when it could not: NotFound (missing),
+  // Unavailable (permission, I/O, a directory); OK otherwise.
+  absl::StatusCode read_error = absl::StatusCode::kOk;
 
   bool ok() const { return errors.empty(); }
   size_t RuleCount() const;

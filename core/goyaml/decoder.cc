@@ -443,7 +443,7 @@ absl::StatusOr<int64_t> ParsePromDuration(std::string_view s) {
   if (s.empty()) return absl::InvalidArgumentError("empty duration string");
   auto d = ParseDuration(s);
   if (!d.ok()) {
-    if (absl::StartsWith(d.status().message(), "duration out of range")) {
+    if (d.status().code() == absl::StatusCode::kOutOfRange) {
       return absl::InvalidArgumentError("duration out of range");
     }
     return absl::InvalidArgumentError("not a valid duration string: " +
