@@ -94,10 +94,49 @@ std::string Logger::Format(int64_t ts_ms, LogLevel level, std::string_view msg,
   return line;
 }
 
+std::string Logger::FormatJson(int64_t ts_ms, LogLevel level,
+                               std::string_view msg,
+                               std::initializer_list<KV> kvs) {
+  auto str = [](std::string* out, std::string_view v) {
+    out->push_back('"');
+    for (unsigned char c : v) {
+      if (c == '"' || c == '\\') {
+        out->push_back('\\');
+        out->push_back(static_cast<char>(c));
+      } else if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out->append(buf);
+      } else {
+        out->push_back(static_cast<char>(c));
+      }
+    }
+    out->push_back('"');
+  };
+  std::string line = "{\"ts\":";
+  str(&line,
+      absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::FromUnixMillis(ts_ms),
+                       absl::UTCTimeZone()));
+  line += ",\"level\":";
+  str(&line, LevelName(level));
+  line += ",\"msg\":";
+  str(&line, msg);
+  for (const auto& [k, v] : kvs) {
+    line.push_back(',');
+    str(&line, k);
+    line.push_back(':');
+    str(&line, v);
+  }
+  line.push_back('}');
+  return line;
+}
+
 void Logger::Log(LogLevel level, std::string_view msg,
                  std::initializer_list<KV> kvs) {
   if (!Enabled(level)) return;
-  std::string line = Format(Clock::Real()->NowMs(), level, msg, kvs);
+  const int64_t now = Clock::Real()->NowMs();
+  std::string line =
+      json_ ? FormatJson(now, level, msg, kvs) : Format(now, level, msg, kvs);
   line.push_back('\n');
   absl::MutexLock lock(&mu_);
   std::fwrite(line.data(), 1, line.size(), out_);

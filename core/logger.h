@@ -33,6 +33,9 @@ class Logger {
       : out_(out), min_(min) {}
 
   void set_level(LogLevel l) { min_ = l; }
+  // One JSON object per line ({"ts":...,"level":...,"msg":...,...}) instead
+  // of logfmt (--log.format=json). Default: false
+  void set_json(bool on) { json_ = on; }
   bool Enabled(LogLevel l) const { return l >= min_; }
 
   void Log(LogLevel level, std::string_view msg,
@@ -53,6 +56,10 @@ class Logger {
   // Formats one logfmt line (no trailing newline); exposed for tests.
   static std::string Format(int64_t ts_ms, LogLevel level, std::string_view msg,
                             std::initializer_list<KV> kvs);
+  // The same as one JSON object.
+  static std::string FormatJson(int64_t ts_ms, LogLevel level,
+                                std::string_view msg,
+                                std::initializer_list<KV> kvs);
 
   // The process-wide default logger (stderr, info). Never null.
   static Logger* Default();
@@ -60,6 +67,7 @@ class Logger {
  private:
   std::FILE* out_;
   LogLevel min_;
+  bool json_ = false;
   absl::Mutex mu_;
 };
 

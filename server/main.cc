@@ -1,15 +1,20 @@
-// The `vigil` binary: subcommand dispatch. Each subcommand lives in its own
-// server/cli_*.cc file.
+// The `vigil` binary. With no command (only flags, or nothing) it runs the
+// server, as `prometheus` does; otherwise it runs one of the promtool-style
+// commands of server/cli/.
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "core/process.h"
 #include "server/cli/cli.h"
+#include "server/flags.h"
+#include "server/server.h"
 
 namespace {
 
-constexpr char kUsage[] = R"(usage: vigil <command> [<args>]
+constexpr char kUsage[] =
+    R"(usage: vigil [<flags>]           run the server (vigil --help lists the flags)
+       vigil <command> [<args>]
 
 Commands:
   check metrics                      lint a /metrics page read from stdin
@@ -40,10 +45,34 @@ int main(int argc, char** argv) {
   auto rest = [&](size_t n) {
     return std::vector<std::string>(args.begin() + n, args.end());
   };
-  if (args.empty() || args[0] == "-h" || args[0] == "--help" ||
-      args[0] == "help") {
+  if (!args.empty() && args[0] == "help") {
     std::fputs(kUsage, stdout);
-    return args.empty() ? 2 : 0;
+    return 0;
+  }
+  if (args.empty() || args[0].rfind("-", 0) == 0) {
+    auto parsed = vigil::server::ParseServerFlags(args);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "vigil: error: %s, try --help\n",
+                   std::string(parsed.status().message()).c_str());
+      return 2;
+    }
+    if (parsed->help) {
+      std::fputs(vigil::server::FlagsHelp().c_str(), stdout);
+      std::fputs("\n", stdout);
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (parsed->version) {
+      std::printf("vigil, version %s\n", VIGIL_VERSION);
+      return 0;
+    }
+    vigil::Logger* log = vigil::Logger::Default();
+    vigil::LogLevel level;
+    if (vigil::ParseLogLevel(parsed->flags.log_level, &level)) {
+      log->set_level(level);
+    }
+    log->set_json(parsed->flags.log_format == "json");
+    return vigil::server::Run(parsed->flags, log);
   }
   const std::string& cmd = args[0];
   std::string sub = args.size() > 1 ? args[1] : "";

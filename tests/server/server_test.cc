@@ -1,0 +1,166 @@
+// The long-running server (`vigil` with no command): flags, start-up, rules
+// against the live storage, all-or-nothing reload on SIGHUP, clean stop.
+#include "server/server.h"
+
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "server/flags.h"
+#include "tests/testutil/process.h"
+#include "tests/testutil/subprocess.h"
+#include "tests/testutil/tempdir.h"
+
+namespace {
+
+using vigil::server::ParseServerFlags;
+using vigil::testutil::Process;
+using vigil::testutil::ReadFile;
+using vigil::testutil::TempDir;
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// Polls `log` until it contains `needle` or `timeout_ms` passes.
+bool WaitForLog(const std::string& log, const std::string& needle,
+                int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 50) {
+    if (ReadFile(log).find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+TEST_CASE("server flags: Prometheus's names, defaults and syntax",
+          "[server][flags]") {
+  auto d = ParseServerFlags({});
+  REQUIRE(d.ok());
+  CHECK(d->flags.config_file == "prometheus.yml");
+  CHECK(d->flags.storage_path == "data/");
+  CHECK(d->flags.listen_address == "127.0.0.1:9090");
+  CHECK(d->flags.retention_ms == 15LL * 86400 * 1000);
+  CHECK(d->flags.query_timeout_ms == 120000);
+  CHECK(d->flags.query_max_concurrency == 20);
+  CHECK_FALSE(d->flags.enable_lifecycle);
+
+  auto f = ParseServerFlags(
+      {"--config.file=/etc/p.yml", "--storage.tsdb.path", "/d",
+       "--storage.tsdb.retention.time=30d",
+       "--storage.tsdb.retention.size=512MB", "--web.enable-lifecycle",
+       "--no-web.enable-admin-api", "--query.timeout=30s",
+       "--query.max-samples=1000", "--log.format=json",
+       "--enable-feature=promql-delayed-name-removal,foo", "--enable-feature",
+       "bar", "--scrape.tolerate-invalid-lines=true"});
+  REQUIRE(f.ok());
+  CHECK(f->flags.config_file == "/etc/p.yml");
+  CHECK(f->flags.storage_path == "/d");
+  CHECK(f->flags.retention_ms == 30LL * 86400 * 1000);
+  CHECK(f->flags.retention_bytes == 512LL << 20);
+  CHECK(f->flags.enable_lifecycle);
+  CHECK_FALSE(f->flags.enable_admin_api);
+  CHECK(f->flags.query_timeout_ms == 30000);
+  CHECK(f->flags.query_max_samples == 1000);
+  CHECK(f->flags.log_format == "json");
+  CHECK(f->flags.features ==
+        std::vector<std::string>{"promql-delayed-name-removal", "foo", "bar"});
+  CHECK(f->flags.scrape_tolerate_invalid_lines);
+  CHECK(ParseServerFlags({"--help"})->help);
+}
+
+TEST_CASE("server flags: bad input is an error naming it", "[server][flags]") {
+  auto msg = [](std::vector<std::string> a) {
+    auto r = ParseServerFlags(a);
+    return r.ok() ? std::string("ok") : std::string(r.status().message());
+  };
+  CHECK(msg({"--foo"}) == "unknown long flag '--foo'");
+  CHECK(msg({"--no-config.file"}) == "unknown long flag '--no-config.file'");
+  CHECK(msg({"--query.timeout=abc"}) == "not a valid duration string: \"abc\"");
+  CHECK(msg({"--query.timeout"}) ==
+        "expected argument for flag '--query.timeout'");
+  CHECK(msg({"--web.enable-lifecycle=maybe"}) == "unexpected maybe");
+  CHECK(msg({"positional"}) == "unexpected positional");
+  CHECK(msg({"--storage.tsdb.retention.size=12XB"}) ==
+        "units: unknown unit XB in 12XB");
+  CHECK(msg({"--log.level=loud"}) ==
+        "enum value must be one of debug,info,warn,error, got 'loud'");
+  CHECK(msg({"--query.max-concurrency=-1"}).find("invalid syntax") !=
+        std::string::npos);
+}
+
+TEST_CASE("vigil with no command runs rules on live storage and reloads",
+          "[server]") {
+  TempDir dir;
+  const std::string cfg = dir.Sub("prometheus.yml");
+  const std::string rules = dir.Sub("rules.yml");
+  const std::string data = dir.Sub("data");
+  const std::string log = dir.Sub("vigil.log");
+  Write(cfg,
+        "global:\n  evaluation_interval: 1s\n  external_labels: {site: t}\n"
+        "rule_files: [rules.yml]\n");
+  Write(rules,
+        "groups:\n- name: g\n  rules:\n  - record: vigil_test:one\n"
+        "    expr: vector(1)\n  - alert: Always\n    expr: vector(1)\n"
+        "    labels: {severity: page}\n");
+  Process p({VIGIL_BINARY, "--config.file=" + cfg,
+             "--storage.tsdb.path=" + data, "--log.level=info"},
+            log);
+  REQUIRE(p.started());
+  REQUIRE(WaitForLog(log, "Server is ready", 10000));
+
+  // A broken rule file on reload: logged, the old rules keep running.
+  Write(rules,
+        "groups:\n- name: g\n  rules:\n  - record: 'bad name'\n"
+        "    expr: vector(1)\n");
+  p.Signal(SIGHUP);
+  REQUIRE(WaitForLog(log, "Error reloading config", 5000));
+  CHECK(ReadFile(log).find("bad name") != std::string::npos);
+  CHECK(p.Wait(0) == -1);  // still running
+  // A broken config too.
+  Write(cfg, "global:\n  evaluation_interval: 1s\nbogus_key: 1\n");
+  p.Signal(SIGHUP);
+  REQUIRE(WaitForLog(log, "field bogus_key not found", 5000));
+
+  // Give the unchanged group time for a few evaluations (the first ALERTS
+  // come after the restore at the second), then stop cleanly.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  p.Signal(SIGTERM);
+  REQUIRE(p.Wait(10000) == 0);
+  CHECK(ReadFile(log).find("See you next time!") != std::string::npos);
+
+  auto q = vigil::testutil::Run(std::string(VIGIL_BINARY) +
+                                " query instant vigil_test:one"
+                                " --storage.tsdb.path=" +
+                                data);
+  INFO(q.err);
+  CHECK(q.code == 0);
+  CHECK(q.out.find("vigil_test:one => 1") != std::string::npos);
+  auto a = vigil::testutil::Run(std::string(VIGIL_BINARY) +
+                                " query instant ALERTS"
+                                " --storage.tsdb.path=" +
+                                data);
+  CHECK(a.out.find("alertname=\"Always\"") != std::string::npos);
+  CHECK(a.out.find("alertstate=\"firing\"") != std::string::npos);
+}
+
+TEST_CASE("server start-up failures exit 1 with the reason logged",
+          "[server]") {
+  TempDir dir;
+  const std::string log = dir.Sub("vigil.log");
+  Process missing({VIGIL_BINARY, "--config.file=" + dir.Sub("nope.yml"),
+                   "--storage.tsdb.path=" + dir.Sub("data")},
+                  log);
+  CHECK(missing.Wait(10000) == 1);
+  CHECK(ReadFile(log).find("Error loading config") != std::string::npos);
+  CHECK(ReadFile(log).find("nope.yml") != std::string::npos);
+
+  auto bad = vigil::testutil::Run(std::string(VIGIL_BINARY) + " --bogus");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown long flag '--bogus'") != std::string::npos);
+}
+
+}  // namespace
