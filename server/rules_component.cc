@@ -12,7 +12,7 @@ RulesComponent::RulesComponent(RulesComponentOptions opts,
                                const LoadedConfig& first)
     : opts_(std::move(opts)) {
   rules::ManagerOptions mo;
-  mo.group.query = rules::EngineQueryFunc(opts_.engine, opts_.db);
+  mo.group.query = rules::EngineQueryFunc(opts_.engine, opts_.db, &stop_ctx_);
   mo.group.appendable = opts_.db;
   mo.group.notify = opts_.notify;
   mo.group.external_labels = first.config.external_labels;
@@ -73,6 +73,7 @@ absl::StatusOr<std::function<void()>> RulesComponent::Prepare(
 
 void RulesComponent::Start() { manager_->Start(); }
 void RulesComponent::Stop() {
+  stop_ctx_.Cancel();
   if (manager_) manager_->Stop();
 }
 

@@ -54,6 +54,9 @@ class RulesComponent : public Component {
 
  private:
   RulesComponentOptions opts_;
+  // Cancelled by Stop(), so a rule query still running at shutdown ends
+  // promptly instead of holding the stop for up to --query.timeout.
+  promql::QueryContext stop_ctx_;
   std::unique_ptr<rules::Manager> manager_;
 };
 
