@@ -167,9 +167,12 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
     ctx = std::make_unique<promql::QueryContext>();
   }
   watcher_->Add(req.client_gone, ctx.get());
-  absl::StatusOr<promql::Result> res = gate_->Acquire(*ctx, req.client_gone);
+  const absl::Status admitted = gate_->Acquire(*ctx, req.client_gone);
   const Clock::time_point t1 = Clock::now();
-  if (res.ok()) {
+  absl::StatusOr<promql::Result> res;
+  if (!admitted.ok()) {
+    res = admitted;
+  } else {
     res = engine->Exec(opts_.queryable, **expr, p.query, p.start,
                        p.step_ms > 0 ? p.end : p.start, p.step_ms, ctx.get());
     gate_->Release();

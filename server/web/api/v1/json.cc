@@ -1,12 +1,13 @@
 #include "server/web/api/v1/json.h"
 
+#include <rapidjson/writer.h>
+
 #include <cmath>
 #include <cstdio>
 
 #include "core/go/strconv.h"
 #include "core/go/time.h"
 #include "core/go/utf8.h"
-#include "rapidjson/writer.h"
 
 namespace vigil::web::api {
 namespace {
