@@ -169,12 +169,6 @@ bool CheckExisting(const std::vector<std::string>& files, const char* what) {
   return true;
 }
 
-std::string DirOf(const std::string& p) {
-  const size_t slash = p.rfind('/');
-  return slash == std::string::npos ? "."
-                                    : go::CleanPath(p.substr(0, slash + 1));
-}
-
 // One character of a Go filepath.Match class at s[*i]; false if malformed.
 bool GoClassChar(const std::string& s, size_t* i) {
   if (*i >= s.size() || s[*i] == '-' || s[*i] == ']') return false;
@@ -216,7 +210,7 @@ bool GoPatternOk(const std::string& p) {
 
 // The rule files a config names: patterns joined to the config's directory
 // and globbed; a pattern without '*' must match an existing file.
-bool ResolveRuleFiles(const std::string& config_path,
+bool ResolveRuleFiles(const std::string& /*config_path*/,
                       const std::vector<std::string>& patterns,
                       std::vector<std::string>* files, std::string* err) {
   for (const std::string& rf : patterns) {
