@@ -28,7 +28,8 @@
 #include "fmt/format.h"
 #include "rules/rule_file.h"
 #include "server/cli/cli.h"
-#include "server/config/prometheus_config.h"
+#include "server/config/config.h"
+#include "server/config/file_sd.h"
 
 namespace vigil::cli {
 namespace {
@@ -168,12 +169,6 @@ bool CheckExisting(const std::vector<std::string>& files, const char* what) {
   return true;
 }
 
-std::string DirOf(const std::string& p) {
-  const size_t slash = p.rfind('/');
-  return slash == std::string::npos ? "."
-                                    : go::CleanPath(p.substr(0, slash + 1));
-}
-
 // One character of a Go filepath.Match class at s[*i]; false if malformed.
 bool GoClassChar(const std::string& s, size_t* i) {
   if (*i >= s.size() || s[*i] == '-' || s[*i] == ']') return false;
@@ -215,13 +210,11 @@ bool GoPatternOk(const std::string& p) {
 
 // The rule files a config names: patterns joined to the config's directory
 // and globbed; a pattern without '*' must match an existing file.
-bool ResolveRuleFiles(const std::string& config_path,
+bool ResolveRuleFiles(const std::string& /*config_path*/,
                       const std::vector<std::string>& patterns,
                       std::vector<std::string>* files, std::string* err) {
   for (const std::string& rf : patterns) {
-    const std::string pat = rf.empty() || rf[0] == '/'
-                                ? rf
-                                : go::CleanPath(DirOf(config_path) + "/" + rf);
+    const std::string& pat = rf;  // already joined to the config's dir
     if (!GoPatternOk(pat)) {
       *err = "syntax error in pattern";
       return false;
@@ -244,27 +237,96 @@ bool ResolveRuleFiles(const std::string& config_path,
   return true;
 }
 
+// Go's os.Stat error for a missing file ("stat f: no such file or
+// directory"), or "" when `path` is empty or exists.
+std::string StatError(const std::string& path) {
+  struct stat st;
+  if (path.empty() || stat(path.c_str(), &st) == 0) return "";
+  return fmt::format(
+      "stat {}: {}", path,
+      errno == EACCES ? "permission denied" : "no such file or directory");
+}
+
+// promtool's checks of the files a scrape or Alertmanager config names:
+// credentials and TLS files exist, file_sd files parse (a missing one is
+// a WARNING on stdout).
+bool CheckHTTPFiles(const config::HTTPClientConfig& h, std::string* err) {
+  if (h.authorization) {
+    const std::string& f = h.authorization->credentials_file;
+    if (std::string e = StatError(f); !e.empty()) {
+      *err = fmt::format(
+          "error checking authorization credentials or bearer token file "
+          "{}: {}",
+          go::Quote(f), e);
+      return false;
+    }
+  }
+  const config::TLSConfig& t = h.tls_config;
+  if (std::string e = StatError(t.cert_file); !e.empty()) {
+    *err = fmt::format("error checking client cert file {}: {}",
+                       go::Quote(t.cert_file), e);
+    return false;
+  }
+  if (std::string e = StatError(t.key_file); !e.empty()) {
+    *err = fmt::format("error checking client key file {}: {}",
+                       go::Quote(t.key_file), e);
+    return false;
+  }
+  return true;
+}
+
+bool CheckFileSD(const config::ServiceDiscovery& sd, const std::string& where,
+                 std::string* err) {
+  for (const config::FileSDConfig& c : sd.file_sd_configs) {
+    for (const std::string& pattern : c.files) {
+      const auto files = config::ListFileSDFiles({pattern}, ".");
+      if (files.empty()) {
+        std::printf("  WARNING: file %s for file_sd in %s does not exist\n",
+                    go::Quote(pattern).c_str(), where.c_str());
+        continue;
+      }
+      for (const std::string& f : files) {
+        auto groups = config::ReadFileSDFile(f);
+        if (!groups.ok()) {
+          *err = fmt::format("checking SD file {}: {}", go::Quote(pattern),
+                             std::string(groups.status().message()));
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool CheckReferencedFiles(const config::Config& cfg, bool syntax_only,
+                          std::string* err) {
+  if (syntax_only) return true;
+  for (const config::ScrapeConfig& s : cfg.scrape_configs) {
+    if (!CheckHTTPFiles(s.http, err)) return false;
+    if (!CheckFileSD(s.sd, "scrape job " + go::Quote(s.job_name), err)) {
+      return false;
+    }
+  }
+  for (const config::AlertmanagerConfig& am : cfg.alerting.alertmanagers) {
+    if (!CheckFileSD(am.sd, "alertmanager config", err)) return false;
+  }
+  return true;
+}
+
 // promtool's checkConfig: prints "Checking"; returns the rule files.
 bool CheckConfigFile(const std::string& path, bool syntax_only,
                      std::vector<std::string>* rule_files, std::string* err) {
   std::printf("Checking %s\n", path.c_str());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = fmt::format(
-        "open {}: {}", path,
-        errno == EACCES ? "permission denied" : "no such file or directory");
-    return false;
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  auto cfg = config::ParsePrometheusConfig(text, path);
+  auto cfg = config::LoadConfigFile(path);
   if (!cfg.ok()) {
     *err = std::string(cfg.status().message());
     return false;
   }
-  if (syntax_only) return true;
-  return ResolveRuleFiles(path, cfg->rule_files, rule_files, err);
+  if (!syntax_only &&
+      !ResolveRuleFiles(path, cfg->rule_files, rule_files, err)) {
+    return false;
+  }
+  return CheckReferencedFiles(*cfg, syntax_only, err);
 }
 
 }  // namespace

@@ -1,0 +1,189 @@
+// -----------------------------------------------------------------------------
+// File: config/config.h
+// -----------------------------------------------------------------------------
+//
+// prometheus.yml as Prometheus reads it: a plain struct tree with
+// Prometheus's defaults, decoded strictly with yaml.v2 semantics (unknown
+// keys are errors with line numbers, in promtool's wording) and validated
+// as config.Load does. Keys Prometheus knows but Vigil does not implement
+// (other service discoveries, oauth2, remote_write, ...) are errors that
+// name the key and its line ("line 7: kubernetes_sd_configs is not
+// supported by vigil"), never silently ignored.
+//
+// Durations are milliseconds. Values are plain data: copy freely.
+#ifndef VIGIL_SERVER_CONFIG_CONFIG_H_
+#define VIGIL_SERVER_CONFIG_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/labels.h"
+#include "core/relabel.h"
+
+namespace vigil::config {
+
+// prometheus/common's BasicAuth. At most one of username / username_file
+// and of password / password_file.
+struct BasicAuth {
+  std::string username;
+  std::string username_file;
+  std::string password;
+  std::string password_file;
+};
+
+// prometheus/common's Authorization; `bearer_token` / `bearer_token_file`
+// are folded into it as Prometheus does (type "Bearer").
+struct Authorization {
+  std::string type = "Bearer";  // Default: "Bearer" (trimmed; never "basic")
+  std::string credentials;
+  std::string credentials_file;
+};
+
+struct TLSConfig {
+  std::string ca, cert, key;  // inline PEM
+  std::string ca_file, cert_file, key_file;
+  std::string server_name;
+  bool insecure_skip_verify = false;  // Default: false
+};
+
+// The HTTP client settings inlined into scrape and Alertmanager configs.
+struct HTTPClientConfig {
+  std::optional<BasicAuth> basic_auth;
+  std::optional<Authorization> authorization;
+  TLSConfig tls_config;
+  std::string proxy_url;         // Default: "" (no proxy)
+  bool follow_redirects = true;  // Default: true
+  bool enable_http2 = true;      // Default: true
+};
+
+// A target group: each target is a label set holding at least
+// `__address__`; `labels` apply to all of them. `source` identifies the
+// group within its discovery ("0", "file.yml:1").
+struct TargetGroup {
+  std::vector<Labels> targets;
+  Labels labels;
+  std::string source;
+};
+
+struct FileSDConfig {
+  // Patterns (a '*' only in the last path element), ending in .json, .yml
+  // or .yaml; relative ones are joined to the config file's directory.
+  std::vector<std::string> files;
+  int64_t refresh_interval_ms = 5 * 60 * 1000;  // Default: 5m
+};
+
+enum class DNSRecordType { kSRV, kA, kAAAA };
+
+struct DNSSDConfig {
+  std::vector<std::string> names;
+  int64_t refresh_interval_ms = 30 * 1000;   // Default: 30s
+  DNSRecordType type = DNSRecordType::kSRV;  // Default: SRV
+  int port = 0;  // required for A and AAAA; ignored for SRV
+};
+
+// The service discoveries Vigil runs. `static_configs` groups have
+// sources "0", "1", ... in file order.
+struct ServiceDiscovery {
+  std::vector<TargetGroup> static_configs;
+  std::vector<FileSDConfig> file_sd_configs;
+  std::vector<DNSSDConfig> dns_sd_configs;
+};
+
+struct ScrapeConfig {
+  std::string job_name;                     // required, unique
+  bool honor_labels = false;                // Default: false
+  bool honor_timestamps = true;             // Default: true
+  bool track_timestamps_staleness = false;  // Default: false
+  // url.Values, sorted by name; each value keeps its order.
+  std::map<std::string, std::vector<std::string>> params;
+  int64_t scrape_interval_ms = 0;  // Default: global.scrape_interval
+  // Default: min(global.scrape_timeout, scrape_interval).
+  int64_t scrape_timeout_ms = 0;
+  std::string metrics_path = "/metrics";  // Default: "/metrics"
+  std::string scheme = "http";            // Default: "http"
+  bool enable_compression = true;         // Default: true
+  // Limits: 0 is "no limit"; 0 here inherits the global value.
+  int64_t body_size_limit_bytes = 0;  // "10MB" units (base 2)
+  uint64_t sample_limit = 0;
+  uint64_t label_limit = 0;
+  uint64_t label_name_length_limit = 0;
+  uint64_t label_value_length_limit = 0;
+  uint64_t target_limit = 0;
+  uint64_t keep_dropped_targets = 0;
+  HTTPClientConfig http;
+  ServiceDiscovery sd;
+  std::vector<RelabelConfig> relabel_configs;
+  std::vector<RelabelConfig> metric_relabel_configs;
+};
+
+struct AlertmanagerConfig {
+  std::string scheme = "http";     // Default: "http"
+  std::string path_prefix;         // Default: ""
+  int64_t timeout_ms = 10 * 1000;  // Default: 10s
+  std::string api_version = "v2";  // Default: "v2" (the only one)
+  HTTPClientConfig http;
+  ServiceDiscovery sd;
+  std::vector<RelabelConfig> relabel_configs;
+  std::vector<RelabelConfig> alert_relabel_configs;
+};
+
+struct AlertingConfig {
+  std::vector<RelabelConfig> alert_relabel_configs;
+  std::vector<AlertmanagerConfig> alertmanagers;
+};
+
+struct GlobalConfig {
+  int64_t scrape_interval_ms = 60 * 1000;      // Default: 1m
+  int64_t scrape_timeout_ms = 10 * 1000;       // Default: min(10s, interval)
+  int64_t evaluation_interval_ms = 60 * 1000;  // Default: 1m
+  int64_t rule_query_offset_ms = 0;            // Default: 0
+  Labels external_labels;
+  std::string query_log_file;
+  std::string scrape_failure_log_file;
+  // Defaults for every scrape config's limits (0: none).
+  int64_t body_size_limit_bytes = 0;
+  uint64_t sample_limit = 0;
+  uint64_t label_limit = 0;
+  uint64_t label_name_length_limit = 0;
+  uint64_t label_value_length_limit = 0;
+  uint64_t target_limit = 0;
+  uint64_t keep_dropped_targets = 0;
+};
+
+struct Config {
+  GlobalConfig global;
+  // Patterns as written, or joined to the config's directory after
+  // LoadConfigFile / SetDirectory.
+  std::vector<std::string> rule_files;
+  // Validated and with global defaults applied.
+  std::vector<ScrapeConfig> scrape_configs;
+  AlertingConfig alerting;
+};
+
+// Decodes and validates `yaml`. `filename` only names the file in errors.
+// InvalidArgument with promtool's text after "FAILED: ", e.g.
+//   "parsing YAML file prometheus.yml: yaml: unmarshal errors:\n"
+//   "  line 2: field foo not found in type config.plain"
+// Relative paths are left as written (see SetDirectory).
+absl::StatusOr<Config> ParseConfig(std::string_view yaml,
+                                   std::string_view filename);
+
+// Reads `path`, then ParseConfig and SetDirectory(dir of path).
+// Unavailable ("open p.yml: no such file or directory") if unreadable.
+absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+// Joins every relative file path (rule files, file_sd files, TLS, password
+// and credentials files, log files) to `dir`, as Prometheus's SetDirectory.
+void SetDirectory(Config* c, std::string_view dir);
+
+// Go's filepath.Join(dir, p) unless p is empty or absolute.
+std::string JoinDir(std::string_view dir, std::string_view p);
+
+}  // namespace vigil::config
+
+#endif  // VIGIL_SERVER_CONFIG_CONFIG_H_
