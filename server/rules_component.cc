@@ -15,9 +15,10 @@ RulesComponent::RulesComponent(RulesComponentOptions opts,
   mo.group.query = rules::EngineQueryFunc(opts_.engine, opts_.db, &stop_ctx_);
   mo.group.appendable = opts_.db;
   mo.group.notify = opts_.notify;
-  mo.group.external_labels = first.config.external_labels;
+  mo.group.external_labels = first.config.global.external_labels;
   mo.group.external_url = opts_.external_url;
-  mo.group.default_interval_ms = first.config.evaluation_interval_ms;
+  mo.group.default_interval_ms = first.config.global.evaluation_interval_ms;
+  mo.group.default_query_offset_ms = first.config.global.rule_query_offset_ms;
   mo.group.resend_delay_ms = opts_.resend_delay_ms;
   mo.queryable = opts_.db;
   mo.outage_tolerance_ms = opts_.outage_tolerance_ms;
@@ -28,11 +29,7 @@ RulesComponent::RulesComponent(RulesComponentOptions opts,
 RulesComponent::~RulesComponent() { Stop(); }
 
 std::vector<std::string> RulesComponent::Patterns(const LoadedConfig& cfg) {
-  std::vector<std::string> out;
-  for (const std::string& p : cfg.config.rule_files) {
-    out.push_back(!p.empty() && p[0] == '/' ? p : cfg.base_dir + "/" + p);
-  }
-  return out;
+  return cfg.config.rule_files;  // already joined to the config's directory
 }
 
 absl::StatusOr<std::function<void()>> RulesComponent::Prepare(

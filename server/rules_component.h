@@ -48,8 +48,8 @@ class RulesComponent : public Component {
   // The running groups (for the API).
   std::vector<std::shared_ptr<rules::Group>> Groups() const;
 
-  // The rule_files patterns of `cfg` made absolute (relative ones are
-  // relative to the config file's directory, as in Prometheus).
+  // The rule_files patterns of `cfg` (relative ones are relative to the
+  // config file's directory, as in Prometheus).
   static std::vector<std::string> Patterns(const LoadedConfig& cfg);
 
  private:

@@ -3,8 +3,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "fmt/format.h"
@@ -53,20 +51,10 @@ absl::Status ApplyAll(const std::vector<Component*>& components,
 }  // namespace
 
 absl::StatusOr<LoadedConfig> LoadConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        fmt::format("open {}: no such file or directory", path));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto cfg = config::ParsePrometheusConfig(ss.str(), path);
+  auto cfg = config::LoadConfigFile(path);
   if (!cfg.ok()) return cfg.status();
   LoadedConfig out;
   out.path = path;
-  size_t slash = path.rfind('/');
-  out.base_dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  if (out.base_dir.empty()) out.base_dir = "/";
   out.config = *std::move(cfg);
   return out;
 }

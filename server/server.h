@@ -21,17 +21,17 @@
 
 #include "absl/status/statusor.h"
 #include "core/logger.h"
-#include "server/config/prometheus_config.h"
+#include "server/config/config.h"
 #include "server/flags.h"
 
 namespace vigil::server {
 
 // What a reload hands every component.
 struct LoadedConfig {
-  std::string path;      // as given by --config.file
-  std::string base_dir;  // the config file's directory (rule_files are
-                         // relative to it)
-  config::PrometheusConfig config;
+  std::string path;  // as given by --config.file
+  // Relative paths in it (rule_files, file_sd files, credentials) are
+  // already joined to the config file's directory.
+  config::Config config;
 };
 
 class Component {
