@@ -103,6 +103,7 @@ class Group {
 
   const std::string& name() const { return def_.name; }
   const std::string& file() const { return def_.source_file; }
+  int limit() const { return def_.limit; }
   int64_t interval_ms() const { return interval_ms_; }
   size_t size() const { return rules_.size(); }
   const Rule& rule_def(size_t i) const { return rules_[i].def; }
