@@ -161,7 +161,7 @@ class HttpServer::Impl {
   void WatchLoop();
 
  private:
-  bool WaitForRequest(int fd, ConnStream* strm);
+  bool WaitForRequest(int fd, ConnStream* strm, int served);
   void SetupRequest(httplib::Request& r, RequestState* st, ConnStream* strm);
   void WriteResponse(HttpResponse&& resp, const std::string& method,
                      httplib::Response& hres, RequestState* st);
@@ -216,8 +216,17 @@ void HttpServer::Impl::CloseConnection(int fd, bool linger) {
   ::close(fd);
 }
 
-bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm) {
+bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
   if (strm->Buffered()) return true;
+  if (served == 0) {
+    // A new connection: its first request is due within the header
+    // timeout, and it keeps its worker meanwhile.
+    int64_t ms = opts_.read_header_timeout_ms > 0 ? opts_.read_header_timeout_ms
+                                                  : opts_.idle_timeout_ms;
+    auto deadline = ms > 0 ? SteadyClock::now() + std::chrono::milliseconds(ms)
+                           : SteadyClock::time_point::max();
+    return internal::WaitFd(fd, POLLIN, deadline, stop_pipe_[0]);
+  }
   auto idle_deadline = opts_.idle_timeout_ms > 0
                            ? SteadyClock::now() + std::chrono::milliseconds(
                                                       opts_.idle_timeout_ms)
@@ -252,7 +261,7 @@ void HttpServer::Impl::ServeConnection(int fd) {
                   opts_.write_timeout_ms);
   bool linger = false;
   for (int n = 0; n < std::max(1, opts_.max_requests_per_connection); ++n) {
-    if (!WaitForRequest(fd, &strm)) break;
+    if (!WaitForRequest(fd, &strm, n)) break;
     RequestState st;
     st.fd = fd;
     st.start = SteadyClock::now();
@@ -305,7 +314,11 @@ void HttpServer::Impl::ServeConnection(int fd) {
       opts_.on_request(info);
     }
     if (st.must_close || strm.failed()) linger = true;
-    if (!ok || closed || last || st.must_close || strm.failed()) break;
+    // Not routed: cpp-httplib refused the request itself (400, 414...);
+    // what follows on the connection cannot be trusted.
+    if (!ok || closed || last || st.must_close || strm.failed() || !st.routed) {
+      break;
+    }
   }
   CloseConnection(fd, linger);
 }
