@@ -11,7 +11,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   librocksdb-dev libabsl-dev libre2-dev libyaml-cpp-dev libfmt-dev \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev \
-  rapidjson-dev
+  libcurl4-openssl-dev rapidjson-dev
 # Real peers used by tests and bench (promtool, VictoriaMetrics).
 DEB_PEERS := prometheus victoria-metrics curl bc time
 

@@ -41,6 +41,10 @@ struct HttpRequest {
   // Set by the server when the client has gone away; handlers running long
   // (queries) poll it to cancel. May be null.
   const std::atomic<bool>* client_gone = nullptr;
+  // Non-empty when the query string or the form body was malformed, in Go's
+  // url.ParseQuery words (`invalid URL escape "%zz"`); `params` then holds
+  // the pairs before the bad one. The API answers 400 bad_data with it.
+  std::string params_error;
 
   // The first value of parameter `name`, if any.
   std::optional<std::string_view> Param(std::string_view name) const;
@@ -91,6 +95,9 @@ struct FetchRequest {
   std::string ca_file, cert_file, key_file, server_name;
   bool insecure_skip_verify = false;
   std::string proxy_url;  // empty: no proxy
+  // Follow up to 10 redirects, as Go's client (and Prometheus's default
+  // follow_redirects: true) does.
+  bool follow_redirects = true;
 };
 
 struct FetchResult {
@@ -102,7 +109,16 @@ struct FetchResult {
   HeaderList headers;  // names lower-case
   std::string body;    // decoded
   int64_t duration_ms = 0;
+  // Why `error` is set, for the counters that tell them apart
+  // (prometheus_target_scrapes_exceeded_body_size_limit_total...).
+  bool timed_out = false;
+  bool body_size_limit_exceeded = false;
+  bool cancelled = false;  // HttpClient::Stop() ended the transfer
 };
+
+// Go's http.StatusText: "OK", "Not Found", "Internal Server Error"; "" for a
+// code it does not know.
+std::string_view StatusText(int code);
 
 }  // namespace vigil::net
 

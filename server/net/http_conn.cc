@@ -1,0 +1,239 @@
+#include "server/net/http_conn.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace vigil::net::internal {
+namespace {
+
+thread_local bool t_refusing = false;
+
+void AddrToIpPort(const sockaddr_storage& addr, std::string& ip, int& port) {
+  char buf[INET6_ADDRSTRLEN] = {0};
+  if (addr.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+    inet_ntop(AF_INET, &a->sin_addr, buf, sizeof(buf));
+    port = ntohs(a->sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+    inet_ntop(AF_INET6, &a->sin6_addr, buf, sizeof(buf));
+    port = ntohs(a->sin6_port);
+  }
+  ip = buf;
+}
+
+SteadyClock::time_point After(int64_t ms) {
+  if (ms <= 0) return SteadyClock::time_point::max();
+  return SteadyClock::now() + std::chrono::milliseconds(ms);
+}
+
+}  // namespace
+
+bool WaitFd(int fd, short events, SteadyClock::time_point deadline,
+            int stop_fd) {
+  for (;;) {
+    int timeout = -1;
+    if (deadline != SteadyClock::time_point::max()) {
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(
+                      deadline - SteadyClock::now())
+                      .count();
+      if (left <= 0) return false;
+      timeout = static_cast<int>(std::min<int64_t>(left, 1 << 30));
+    }
+    pollfd p[2] = {{fd, events, 0}, {stop_fd, POLLIN, 0}};
+    int n = ::poll(p, stop_fd >= 0 ? 2 : 1, timeout);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) continue;  // re-checks the deadline
+    if (stop_fd >= 0 && (p[1].revents & POLLIN)) return false;
+    return p[0].revents != 0;
+  }
+}
+
+ConnStream::ConnStream(int fd, int stop_fd, int64_t max_header_bytes,
+                       int64_t read_header_timeout_ms, int64_t read_timeout_ms,
+                       int64_t write_timeout_ms)
+    : fd_(fd),
+      stop_fd_(stop_fd),
+      max_header_bytes_(max_header_bytes),
+      read_header_timeout_ms_(read_header_timeout_ms),
+      read_timeout_ms_(read_timeout_ms),
+      write_timeout_ms_(write_timeout_ms) {}
+
+void ConnStream::BeginRequest() {
+  in_headers_ = true;
+  header_bytes_ = 0;
+  written_ = 0;
+  line_no_ = 0;
+  line_len_ = 0;
+  line_colon_ = false;
+  request_deadline_ = After(read_timeout_ms_);
+  deadline_ = std::min(After(read_header_timeout_ms_), request_deadline_);
+}
+
+void ConnStream::EndHeaders() {
+  in_headers_ = false;
+  deadline_ = request_deadline_;
+}
+
+bool ConnStream::is_readable() const {
+  return Buffered() || WaitFd(fd_, POLLIN, deadline_, stop_fd_);
+}
+
+bool ConnStream::is_writable() const {
+  return WaitFd(fd_, POLLOUT, After(write_timeout_ms_), stop_fd_);
+}
+
+ssize_t ConnStream::read(char* ptr, size_t size) {
+  if (failed_) return -1;
+  if (!Buffered()) {
+    if (!WaitFd(fd_, POLLIN, deadline_, stop_fd_)) {
+      failed_ = true;
+      return -1;
+    }
+    ssize_t n;
+    do {
+      n = ::recv(fd_, buf_, sizeof(buf_), 0);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      failed_ = true;
+      return n < 0 ? -1 : 0;
+    }
+    off_ = 0;
+    len_ = static_cast<size_t>(n);
+  }
+  size_t k = std::min(size, len_ - off_);
+  if (in_headers_) {
+    header_bytes_ += static_cast<int64_t>(k);
+    if (max_header_bytes_ > 0 && header_bytes_ > max_header_bytes_) {
+      failed_ = header_limit_hit_ = true;
+      return -1;
+    }
+    for (size_t i = 0; i < k; ++i) {
+      if (!CheckHeaderByte(buf_[off_ + i])) {
+        failed_ = header_malformed_ = true;
+        return -1;
+      }
+    }
+  }
+  std::memcpy(ptr, buf_ + off_, k);
+  off_ += k;
+  return static_cast<ssize_t>(k);
+}
+
+// Go's textproto rejects these; cpp-httplib would skip a line without ':'
+// and keep NULs.
+bool ConnStream::CheckHeaderByte(char c) {
+  if (c == '\0') return false;
+  if (c == '\n') {
+    bool blank = line_len_ == 0;
+    if (line_no_ > 0 && !blank && !line_colon_) return false;
+    ++line_no_;
+    line_len_ = 0;
+    line_colon_ = false;
+    return true;
+  }
+  if (c == '\r') return true;
+  if (c == ':') line_colon_ = true;
+  ++line_len_;
+  return true;
+}
+
+ssize_t ConnStream::write(const char* ptr, size_t size) {
+  for (;;) {
+    if (!WaitFd(fd_, POLLOUT, After(write_timeout_ms_), stop_fd_)) return -1;
+    ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n >= 0) {
+      written_ += n;
+      return n;
+    }
+    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+  }
+}
+
+void ConnStream::get_remote_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    AddrToIpPort(addr, ip, port);
+  }
+}
+
+void ConnStream::get_local_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    AddrToIpPort(addr, ip, port);
+  }
+}
+
+WorkerPool::WorkerPool(int threads, int max_pending)
+    : max_pending_(static_cast<size_t>(std::max(0, max_pending))) {
+  for (int i = 0; i < std::max(1, threads); ++i) {
+    threads_.emplace_back([this] { Work(); });
+  }
+}
+
+WorkerPool::~WorkerPool() { shutdown(); }
+
+bool WorkerPool::refusing() { return t_refusing; }
+
+void WorkerPool::enqueue(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!shutdown_ && jobs_.size() < max_pending_) {
+      jobs_.push_back(std::move(fn));
+      pending_.store(jobs_.size(), std::memory_order_relaxed);
+      cv_.notify_one();
+      return;
+    }
+  }
+  // Full: the task runs here, sees refusing() and only closes the socket,
+  // so cpp-httplib's accept loop never blocks on it.
+  t_refusing = true;
+  try {
+    fn();
+  } catch (...) {
+  }
+  t_refusing = false;
+}
+
+void WorkerPool::shutdown() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (shutdown_ && threads_.empty()) return;
+    shutdown_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+void WorkerPool::Work() {
+  for (;;) {
+    std::function<void()> fn;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [this] { return shutdown_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;  // shut down and drained
+      fn = std::move(jobs_.front());
+      jobs_.pop_front();
+      pending_.store(jobs_.size(), std::memory_order_relaxed);
+    }
+    // A task that throws must not take the worker (and the process) down.
+    try {
+      fn();
+    } catch (...) {
+    }
+  }
+}
+
+}  // namespace vigil::net::internal

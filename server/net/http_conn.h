@@ -1,0 +1,114 @@
+// -----------------------------------------------------------------------------
+// File: net/http_conn.h
+// -----------------------------------------------------------------------------
+//
+// The pieces of HttpServer below cpp-httplib's request parser: the socket
+// stream with Vigil's deadlines and header cap, and the bounded worker pool.
+// Only http_server.cc uses them (they include httplib.h, which is not part
+// of the server's interface).
+#ifndef VIGIL_SERVER_NET_HTTP_CONN_H_
+#define VIGIL_SERVER_NET_HTTP_CONN_H_
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace vigil::net::internal {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Waits until `fd` has `events` (POLLIN / POLLOUT; hang-ups count as
+// ready), `deadline` passes or `stop_fd` becomes readable. True if ready.
+bool WaitFd(int fd, short events, SteadyClock::time_point deadline,
+            int stop_fd);
+
+// One connection's socket as cpp-httplib's parser reads and writes it. The
+// read buffer lives as long as the connection, so pipelined requests are
+// not lost between requests (cpp-httplib's own stream drops them).
+class ConnStream final : public httplib::Stream {
+ public:
+  ConnStream(int fd, int stop_fd, int64_t max_header_bytes,
+             int64_t read_header_timeout_ms, int64_t read_timeout_ms,
+             int64_t write_timeout_ms);
+
+  // A new request starts: its header deadline and byte count.
+  void BeginRequest();
+  // Headers parsed: reads now run against the whole-request deadline.
+  void EndHeaders();
+  bool Buffered() const { return off_ < len_; }
+  // True once a read failed for a limit (header bytes or deadline), so the
+  // connection must not be reused.
+  bool failed() const { return failed_; }
+  // The request line and headers went over max_header_bytes, or a header
+  // line was malformed (no ':', a NUL): the read failed for that.
+  bool header_limit_hit() const { return header_limit_hit_; }
+  bool header_malformed() const { return header_malformed_; }
+  // Bytes written since BeginRequest().
+  int64_t written() const { return written_; }
+
+  bool is_readable() const override;
+  bool is_writable() const override;
+  ssize_t read(char* ptr, size_t size) override;
+  ssize_t write(const char* ptr, size_t size) override;
+  void get_remote_ip_and_port(std::string& ip, int& port) const override;
+  void get_local_ip_and_port(std::string& ip, int& port) const override;
+  socket_t socket() const override { return fd_; }
+
+ private:
+  int fd_;
+  int stop_fd_;
+  int64_t max_header_bytes_;
+  int64_t read_header_timeout_ms_, read_timeout_ms_, write_timeout_ms_;
+  bool in_headers_ = false;
+  int64_t header_bytes_ = 0;
+  SteadyClock::time_point deadline_, request_deadline_;
+  bool failed_ = false;
+  bool header_limit_hit_ = false, header_malformed_ = false;
+  int64_t written_ = 0;
+  // Header-line check, byte by byte (cpp-httplib skips lines without ':').
+  int line_no_ = 0;
+  int64_t line_len_ = 0;
+  bool line_colon_ = false;
+  bool CheckHeaderByte(char c);
+  char buf_[8192];
+  size_t off_ = 0, len_ = 0;
+};
+
+// cpp-httplib's TaskQueue with a bounded wait list. When the list is full,
+// enqueue() runs the task inline with refusing() true, so that the
+// connection is answered 503 and closed at once instead of waiting.
+class WorkerPool final : public httplib::TaskQueue {
+ public:
+  WorkerPool(int threads, int max_pending);
+  ~WorkerPool() override;
+  void enqueue(std::function<void()> fn) override;
+  void shutdown() override;
+  // Connections waiting for a worker.
+  size_t pending() const { return pending_.load(std::memory_order_relaxed); }
+  // True on the thread of a task that enqueue() runs inline.
+  static bool refusing();
+
+ private:
+  void Work();
+
+  const size_t max_pending_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool shutdown_ = false;
+  std::atomic<size_t> pending_{0};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace vigil::net::internal
+
+#endif  // VIGIL_SERVER_NET_HTTP_CONN_H_
