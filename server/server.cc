@@ -3,11 +3,18 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
+#include "core/clock.h"
+#include "core/metrics.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "server/rules_component.h"
+#include "server/web/sources.h"
+#include "server/web/web.h"
 #include "storage/db.h"
 
 namespace vigil::server {
@@ -62,11 +69,70 @@ absl::StatusOr<LoadedConfig> LoadConfig(const std::string& path) {
 void RequestStop() { g_stop.store(true); }
 void RequestReload() { g_reload.store(true); }
 
+namespace {
+
+// Vigil's own metrics that read the components (the rest register
+// themselves): storage, reload state, build info.
+void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
+                           const web::ServerStatusSource* status) {
+  using metrics::FuncMetric;
+  using metrics::MetricType;
+  auto add = [reg](MetricType type, std::string name, std::string help,
+                   std::function<double()> fn) {
+    (void)reg->Register(std::make_shared<FuncMetric>(
+        type, metrics::Opts{std::move(name), std::move(help)}, std::move(fn)));
+  };
+  add(MetricType::kGauge, "prometheus_tsdb_head_series",
+      "Total number of series in the head block.",
+      [db] { return static_cast<double>(db->Stats().num_series); });
+  add(MetricType::kCounter, "prometheus_tsdb_head_samples_appended_total",
+      "Total number of appended samples.",
+      [db] { return static_cast<double>(db->Stats().appended_samples); });
+  add(MetricType::kCounter, "prometheus_tsdb_out_of_order_samples_total",
+      "Total number of out of order samples ingestion failed attempts.",
+      [db] { return static_cast<double>(db->Stats().out_of_order); });
+  add(MetricType::kGauge, "prometheus_tsdb_storage_blocks_bytes",
+      "The number of bytes that are currently used for local storage.",
+      [db] { return static_cast<double>(db->Stats().disk_bytes); });
+  add(MetricType::kGauge, "vigil_head_memory_bytes",
+      "Estimated heap bytes of the in-memory head (series and open chunks).",
+      [db] { return static_cast<double>(db->Stats().head_memory_bytes); });
+  add(MetricType::kGauge, "vigil_rocksdb_memory_bytes",
+      "RocksDB memtables and table readers, in bytes.",
+      [db] { return static_cast<double>(db->Stats().rocksdb_memory_bytes); });
+  add(MetricType::kGauge, "prometheus_config_last_reload_successful",
+      "Whether the last configuration reload attempt was successful.",
+      [status] { return status->last_reload_ok() ? 1.0 : 0.0; });
+  add(MetricType::kGauge,
+      "prometheus_config_last_reload_success_timestamp_seconds",
+      "Timestamp of the last successful configuration reload.",
+      [status] { return status->last_reload_success_ms() / 1000.0; });
+  auto build = std::make_shared<metrics::Gauge>(metrics::Opts{
+      "vigil_build_info",
+      "A metric with a constant '1' value labeled by version and compiler.",
+      {},
+      {{"version", VIGIL_VERSION}, {"compiler", "gcc " __VERSION__}}});
+  build->Set(1);
+  (void)reg->Register(build);
+  (void)reg->Register(std::make_shared<metrics::ProcessCollector>());
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
 int Run(const ServerFlags& flags, Logger* log) {
   g_stop.store(false);
   g_reload.store(false);
   InstallSignalHandlers();
-  log->Info("Starting Vigil", {{"listen", flags.listen_address},
+  const Timestamp start_ms = Clock::Real()->NowMs();
+  log->Info("Starting Vigil", {{"version", VIGIL_VERSION},
+                               {"listen", flags.listen_address},
                                {"config", flags.config_file},
                                {"storage", flags.storage_path}});
   if (flags.enable_remote_write_receiver) {
@@ -79,6 +145,49 @@ int Run(const ServerFlags& flags, Logger* log) {
                 {"err", std::string(cfg.status().message())}});
     return 1;
   }
+
+  metrics::Registry registry;
+  web::ServerStatusSource status(flags, start_ms);
+  absl::Mutex reload_mu;
+  std::vector<Component*> components;
+  // One reload at a time, from SIGHUP or POST /-/reload.
+  auto reload = [&]() -> absl::Status {
+    absl::MutexLock lock(&reload_mu);
+    log->Info("Loading configuration file", {{"filename", flags.config_file}});
+    auto next = LoadConfig(flags.config_file);
+    absl::Status st = next.ok() ? ApplyAll(components, *next) : next.status();
+    const Timestamp now = Clock::Real()->NowMs();
+    status.ConfigLoaded(st.ok(), st.ok() ? ReadText(flags.config_file) : "",
+                        now);
+    if (st.ok()) {
+      log->Info("Completed loading of configuration file",
+                {{"filename", flags.config_file}});
+    } else {
+      log->Error("Error reloading config; the previous one keeps running",
+                 {{"filename", flags.config_file},
+                  {"err", std::string(st.message())}});
+    }
+    return st;
+  };
+
+  // The listener comes first, so that /-/healthy answers while the storage
+  // replays; /-/ready and the API answer 503 until it is open.
+  web::WebOptions wo;
+  wo.flags = &flags;
+  wo.registry = &registry;
+  wo.logger = log;
+  wo.reload = reload;
+  wo.quit = [] { RequestStop(); };
+  web::Web web(wo);
+  auto port = web.Start();
+  if (!port.ok()) {
+    log->Error("Error starting web server",
+               {{"listen", flags.listen_address},
+                {"err", std::string(port.status().message())}});
+    return 1;
+  }
+  log->Info("Listening", {{"address", flags.listen_address},
+                          {"port", std::to_string(*port)}});
 
   storage::Options so;
   so.retention_ms = flags.retention_ms;
@@ -111,34 +220,35 @@ int Run(const ServerFlags& flags, Logger* log) {
   ro.resend_delay_ms = flags.resend_delay_ms;
   ro.logger = log;
   RulesComponent rules(ro, *cfg);
-
-  std::vector<Component*> components = {&rules};
+  components = {&rules};
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
     return 1;
   }
+  status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
+  RegisterServerMetrics(&registry, db->get(), &status);
+
+  web::GroupsRulesSource rules_source([&rules] { return rules.Groups(); });
+  web::api::ApiOptions ao;
+  ao.queryable = db->get();
+  ao.db = db->get();
+  ao.engine = &engine;
+  ao.rules = &rules_source;
+  ao.status = &status;
+  ao.max_concurrency = flags.query_max_concurrency;
+  web::api::Api api(ao);
+
   for (Component* c : components) c->Start();
+  web.SetApi(&api);
   log->Info("Server is ready to receive web requests.");
 
   while (!g_stop.load()) {
-    if (g_reload.exchange(false)) {
-      log->Info("Loading configuration file",
-                {{"filename", flags.config_file}});
-      auto next = LoadConfig(flags.config_file);
-      absl::Status st = next.ok() ? ApplyAll(components, *next) : next.status();
-      if (st.ok()) {
-        log->Info("Completed loading of configuration file",
-                  {{"filename", flags.config_file}});
-      } else {
-        log->Error("Error reloading config; the previous one keeps running",
-                   {{"filename", flags.config_file},
-                    {"err", std::string(st.message())}});
-      }
-    }
+    if (g_reload.exchange(false)) (void)reload();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   log->Info("Stopping", {{"reason", "signal"}});
+  web.Stop();
   for (auto it = components.rbegin(); it != components.rend(); ++it) {
     (*it)->Stop();
   }

@@ -357,6 +357,12 @@ void HttpServer::Impl::SetupRequest(httplib::Request& r, RequestState* st,
   bool reads_body = r.method == "POST" || r.method == "PUT" ||
                     r.method == "PATCH" || (r.method == "DELETE" && has_length);
   if (!reads_body && (chunked || length > 0)) st->must_close = true;
+  // A request with neither Content-Length nor chunked encoding has no body
+  // (RFC 9112 6.3); cpp-httplib would read until the peer closes, so a
+  // bare `curl -X POST` would wait for the read timeout.
+  if (reads_body && !has_length && !chunked) {
+    r.headers.emplace("Content-Length", "0");
+  }
   if (opts_.max_body_bytes > 0 &&
       length > static_cast<uint64_t>(opts_.max_body_bytes)) {
     st->body_too_large = true;

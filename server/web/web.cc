@@ -1,0 +1,139 @@
+#include "server/web/web.h"
+
+#include "fmt/format.h"
+
+namespace vigil::web {
+namespace {
+
+void Text(net::HttpResponse* r, int status, std::string body) {
+  r->status = status;
+  r->SetHeader("Content-Type", "text/plain; charset=utf-8");
+  r->body = std::move(body);
+}
+
+}  // namespace
+
+std::string Web::RoutePrefix(const server::ServerFlags& flags) {
+  std::string p = flags.route_prefix;
+  if (p.empty() && !flags.external_url.empty()) {
+    // The path of the external URL: after "scheme://host".
+    size_t scheme = flags.external_url.find("://");
+    size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+    size_t slash = flags.external_url.find('/', start);
+    if (slash != std::string::npos) p = flags.external_url.substr(slash);
+  }
+  if (p.empty() || p[0] != '/') p = "/" + p;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+Web::Web(WebOptions opts) : opts_(std::move(opts)) {
+  requests_ = std::make_shared<metrics::Counter>(
+      metrics::Opts{"prometheus_http_requests_total",
+                    "Counter of HTTP requests.",
+                    {"code", "handler"},
+                    {}});
+  durations_ = std::make_shared<metrics::Histogram>(
+      metrics::Opts{"prometheus_http_request_duration_seconds",
+                    "Histogram of latencies for HTTP requests.",
+                    {"handler"},
+                    {}},
+      std::vector<double>{.1, .2, .4, 1, 3, 8, 20, 60, 120});
+  (void)opts_.registry->Register(requests_);
+  (void)opts_.registry->Register(durations_);
+
+  net::HttpServerOptions ho;
+  ho.route_prefix = RoutePrefix(*opts_.flags);
+  ho.logger = opts_.logger;
+  ho.on_request = [this](const net::RequestInfo& info) {
+    std::string handler(info.handler);
+    requests_->WithLabelValues({std::to_string(info.status), handler})->Inc();
+    durations_->WithLabelValues({handler})->Observe(info.duration_seconds);
+  };
+  http_ = std::make_unique<net::HttpServer>(ho);
+
+  Route("GET", "/-/healthy", [](const net::HttpRequest&, net::HttpResponse* r) {
+    Text(r, 200, "Vigil Server is Healthy.\n");
+  });
+  Route("GET", "/-/ready",
+        [this](const net::HttpRequest&, net::HttpResponse* r) {
+          if (api_.load() == nullptr) {
+            Text(r, 503, "Service Unavailable");
+          } else {
+            Text(r, 200, "Vigil Server is Ready.\n");
+          }
+        });
+  auto lifecycle = [this](bool reload) {
+    return [this, reload](const net::HttpRequest&, net::HttpResponse* r) {
+      if (!opts_.flags->enable_lifecycle) {
+        Text(r, 403, "Lifecycle API is not enabled.");
+        return;
+      }
+      if (!reload) {
+        Text(r, 200, "Requesting termination... Goodbye!");
+        if (opts_.quit) opts_.quit();
+        return;
+      }
+      absl::Status st = opts_.reload ? opts_.reload() : absl::OkStatus();
+      if (st.ok()) {
+        Text(r, 200, "");
+      } else {
+        Text(r, 500,
+             fmt::format("failed to reload config: {}\n",
+                         std::string(st.message())));
+      }
+    };
+  };
+  for (const char* m : {"POST", "PUT"}) {
+    Route(m, "/-/reload", lifecycle(true));
+    Route(m, "/-/quit", lifecycle(false));
+  }
+  Route("GET", "/metrics",
+        [this](const net::HttpRequest&, net::HttpResponse* r) {
+          r->status = 200;
+          r->SetHeader("Content-Type", std::string(metrics::kTextContentType));
+          opts_.registry->WriteText(&r->body);
+        });
+  // The API, live once SetApi() is called: every method on /api/v1/* and
+  // /federate goes to Api::Serve, which routes (404/405) itself.
+  auto api = [this](const net::HttpRequest& req, net::HttpResponse* r) {
+    api::Api* a = api_.load();
+    if (a == nullptr) {
+      r->status = 503;
+      r->SetHeader("Content-Type", "application/json");
+      r->body =
+          "{\"status\":\"error\",\"errorType\":\"unavailable\","
+          "\"error\":\"the storage is not open yet\"}";
+      return;
+    }
+    net::HttpRequest inner = req;
+    auto rest = req.PathParam("rest");
+    // "*rest" keeps its leading slash: "/api/v1/query" -> "/query".
+    inner.path = rest ? "/api/v1" + std::string(*rest) : "/federate";
+    inner.path_params.clear();
+    a->Serve(inner, r);
+  };
+  for (const char* m : {"GET", "POST", "PUT", "DELETE"}) {
+    Route(m, "/api/v1/*rest", api);
+    Route(m, "/federate", api);
+  }
+}
+
+Web::~Web() { Stop(); }
+
+void Web::Route(const std::string& method, const std::string& pattern,
+                net::HttpHandler h) {
+  http_->Handle(method, pattern, std::move(h));
+}
+
+absl::StatusOr<int> Web::Start() {
+  return http_->Start(opts_.flags->listen_address);
+}
+
+void Web::SetApi(api::Api* api) { api_.store(api); }
+
+void Web::Stop() {
+  if (http_) http_->Stop();
+}
+
+}  // namespace vigil::web

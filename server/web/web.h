@@ -1,0 +1,67 @@
+// -----------------------------------------------------------------------------
+// File: web/web.h
+// -----------------------------------------------------------------------------
+//
+// The server's HTTP face: one listener (server/net) serving the Prometheus
+// API (web/api/v1), the lifecycle endpoints (/-/healthy, /-/ready,
+// /-/reload, /-/quit) and Vigil's own metrics at /metrics, under
+// --web.route-prefix.
+#ifndef VIGIL_SERVER_WEB_WEB_H_
+#define VIGIL_SERVER_WEB_WEB_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/logger.h"
+#include "core/metrics.h"
+#include "server/flags.h"
+#include "server/net/http_server.h"
+#include "server/web/api/v1/api.h"
+
+namespace vigil::web {
+
+struct WebOptions {
+  const server::ServerFlags* flags = nullptr;  // REQUIRES: set; must outlive
+  metrics::Registry* registry = nullptr;       // REQUIRES: set; must outlive
+  Logger* logger = nullptr;
+  // POST/PUT /-/reload (with --web.enable-lifecycle): runs a reload and
+  // returns its outcome; the response waits for it, as Prometheus's does.
+  std::function<absl::Status()> reload;
+  // POST/PUT /-/quit (with --web.enable-lifecycle).
+  std::function<void()> quit;
+};
+
+class Web {
+ public:
+  explicit Web(WebOptions opts);
+  ~Web();  // Stop()s
+
+  // Binds --web.listen-address and serves. Until SetApi() the API answers
+  // 503 and /-/ready "Service Unavailable", so a client can tell a starting
+  // server (replaying its storage) from a dead one. Returns the bound port.
+  [[nodiscard]] absl::StatusOr<int> Start();
+  // Makes the API live (the storage is open). `api` must outlive Stop().
+  void SetApi(api::Api* api);
+  void Stop();
+
+  // The route prefix in use: --web.route-prefix, else the path of
+  // --web.external-url, else "/".
+  static std::string RoutePrefix(const server::ServerFlags& flags);
+
+ private:
+  void Route(const std::string& method, const std::string& pattern,
+             net::HttpHandler h);
+
+  WebOptions opts_;
+  std::unique_ptr<net::HttpServer> http_;
+  std::atomic<api::Api*> api_{nullptr};
+  std::shared_ptr<metrics::Counter> requests_;
+  std::shared_ptr<metrics::Histogram> durations_;
+};
+
+}  // namespace vigil::web
+
+#endif  // VIGIL_SERVER_WEB_WEB_H_
