@@ -9,32 +9,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/go/path.h"
 #include "core/relabel.h"
 #include "fmt/format.h"
+#include "server/notifier/targets.h"
 
 namespace vigil::notifier {
 
 namespace {
-
-constexpr std::string_view kAddressLabel = "__address__";
-constexpr std::string_view kSchemeLabel = "__scheme__";
-constexpr std::string_view kAlertsPathLabel = "__alerts_path__";
-
-// Prometheus's postPath: path.Join("/", prefix, "/api/v2/alerts").
-std::string PostPath(std::string_view prefix) {
-  return go::CleanPath(fmt::format("/{}/api/v2/alerts", prefix));
-}
-
-// alertmanagerLabels.url(): url.URL{Scheme, Host, Path}.String().
-std::string AlertmanagerUrl(const Labels& ls) {
-  std::string_view path = ls.Get(kAlertsPathLabel);
-  std::string out =
-      fmt::format("{}://{}", ls.Get(kSchemeLabel), ls.Get(kAddressLabel));
-  if (!path.empty() && path[0] != '/') out.push_back('/');
-  out.append(path);
-  return out;
-}
 
 // Go's http.StatusText for the codes an Alertmanager or a proxy returns, so
 // the error reads as Prometheus's "bad response status 500 Internal Server
@@ -66,35 +47,6 @@ std::string_view StatusText(int code) {
     default:
       return "";
   }
-}
-
-// relabelAlerts: external labels fill in labels the alert lacks (or has
-// empty), then `cfgs` run; alerts they drop are left out.
-std::vector<Alert> RelabelAlerts(const std::vector<RelabelConfig>& cfgs,
-                                 const Labels& external,
-                                 std::vector<Alert> alerts) {
-  if (cfgs.empty() && external.empty()) return alerts;
-  std::vector<Alert> out;
-  out.reserve(alerts.size());
-  for (Alert& a : alerts) {
-    Labels in;
-    if (external.empty()) {
-      in = std::move(a.labels);
-    } else {
-      LabelsBuilder lb(a.labels);
-      for (const Label& l : external) {
-        if (a.labels.Get(l.name).empty()) lb.Set(l.name, l.value);
-      }
-      in = lb.Build();
-    }
-    if (cfgs.empty()) {
-      a.labels = std::move(in);
-    } else if (!Process(in, cfgs, &a.labels)) {
-      continue;
-    }
-    out.push_back(std::move(a));
-  }
-  return out;
 }
 
 absl::Status ValidateRelabelConfigs(const std::vector<RelabelConfig>& cfgs,
@@ -138,53 +90,6 @@ struct Notifier::Config {
   std::vector<RelabelConfig> alert_relabel_configs;
   std::vector<Set> sets;
 };
-
-namespace {
-
-// AlertmanagerFromGroup over every group of `set`. A group with a target
-// whose address is not a host:port is skipped whole, as in Prometheus.
-void ResolveTargets(const AlertmanagerSet& cfg,
-                    const std::vector<AlertmanagerTargetGroup>& groups,
-                    std::vector<std::string>* urls,
-                    std::vector<std::string>* dropped, Logger* logger) {
-  std::set<std::string> seen;
-  std::string path = PostPath(cfg.path_prefix);
-  for (const AlertmanagerTargetGroup& g : groups) {
-    std::vector<std::string> group_urls, group_dropped;
-    bool ok = true;
-    for (const std::string& target : g.targets) {
-      LabelsBuilder lb;
-      lb.Set(kAddressLabel, target);
-      lb.Set(kSchemeLabel, cfg.scheme);
-      lb.Set(kAlertsPathLabel, path);
-      for (const Label& l : g.labels) {
-        if (l.name != kAddressLabel) lb.Set(l.name, l.value);
-      }
-      Labels pre = lb.Build();
-      Labels post;
-      if (!Process(pre, cfg.relabel_configs, &post)) {
-        group_dropped.push_back(AlertmanagerUrl(pre));
-        continue;
-      }
-      std::string_view addr = post.Get(kAddressLabel);
-      if (addr.find('/') != std::string_view::npos) {
-        Log(logger, LogLevel::kError,
-            "Creating discovered Alertmanagers failed",
-            {{"err", fmt::format("\"{}\" is not a valid hostname", addr)}});
-        ok = false;
-        break;
-      }
-      group_urls.push_back(AlertmanagerUrl(post));
-    }
-    if (!ok) continue;
-    for (std::string& u : group_urls) {
-      if (seen.insert(u).second) urls->push_back(std::move(u));
-    }
-    for (std::string& u : group_dropped) dropped->push_back(std::move(u));
-  }
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Notifier>> Notifier::Create(
     NotifierOptions options, Fetcher fetch, Logger* logger) {
@@ -274,9 +179,9 @@ absl::StatusOr<std::shared_ptr<const Notifier::Config>> Notifier::BuildConfig(
 void Notifier::ResolveSet(Set* s, Logger* logger) {
   s->urls.clear();
   s->dropped_urls.clear();
-  ResolveTargets(s->cfg, s->cfg.static_configs, &s->urls, &s->dropped_urls,
-                 logger);
-  ResolveTargets(s->cfg, s->discovered, &s->urls, &s->dropped_urls, logger);
+  std::vector<AlertmanagerTargetGroup> groups = s->cfg.static_configs;
+  groups.insert(groups.end(), s->discovered.begin(), s->discovered.end());
+  ResolveAlertmanagers(s->cfg, groups, &s->urls, &s->dropped_urls, logger);
 }
 
 void Notifier::InstallConfig(std::shared_ptr<const Config> config) {
@@ -433,24 +338,22 @@ void Notifier::Run() {
   }
 }
 
-bool Notifier::SendAll(const std::vector<Alert>& alerts) {
-  std::shared_ptr<const Config> cfg = Snapshot();
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point begin = Clock::now();
+// One POST of a batch: where, how many alerts, and for which set.
+struct Notifier::Post {
+  net::FetchRequest request;
+  std::string url;
+  size_t set = 0;
+  int64_t count = 0;
+};
 
-  struct Target {
-    std::string url;
-    size_t set;
-    int64_t count;
-  };
-  std::vector<Target> targets;
-  std::vector<net::FetchRequest> requests;
-  std::vector<bool> set_covered(cfg->sets.size(), true);
-  Clock::time_point deadline = begin;
+std::vector<Notifier::Post> Notifier::BuildPosts(
+    const Config& cfg, const std::vector<Alert>& alerts,
+    std::vector<bool>* set_covered, int64_t* max_timeout_ms) const {
+  std::vector<Post> posts;
+  set_covered->assign(cfg.sets.size(), true);
   std::string shared_payload;  // for sets without alert_relabel_configs
-
-  for (size_t si = 0; si < cfg->sets.size(); ++si) {
-    const Set& s = cfg->sets[si];
+  for (size_t si = 0; si < cfg.sets.size(); ++si) {
+    const Set& s = cfg.sets[si];
     if (s.urls.empty()) continue;
     std::string payload;
     int64_t count;
@@ -461,80 +364,96 @@ bool Notifier::SendAll(const std::vector<Alert>& alerts) {
     } else {
       std::vector<Alert> mine =
           RelabelAlerts(s.cfg.alert_relabel_configs, Labels(), alerts);
-      if (mine.empty()) continue;
+      if (mine.empty()) continue;  // nothing for this set: it is covered
       payload = EncodeAlertsJson(mine);
       count = static_cast<int64_t>(mine.size());
     }
-    set_covered[si] = false;
-    deadline =
-        std::max(deadline, begin + std::chrono::milliseconds(s.cfg.timeout_ms));
+    (*set_covered)[si] = false;
+    *max_timeout_ms = std::max(*max_timeout_ms, s.cfg.timeout_ms);
     for (const std::string& url : s.urls) {
-      net::FetchRequest req = s.cfg.http;
-      req.method = "POST";
-      req.url = url;
-      req.body = payload;
-      req.timeout_ms = s.cfg.timeout_ms;
-      req.headers.emplace_back("User-Agent", user_agent_);
-      req.headers.emplace_back("Content-Type", "application/json");
-      requests.push_back(std::move(req));
-      targets.push_back({url, si, count});
+      Post p;
+      p.request = s.cfg.http;
+      p.request.method = "POST";
+      p.request.url = url;
+      p.request.body = payload;
+      p.request.timeout_ms = s.cfg.timeout_ms;
+      p.request.headers.emplace_back("User-Agent", user_agent_);
+      p.request.headers.emplace_back("Content-Type", "application/json");
+      p.url = url;
+      p.set = si;
+      p.count = count;
+      posts.push_back(std::move(p));
     }
   }
-  if (targets.empty()) return true;
+  return posts;
+}
 
+std::vector<std::optional<net::FetchResult>> Notifier::FetchAll(
+    std::vector<Post>* posts, int64_t timeout_ms) {
   auto state = std::make_shared<BatchState>();
-  state->results.resize(targets.size());
-  state->remaining = targets.size();
-  for (size_t i = 0; i < targets.size(); ++i) {
-    fetch_(std::move(requests[i]), [state, i](net::FetchResult r) {
+  state->results.resize(posts->size());
+  state->remaining = posts->size();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (size_t i = 0; i < posts->size(); ++i) {
+    fetch_(std::move((*posts)[i].request), [state, i](net::FetchResult r) {
       std::lock_guard<std::mutex> l(state->mu);
       if (state->results[i].has_value()) return;  // called twice: ignore
       state->results[i] = std::move(r);
       if (--state->remaining == 0) state->cv.notify_all();
     });
   }
+  std::unique_lock<std::mutex> l(state->mu);
+  state->cv.wait_until(l, deadline, [&] { return state->remaining == 0; });
+  return state->results;  // later answers land in `state`, unseen
+}
 
-  std::vector<std::optional<net::FetchResult>> results;
-  {
-    std::unique_lock<std::mutex> l(state->mu);
-    state->cv.wait_until(l, deadline, [&] { return state->remaining == 0; });
-    results = state->results;  // late answers land in `state`, unseen
-  }
+bool Notifier::SendAll(const std::vector<Alert>& alerts) {
+  std::shared_ptr<const Config> cfg = Snapshot();
+  const auto begin = std::chrono::steady_clock::now();
+  std::vector<bool> set_covered;
+  int64_t timeout_ms = 0;
+  std::vector<Post> posts = BuildPosts(*cfg, alerts, &set_covered, &timeout_ms);
+  if (posts.empty()) return true;
+  // Each request carries its own set's timeout; the wait ends at the
+  // longest, so a hung request costs the batch at most that.
+  std::vector<std::optional<net::FetchResult>> results =
+      FetchAll(&posts, timeout_ms);
   const double elapsed =
-      std::chrono::duration<double>(Clock::now() - begin).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
 
   absl::MutexLock l(&mu_);
-  for (size_t i = 0; i < targets.size(); ++i) {
-    const Target& t = targets[i];
+  for (size_t i = 0; i < posts.size(); ++i) {
+    const Post& p = posts[i];
+    const std::optional<net::FetchResult>& r = results[i];
     std::string err;
-    if (!results[i].has_value()) {
-      err = absl::StrCat("Post \"", t.url, "\": context deadline exceeded");
-    } else if (!results[i]->error.empty()) {
-      err = results[i]->error;
-    } else if (results[i]->status / 100 != 2) {
-      std::string_view text = StatusText(results[i]->status);
-      err = fmt::format("bad response status {}{}{}", results[i]->status,
+    if (!r.has_value()) {
+      err = absl::StrCat("Post \"", p.url, "\": context deadline exceeded");
+    } else if (!r->error.empty()) {
+      err = r->error;
+    } else if (r->status / 100 != 2) {
+      std::string_view text = StatusText(r->status);
+      err = fmt::format("bad response status {}{}{}", r->status,
                         text.empty() ? "" : " ", text);
     }
-    // Counters of an Alertmanager removed meanwhile are not recreated.
-    auto it = counters_.find(t.url);
     if (err.empty()) {
-      set_covered[t.set] = true;
+      set_covered[p.set] = true;
     } else {
       Log(logger_, LogLevel::kError, "Error sending alerts",
-          {{"alertmanager", t.url},
-           {"count", absl::StrCat(t.count)},
+          {{"alertmanager", p.url},
+           {"count", absl::StrCat(p.count)},
            {"err", err}});
-      if (it != counters_.end()) it->second.errors += t.count;
     }
-    if (it != counters_.end()) {
-      it->second.sent += t.count;
-      it->second.latency_sum +=
-          results[i].has_value() && results[i]->duration_ms > 0
-              ? static_cast<double>(results[i]->duration_ms) / 1000.0
-              : elapsed;
-      it->second.latency_count++;
-    }
+    // Counters of an Alertmanager removed meanwhile are not recreated.
+    auto it = counters_.find(p.url);
+    if (it == counters_.end()) continue;
+    if (!err.empty()) it->second.errors += p.count;
+    it->second.sent += p.count;
+    it->second.latency_sum += r.has_value() && r->duration_ms > 0
+                                  ? static_cast<double>(r->duration_ms) / 1000.0
+                                  : elapsed;
+    it->second.latency_count++;
   }
   return std::all_of(set_covered.begin(), set_covered.end(),
                      [](bool b) { return b; });

@@ -35,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -137,6 +138,7 @@ class Notifier {
  private:
   struct Set;
   struct Config;
+  struct Post;
 
   Notifier(NotifierOptions options, Fetcher fetch, Logger* logger);
 
@@ -155,6 +157,17 @@ class Notifier {
   // Alertmanagers (and alerts left after its relabelling) got them at
   // least once.
   bool SendAll(const std::vector<Alert>& alerts);
+  // The requests for `alerts`: per set with Alertmanagers, its relabelled
+  // alerts to each of them. *set_covered is false for sets that get some;
+  // *max_timeout_ms is raised to their longest timeout.
+  std::vector<Post> BuildPosts(const Config& cfg,
+                               const std::vector<Alert>& alerts,
+                               std::vector<bool>* set_covered,
+                               int64_t* max_timeout_ms) const;
+  // Issues every post's request (moved out) and waits for the answers, at
+  // most `timeout_ms`; a missing result means no answer in time.
+  std::vector<std::optional<net::FetchResult>> FetchAll(
+      std::vector<Post>* posts, int64_t timeout_ms);
 
   struct Counters {
     int64_t sent = 0;

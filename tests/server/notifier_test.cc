@@ -15,6 +15,7 @@
 
 #include "server/notifier/alert.h"
 #include "server/notifier/rules_adapter.h"
+#include "server/notifier/targets.h"
 
 namespace {
 
@@ -163,8 +164,8 @@ RelabelConfig Rule(RelabelAction action, std::vector<std::string> sources,
 TEST_CASE("alerts encode as Prometheus's models.PostableAlerts JSON",
           "[notifier][json]") {
   Alert a;
-  a.labels = Labels{{"alertname", "HighLatency"}, {"job", "vllm"},
-                    {"severity", "page"}};
+  a.labels = Labels{
+      {"alertname", "HighLatency"}, {"job", "vllm"}, {"severity", "page"}};
   a.annotations = Labels{{"summary", "p99 > 2s"}, {"description", "x"}};
   a.starts_at = 1767225600123;  // 2026-01-01T00:00:00.123Z
   a.ends_at = 1767225840000;
@@ -210,13 +211,13 @@ TEST_CASE("times are strfmt.DateTime: RFC 3339, milliseconds, UTC",
   CHECK(FormatAlertTime(kZeroTime) == "0001-01-01T00:00:00.000Z");
 }
 
-TEST_CASE("generator URL is strutil.TableLinkForExpression after the "
-          "external URL",
-          "[notifier][rules]") {
+TEST_CASE(
+    "generator URL is strutil.TableLinkForExpression after the "
+    "external URL",
+    "[notifier][rules]") {
   CHECK(QueryEscape("a b+c/d?e=f&g~h.i_j-k") ==
         "a+b%2Bc%2Fd%3Fe%3Df%26g~h.i_j-k");
-  CHECK(GeneratorUrl("http://prom:9090",
-                     "sum(rate(x{job=\"a\"}[5m])) > 0.5") ==
+  CHECK(GeneratorUrl("http://prom:9090", "sum(rate(x{job=\"a\"}[5m])) > 0.5") ==
         "http://prom:9090/graph?g0.expr=sum%28rate%28x%7Bjob%3D%22a%22%7D%"
         "5B5m%5D%29%29+%3E+0.5&g0.tab=1");
   CHECK(GeneratorUrl("", "up") == "/graph?g0.expr=up&g0.tab=1");
@@ -242,8 +243,8 @@ TEST_CASE("the rules adapter maps NotifyAlerts as rules.SendAlerts",
   resolved.resolved = true;
   resolved.ends_at = 61000;  // ResolvedAt
 
-  std::vector<Alert> got =
-      ToNotifierAlerts("http://prom.example:9090", "up == 0", {firing, resolved});
+  std::vector<Alert> got = ToNotifierAlerts("http://prom.example:9090",
+                                            "up == 0", {firing, resolved});
   REQUIRE(got.size() == 2);
   CHECK(got[0].labels == firing.labels);
   CHECK(got[0].annotations == firing.annotations);
@@ -269,8 +270,7 @@ TEST_CASE("the rules adapter maps NotifyAlerts as rules.SendAlerts",
         std::string::npos);
 }
 
-TEST_CASE("alerts are POSTed to every Alertmanager at its path",
-          "[notifier]") {
+TEST_CASE("alerts are POSTed to every Alertmanager at its path", "[notifier]") {
   FakeAlertmanagers fake;
   NotifierOptions o;
   o.user_agent = "Vigil/test";
@@ -299,9 +299,10 @@ TEST_CASE("alerts are POSTed to every Alertmanager at its path",
   CHECK(r.timeout_ms == 3000);
   CHECK(r.basic_username == "u");
   CHECK(r.basic_password == "p");
-  CHECK(r.headers == vigil::net::HeaderList{{"X-Scope-OrgID", "t1"},
-                                            {"User-Agent", "Vigil/test"},
-                                            {"Content-Type", "application/json"}});
+  CHECK(r.headers ==
+        vigil::net::HeaderList{{"X-Scope-OrgID", "t1"},
+                               {"User-Agent", "Vigil/test"},
+                               {"Content-Type", "application/json"}});
   CHECK(r.body == EncodeAlertsJson({MakeAlert("X")}));
   CHECK(fake.RequestsTo("https://am3:9093/api/v2/alerts").size() == 1);
   NotifierStats st = n->Stats();
@@ -388,9 +389,10 @@ TEST_CASE("external labels fill in only labels the alert lacks",
         std::string::npos);
 }
 
-TEST_CASE("alert_relabel_configs rewrite and drop alerts, globally and "
-          "per set",
-          "[notifier][relabel]") {
+TEST_CASE(
+    "alert_relabel_configs rewrite and drop alerts, globally and "
+    "per set",
+    "[notifier][relabel]") {
   FakeAlertmanagers fake;
   NotifierOptions o;
   o.external_labels = Labels{{"replica", "a"}};
@@ -435,16 +437,26 @@ TEST_CASE("alert_relabel_configs rewrite and drop alerts, globally and "
   CHECK(st.dropped_total == 0);
 }
 
-TEST_CASE("relabel_configs select Alertmanagers; bad addresses skip their "
-          "group",
+TEST_CASE("the alerts path is path.Join(\"/\", prefix, \"/api/v2/alerts\")",
           "[notifier][discovery]") {
+  CHECK(AlertsPath("") == "/api/v2/alerts");
+  CHECK(AlertsPath("/") == "/api/v2/alerts");
+  CHECK(AlertsPath("am") == "/am/api/v2/alerts");
+  CHECK(AlertsPath("/a//b/") == "/a/b/api/v2/alerts");
+  CHECK(AlertsPath("/a/../b") == "/b/api/v2/alerts");
+}
+
+TEST_CASE(
+    "relabel_configs select Alertmanagers; bad addresses skip their "
+    "group",
+    "[notifier][discovery]") {
   FakeAlertmanagers fake;
   NotifierOptions o;
   AlertmanagerSet s;
   s.static_configs.push_back({{"am1:9093", "am2:9093"}, Labels{{"dc", "x"}}});
   s.static_configs.push_back({{"am3:9093", "bad/host"}, Labels()});
-  s.relabel_configs.push_back(Rule(RelabelAction::kDrop, {"__address__"},
-                                   "am2:.*"));
+  s.relabel_configs.push_back(
+      Rule(RelabelAction::kDrop, {"__address__"}, "am2:.*"));
   // A group label may set the path (Prometheus applies group labels after
   // __scheme__ and __alerts_path__).
   s.static_configs.push_back(
@@ -457,16 +469,19 @@ TEST_CASE("relabel_configs select Alertmanagers; bad addresses skip their "
   CHECK(n->DroppedAlertmanagers() ==
         std::vector<std::string>{"http://am2:9093/api/v2/alerts"});
 
-  REQUIRE(n->SyncTargets("config-0", {{{"am5:9093"}, Labels()}}).ok());
+  // Discovered groups add to the static ones; duplicates are sent to once.
+  REQUIRE(
+      n->SyncTargets("config-0", {{{"am5:9093", "am1:9093"}, Labels()}}).ok());
   CHECK(n->Alertmanagers().size() == 3);
   CHECK(n->Alertmanagers().back() == "http://am5:9093/api/v2/alerts");
   CHECK(n->Stats().alertmanagers_discovered == 3);
   CHECK(n->SyncTargets("nope", {}).code() == absl::StatusCode::kNotFound);
 }
 
-TEST_CASE("ApplyConfig is all or nothing and keeps counters of kept "
-          "Alertmanagers",
-          "[notifier]") {
+TEST_CASE(
+    "ApplyConfig is all or nothing and keeps counters of kept "
+    "Alertmanagers",
+    "[notifier]") {
   FakeAlertmanagers fake;
   NotifierOptions o;
   o.alertmanagers.push_back(MakeSet({"am1:9093", "am2:9093"}));
@@ -501,9 +516,10 @@ TEST_CASE("ApplyConfig is all or nothing and keeps counters of kept "
   n->Stop();
 }
 
-TEST_CASE("a refusing or failing Alertmanager counts errors; others still "
-          "get the alerts",
-          "[notifier]") {
+TEST_CASE(
+    "a refusing or failing Alertmanager counts errors; others still "
+    "get the alerts",
+    "[notifier]") {
   FakeAlertmanagers fake;
   fake.Set("http://dead:9093/api/v2/alerts", Behaviour::kRefuse);
   fake.Set("http://broken:9093/api/v2/alerts", Behaviour::kStatus500);
@@ -528,9 +544,10 @@ TEST_CASE("a refusing or failing Alertmanager counts errors; others still "
   CHECK(st.dropped_total == 3);
 }
 
-TEST_CASE("a hanging Alertmanager delays nobody beyond its timeout; Send "
-          "never blocks",
-          "[notifier]") {
+TEST_CASE(
+    "a hanging Alertmanager delays nobody beyond its timeout; Send "
+    "never blocks",
+    "[notifier]") {
   FakeAlertmanagers fake;
   fake.Set("http://hang:9093/api/v2/alerts", Behaviour::kHang);
   NotifierOptions o;
@@ -569,8 +586,7 @@ TEST_CASE("a hanging Alertmanager delays nobody beyond its timeout; Send "
   fake.Release();  // answering after the notifier is gone is harmless
 }
 
-TEST_CASE("Stop sends what is queued, or drops and counts it",
-          "[notifier]") {
+TEST_CASE("Stop sends what is queued, or drops and counts it", "[notifier]") {
   for (bool drain : {true, false}) {
     DYNAMIC_SECTION("drain_on_shutdown=" << drain) {
       FakeAlertmanagers fake;
