@@ -13,7 +13,7 @@ DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev \
   libcurl4-openssl-dev rapidjson-dev
 # Real peers used by tests and bench (promtool, VictoriaMetrics).
-DEB_PEERS := prometheus victoria-metrics curl bc time
+DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter curl bc time
 
 .PHONY: deps build vigil test lint demo bench clean
 

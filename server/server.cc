@@ -12,6 +12,9 @@
 #include "core/metrics.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
+#include "server/net/http_client.h"
+#include "server/notifier/rules_adapter.h"
+#include "server/notifier_component.h"
 #include "server/rules_component.h"
 #include "server/web/sources.h"
 #include "server/web/web.h"
@@ -211,7 +214,16 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   promql::Engine engine(eo);
 
+  net::HttpClient http_client;
+  auto notifier = NotifierComponent::Create(flags, &http_client, log);
+  if (!notifier.ok()) {
+    log->Error("Creating the notifier failed",
+               {{"err", std::string(notifier.status().message())}});
+    return 1;
+  }
+
   RulesComponentOptions ro;
+  ro.notify = notifier::SendAlertsFunc((*notifier)->notifier());
   ro.db = db->get();
   ro.engine = &engine;
   ro.external_url = flags.external_url;
@@ -220,7 +232,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   ro.resend_delay_ms = flags.resend_delay_ms;
   ro.logger = log;
   RulesComponent rules(ro, *cfg);
-  components = {&rules};
+  components = {notifier->get(), &rules};
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
@@ -235,6 +247,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   ao.db = db->get();
   ao.engine = &engine;
   ao.rules = &rules_source;
+  ao.alertmanagers = notifier->get();
   ao.status = &status;
   ao.max_concurrency = flags.query_max_concurrency;
   web::api::Api api(ao);
@@ -252,6 +265,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   for (auto it = components.rbegin(); it != components.rend(); ++it) {
     (*it)->Stop();
   }
+  http_client.Stop();
   log->Info("See you next time!");
   return 0;
 }
