@@ -482,7 +482,10 @@ void ScrapeManager::SchedulerMain() {
       switch (ev.kind) {
         case Event::kTick: {
           if (st->removed || ev.id != st->tick_gen) break;
-          StartScrape(st, now, &fetches);
+          // Prometheus's scrape.timestamp-tolerance (2 ms): a scrape that
+          // starts on time gets the exact grid time, so the stored
+          // timestamps compress to nothing.
+          StartScrape(st, now - ev.due <= 2 ? ev.due : now, &fetches);
           // Keep the phase: the next tick is one interval on, skipping
           // any we were too late for.
           Timestamp next = ev.due + st->interval_ms;
@@ -545,9 +548,11 @@ void ScrapeManager::WorkerMain() {
   while (queue_->Pop(&w)) {
     LoopState* st = w.st.get();
     if (w.stale) {
-      absl::MutexLock pl(&st->proc_mu);
-      st->loop.Stop(/*stale=*/true, w.start);
-      w = Work();
+      {
+        absl::MutexLock pl(&st->proc_mu);
+        st->loop.Stop(/*stale=*/true, w.start);
+      }
+      w = Work();  // may destroy the loop: not under its lock
       continue;
     }
     std::string error = std::move(w.error);
