@@ -185,3 +185,31 @@ TEST_CASE("Target identity and offsets are stable", "[scrape]") {
 }
 
 }  // namespace
+
+namespace {
+
+// Recorded from Debian's prometheus 2.42 with this static_config
+// (targets ['127.0.0.1:18931', 'localhost'], labels {env: prod},
+// params {module: [x y]}, interval 1s, timeout 500ms).
+TEST_CASE("Targets match what Prometheus 2.42 showed for the same config",
+          "[scrape]") {
+  auto o = Pool();
+  o.job_name = "j";
+  o.interval_ms = 1000;
+  o.timeout_ms = 500;
+  o.params["module"] = {"x y"};
+  auto b = Build(o,
+                 {Labels{{"__address__", "127.0.0.1:18931"}},
+                  Labels{{"__address__", "localhost"}}},
+                 Labels{{"env", "prod"}});
+  REQUIRE(b.targets.size() == 2);
+  CHECK(b.targets[0].url() == "http://127.0.0.1:18931/metrics?module=x+y");
+  CHECK(b.targets[1].url() == "http://localhost:80/metrics?module=x+y");
+  CHECK(b.targets[1].target_labels().ToString() ==
+        R"({env="prod", instance="localhost:80", job="j"})");
+  CHECK(
+      b.targets[1].discovered_labels().ToString() ==
+      R"({__address__="localhost", __metrics_path__="/metrics", __param_module="x y", __scheme__="http", __scrape_interval__="1s", __scrape_timeout__="500ms", env="prod", job="j"})");
+}
+
+}  // namespace
