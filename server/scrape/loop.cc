@@ -1,0 +1,508 @@
+#include "server/scrape/loop.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <utility>
+
+#include "core/relabel.h"
+#include "core/textparse/parser.h"
+#include "fmt/format.h"
+
+namespace vigil::scrape {
+namespace {
+
+// Report series, in Prometheus's order; the last one is Vigil's own and is
+// written only in tolerant mode.
+constexpr std::string_view kReportNames[] = {
+    "up",
+    "scrape_duration_seconds",
+    "scrape_samples_scraped",
+    "scrape_samples_post_metric_relabeling",
+    "scrape_series_added",
+    "scrape_samples_invalid",
+};
+constexpr size_t kNumReport = std::size(kReportNames);
+
+constexpr std::string_view kExportedLabelPrefix = "exported_";
+
+// Abseil here has its own string_view; hash-map lookups need it.
+absl::string_view AV(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
+
+// Rewrites the "LINE:COL: " prefix of a parser error by `line_base` lines
+// (the parser was restarted in the middle of the body).
+std::string ShiftLine(std::string_view msg, int line_base) {
+  size_t colon = msg.find(':');
+  if (line_base == 0 || colon == std::string_view::npos) {
+    return std::string(msg);
+  }
+  int line = std::atoi(std::string(msg.substr(0, colon)).c_str());
+  return fmt::format("{}{}", line + line_base, msg.substr(colon));
+}
+
+std::string_view TypeName(textparse::MetricType t) {
+  // Prometheus's textparse calls both "untyped" and missing "unknown".
+  return t == textparse::MetricType::kUnknown ? "unknown"
+                                              : textparse::MetricTypeName(t);
+}
+
+}  // namespace
+
+// The text parser, restarted after each malformed line in tolerant mode.
+class ScrapeLoop::PageParser {
+ public:
+  PageParser(std::string_view body, textparse::Format format, bool tolerant)
+      : body_(body), format_(format), tolerant_(tolerant) {
+    p_.emplace(body_, format_);
+  }
+
+  // Next entry; in tolerant mode malformed lines are counted in
+  // `*invalid`, the first one's error kept in `*first_error`, and skipped.
+  absl::StatusOr<textparse::Entry> Next(uint64_t* invalid,
+                                        std::string* first_error) {
+    for (;;) {
+      size_t before = p_->consumed();
+      absl::StatusOr<textparse::Entry> e = p_->Next();
+      if (e.ok()) last_ = *e;
+      if (e.ok() || !tolerant_) return e;
+      // An error without consuming a line is about the end of the input
+      // (OpenMetrics without "# EOF"): nothing left to keep.
+      if (p_->consumed() == before) return textparse::Entry::kEOF;
+      ++*invalid;
+      if (first_error->empty()) {
+        *first_error = ShiftLine(std::string(e.status().message()), line_base_);
+      }
+      base_ += p_->consumed();
+      line_base_ += p_->line();
+      if (base_ >= body_.size()) return textparse::Entry::kEOF;
+      p_.emplace(body_.substr(base_), format_);
+    }
+  }
+  textparse::Parser& p() { return *p_; }
+  textparse::Entry last() const { return last_; }
+
+ private:
+  const std::string_view body_;
+  const textparse::Format format_;
+  const bool tolerant_;
+  size_t base_ = 0;
+  int line_base_ = 0;
+  std::optional<textparse::Parser> p_;
+  textparse::Entry last_ = textparse::Entry::kEOF;
+};
+
+ScrapeLoop::ScrapeLoop(storage::Appendable* appendable, Labels target_labels,
+                       std::string url, const ScrapePoolOptions& opts,
+                       Logger* logger)
+    : appendable_(appendable),
+      target_labels_(std::move(target_labels)),
+      url_(std::move(url)),
+      logger_(logger),
+      opts_(opts) {
+  report_refs_.assign(kNumReport, 0);
+  for (std::string_view name : kReportNames) {
+    LabelsBuilder lb(target_labels_);
+    lb.Set(kMetricName, name);
+    report_labels_.push_back(lb.Build());
+  }
+}
+
+ScrapeLoop::~ScrapeLoop() = default;
+
+void ScrapeLoop::UpdateOptions(const ScrapePoolOptions& opts) {
+  auto same_relabel = [](const std::vector<RelabelConfig>& a,
+                         const std::vector<RelabelConfig>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].source_labels != b[i].source_labels ||
+          a[i].separator != b[i].separator ||
+          a[i].target_label != b[i].target_label ||
+          a[i].regex.source() != b[i].regex.source() ||
+          a[i].modulus != b[i].modulus ||
+          a[i].replacement != b[i].replacement || a[i].action != b[i].action) {
+        return false;
+      }
+    }
+    return true;
+  };
+  bool reshape =
+      opts.honor_labels != opts_.honor_labels ||
+      opts.honor_timestamps != opts_.honor_timestamps ||
+      opts.label_limit != opts_.label_limit ||
+      opts.label_name_length_limit != opts_.label_name_length_limit ||
+      opts.label_value_length_limit != opts_.label_value_length_limit ||
+      !same_relabel(opts.metric_relabel_configs, opts_.metric_relabel_configs);
+  opts_ = opts;
+  if (reshape) {
+    // cur_/prev_ own their label sets, so staleness survives the flush.
+    series_.clear();
+    dropped_.clear();
+  }
+}
+
+ScrapeReport ScrapeLoop::LastReport() const {
+  absl::MutexLock l(&mu_);
+  return last_;
+}
+
+std::vector<MetricMetadata> ScrapeLoop::Metadata() const {
+  std::vector<MetricMetadata> out;
+  {
+    absl::MutexLock l(&mu_);
+    out.reserve(metadata_.size());
+    for (const auto& [name, e] : metadata_) out.push_back(e.md);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.metric < b.metric; });
+  return out;
+}
+
+size_t ScrapeLoop::CacheSize() const { return series_.size(); }
+
+Labels ScrapeLoop::MutateSampleLabels(const Labels& scraped) const {
+  LabelsBuilder lb(scraped);
+  if (opts_.honor_labels) {
+    for (const Label& l : target_labels_) {
+      if (!scraped.Has(l.name)) lb.Set(l.name, l.value);
+    }
+  } else {
+    std::vector<Label> conflicts;
+    for (const Label& l : target_labels_) {
+      std::string_view v = scraped.Get(l.name);
+      if (!v.empty()) conflicts.push_back({l.name, std::string(v)});
+      lb.Set(l.name, l.value);
+    }
+    // Prometheus's resolveConflictingExposedLabels: shortest names first,
+    // each prefixed with "exported_" until it is free.
+    std::stable_sort(conflicts.begin(), conflicts.end(),
+                     [](const Label& a, const Label& b) {
+                       return a.name.size() < b.name.size();
+                     });
+    for (size_t i = 0; i < conflicts.size(); ++i) {
+      std::string name = conflicts[i].name;
+      for (;;) {
+        name = std::string(kExportedLabelPrefix) + name;
+        bool taken = scraped.Has(name) || target_labels_.Has(name);
+        for (size_t j = 0; j < i && !taken; ++j) {
+          taken = conflicts[j].name == name;
+        }
+        if (!taken) break;
+      }
+      conflicts[i].name = std::move(name);
+    }
+    for (const Label& c : conflicts) lb.Set(c.name, c.value);
+  }
+  Labels res = lb.Build();
+  if (opts_.metric_relabel_configs.empty()) return res;
+  Labels out;
+  if (!vigil::Process(res, opts_.metric_relabel_configs, &out)) return Labels();
+  return out;
+}
+
+absl::Status ScrapeLoop::VerifyLabelLimits(const Labels& lset) const {
+  std::string_view met = lset.MetricName();
+  auto cut = [](std::string_view s) { return s.substr(0, 50); };
+  if (opts_.label_limit > 0 && lset.size() > opts_.label_limit) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "label_limit exceeded (metric: {}, number of labels: {}, limit: {})",
+        cut(met), lset.size(), opts_.label_limit));
+  }
+  for (const Label& l : lset) {
+    if (opts_.label_name_length_limit > 0 &&
+        l.name.size() > opts_.label_name_length_limit) {
+      return absl::ResourceExhaustedError(fmt::format(
+          "label_name_length_limit exceeded (metric: {}, label "
+          "name: {}, length: {}, limit: {})",
+          cut(met), cut(l.name), l.name.size(), opts_.label_name_length_limit));
+    }
+    if (opts_.label_value_length_limit > 0 &&
+        l.value.size() > opts_.label_value_length_limit) {
+      return absl::ResourceExhaustedError(fmt::format(
+          "label_value_length_limit exceeded (metric: {}, label name: {}, "
+          "value: \"{}\", length: {}, limit: {})",
+          cut(met), cut(l.name), cut(l.value), l.value.size(),
+          opts_.label_value_length_limit));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void ScrapeLoop::NoteMetadata(PageParser* pp) {
+  textparse::Parser& p = pp->p();
+  absl::MutexLock l(&mu_);
+  auto it = metadata_.find(AV(p.MetricName()));
+  if (it == metadata_.end()) {
+    it = metadata_.emplace(std::string(p.MetricName()), MetaEntry{}).first;
+    it->second.md.metric = it->first;
+    it->second.md.type = "unknown";
+  }
+  it->second.last_iter = iter_;
+  MetricMetadata& md = it->second.md;
+  // Assign only on change: a steady page allocates nothing here.
+  auto set = [](std::string* dst, std::string_view v) {
+    if (*dst != v) dst->assign(v.data(), v.size());
+  };
+  switch (pp->last()) {
+    case textparse::Entry::kType:
+      set(&md.type, TypeName(p.Type()));
+      break;
+    case textparse::Entry::kHelp:
+      set(&md.help, p.Help());
+      break;
+    case textparse::Entry::kUnit:
+      set(&md.unit, p.Unit());
+      break;
+    default:
+      break;
+  }
+}
+
+absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
+                                      Timestamp start, ScrapeReport* rep,
+                                      bool* limit_hit) {
+  textparse::Parser& p = pp->p();
+  ++rep->samples_scraped;
+  Timestamp t = start;
+  std::optional<Timestamp> ts =
+      opts_.honor_timestamps ? p.Timestamp() : std::nullopt;
+  if (ts) t = *ts;
+  std::string_view text = p.SeriesText();
+
+  CacheEntry* ce = nullptr;
+  CacheEntry fresh;
+  if (auto it = series_.find(AV(text)); it != series_.end()) {
+    ce = &it->second;
+  } else if (auto d = dropped_.find(AV(text)); d != dropped_.end()) {
+    d->second = iter_;
+    return absl::OkStatus();
+  } else {
+    Labels lset = MutateSampleLabels(p.BuildLabels());
+    if (lset.empty()) {
+      dropped_.emplace(std::string(text), iter_);
+      return absl::OkStatus();
+    }
+    if (!lset.Has(kMetricName)) {
+      return absl::InvalidArgumentError("missing metric name (__name__ label)");
+    }
+    if (absl::Status s = VerifyLabelLimits(lset); !s.ok()) return s;
+    fresh.hash = lset.Hash();
+    fresh.lset = std::make_shared<const Labels>(std::move(lset));
+  }
+  // Counted like Prometheus's "samples post metric relabeling": every
+  // sample that survived relabelling, even beyond sample_limit.
+  ++rep->samples_post_relabel;
+  if (opts_.sample_limit > 0 &&
+      rep->samples_post_relabel > opts_.sample_limit) {
+    *limit_hit = true;  // keep counting; the scrape fails at the end
+    return absl::OkStatus();
+  }
+  const CacheEntry& e = ce ? *ce : fresh;
+  absl::StatusOr<storage::SeriesRef> ref =
+      app->Append(e.ref, *e.lset, t, p.Value());
+  if (!ref.ok()) {
+    switch (ref.status().code()) {
+      case absl::StatusCode::kFailedPrecondition:
+        ++rep->out_of_order;
+        return absl::OkStatus();
+      case absl::StatusCode::kAlreadyExists:
+        ++rep->duplicate;
+        return absl::OkStatus();
+      default:
+        return ref.status();
+    }
+  }
+  bool track = !ts || opts_.track_timestamps_staleness;
+  if (ce) {
+    ce->ref = *ref;
+    ce->last_iter = iter_;
+    if (track) cur_.try_emplace(ce->hash, Seen{ce->ref, ce->lset});
+    return absl::OkStatus();
+  }
+  fresh.ref = *ref;
+  fresh.last_iter = iter_;
+  if (track) cur_.try_emplace(fresh.hash, Seen{fresh.ref, fresh.lset});
+  auto [it, inserted] = series_.emplace(std::string(text), std::move(fresh));
+  if (inserted) new_entries_.push_back(it->first);
+  if (!*limit_hit) ++rep->series_added;
+  return absl::OkStatus();
+}
+
+absl::Status ScrapeLoop::AppendPage(storage::Appender* app,
+                                    std::string_view body,
+                                    std::string_view content_type,
+                                    Timestamp start, ScrapeReport* rep) {
+  PageParser pp(body, textparse::FormatFromContentType(content_type),
+                opts_.tolerate_invalid_lines);
+  bool limit_hit = false;
+  for (;;) {
+    absl::StatusOr<textparse::Entry> e =
+        pp.Next(&rep->samples_invalid, &rep->invalid_error);
+    if (!e.ok()) return e.status();
+    switch (*e) {
+      case textparse::Entry::kEOF:
+        if (limit_hit) {
+          return absl::ResourceExhaustedError("sample limit exceeded");
+        }
+        return absl::OkStatus();
+      case textparse::Entry::kSeries:
+        if (absl::Status s = AppendSeries(app, &pp, start, rep, &limit_hit);
+            !s.ok()) {
+          return s;
+        }
+        break;
+      case textparse::Entry::kType:
+      case textparse::Entry::kHelp:
+      case textparse::Entry::kUnit:
+        NoteMetadata(&pp);
+        break;
+      case textparse::Entry::kComment:
+        break;
+    }
+  }
+}
+
+void ScrapeLoop::MarkStale(storage::Appender* app,
+                           const absl::flat_hash_map<uint64_t, Seen>& series,
+                           const absl::flat_hash_map<uint64_t, Seen>* except,
+                           Timestamp t) {
+  for (const auto& [hash, s] : series) {
+    if (except && except->contains(hash)) continue;
+    // Out of order / duplicate: the series came back (another loop of the
+    // same target) or already has a sample here; nothing to mark.
+    (void)app->Append(s.ref, *s.lset, t, StaleNaN());
+  }
+}
+
+void ScrapeLoop::AppendReport(storage::Appender* app, const ScrapeReport& rep,
+                              Timestamp t, bool stale) {
+  const double values[kNumReport] = {
+      rep.up ? 1.0 : 0.0,
+      static_cast<double>(rep.duration_ms) / 1000.0,
+      static_cast<double>(rep.samples_scraped),
+      static_cast<double>(rep.samples_post_relabel),
+      static_cast<double>(rep.series_added),
+      static_cast<double>(rep.samples_invalid),
+  };
+  size_t n = opts_.tolerate_invalid_lines ? kNumReport : kNumReport - 1;
+  for (size_t i = 0; i < n; ++i) {
+    absl::StatusOr<storage::SeriesRef> ref = app->Append(
+        report_refs_[i], report_labels_[i], t, stale ? StaleNaN() : values[i]);
+    if (ref.ok()) report_refs_[i] = *ref;
+  }
+}
+
+void ScrapeLoop::ForgetNewEntries() {
+  for (const std::string& text : new_entries_) series_.erase(text);
+  new_entries_.clear();
+}
+
+void ScrapeLoop::CleanCache(uint64_t samples) {
+  // Series churn and alternative spellings of a series grow the cache; drop
+  // what this scrape did not see, now and then (Prometheus's iterDone).
+  if (iter_ % 10 != 0 && series_.size() + dropped_.size() <= 2 * samples) {
+    return;
+  }
+  for (auto it = series_.begin(); it != series_.end();) {
+    if (it->second.last_iter != iter_) {
+      series_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = dropped_.begin(); it != dropped_.end();) {
+    if (it->second != iter_) {
+      dropped_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  absl::MutexLock l(&mu_);
+  for (auto it = metadata_.begin(); it != metadata_.end();) {
+    if (iter_ - it->second.last_iter > 10) {
+      metadata_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+}
+
+ScrapeReport ScrapeLoop::Process(std::string_view body,
+                                 std::string_view content_type, Timestamp start,
+                                 int64_t duration_ms,
+                                 std::string_view fetch_error) {
+  ++iter_;
+  ScrapeReport rep;
+  rep.start = start;
+  rep.duration_ms = duration_ms;
+  rep.error = std::string(fetch_error);
+  std::unique_ptr<storage::Appender> app = appendable_->NewAppender();
+  cur_.clear();
+  new_entries_.clear();
+  if (rep.error.empty()) {
+    absl::Status s = AppendPage(app.get(), body, content_type, start, &rep);
+    if (!s.ok()) rep.error = std::string(s.message());
+  }
+  if (!rep.error.empty()) {
+    // Nothing of a failed page is kept; everything it had goes stale.
+    app->Rollback();
+    ForgetNewEntries();
+    MarkStale(app.get(), prev_, nullptr, start);
+    prev_.clear();
+    cur_.clear();
+  } else {
+    MarkStale(app.get(), prev_, &cur_, start);
+    std::swap(prev_, cur_);
+    cur_.clear();
+    CleanCache(rep.samples_scraped);
+  }
+  rep.up = rep.error.empty();
+  AppendReport(app.get(), rep, start, /*stale=*/false);
+  if (absl::Status s = app->Commit(); !s.ok()) {
+    // Refs handed out for this batch may not exist: start afresh.
+    series_.clear();
+    dropped_.clear();
+    prev_.clear();
+    report_refs_.assign(kNumReport, 0);
+    rep.up = false;
+    rep.error = fmt::format("commit: {}", std::string(s.message()));
+  }
+  new_entries_.clear();
+  scraped_once_ = true;
+  if (logger_ != nullptr) {
+    if (!rep.up) {
+      logger_->Debug("Scrape failed", {{"target", url_}, {"err", rep.error}});
+    }
+    if (rep.samples_invalid > 0 && rep.invalid_error != last_invalid_error_) {
+      logger_->Warn("Dropped invalid lines of a scrape",
+                    {{"target", url_},
+                     {"invalid_lines", std::to_string(rep.samples_invalid)},
+                     {"first_err", rep.invalid_error}});
+    }
+    if (rep.out_of_order > 0 || rep.duplicate > 0) {
+      logger_->Warn("Error on ingesting samples",
+                    {{"target", url_},
+                     {"out_of_order", std::to_string(rep.out_of_order)},
+                     {"duplicate", std::to_string(rep.duplicate)}});
+    }
+  }
+  last_invalid_error_ = rep.invalid_error;
+  absl::MutexLock l(&mu_);
+  last_ = rep;
+  return rep;
+}
+
+void ScrapeLoop::Stop(bool stale, Timestamp t) {
+  if (!stale || !scraped_once_) return;
+  std::unique_ptr<storage::Appender> app = appendable_->NewAppender();
+  MarkStale(app.get(), prev_, nullptr, t);
+  AppendReport(app.get(), ScrapeReport{}, t, /*stale=*/true);
+  if (absl::Status s = app->Commit(); !s.ok() && logger_ != nullptr) {
+    logger_->Warn("Writing stale markers failed",
+                  {{"target", url_}, {"err", std::string(s.message())}});
+  }
+  prev_.clear();
+}
+
+}  // namespace vigil::scrape
