@@ -16,6 +16,7 @@
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
 #include "server/rules_component.h"
+#include "server/scrape_component.h"
 #include "server/web/sources.h"
 #include "server/web/web.h"
 #include "storage/db.h"
@@ -222,6 +223,8 @@ int Run(const ServerFlags& flags, Logger* log) {
     return 1;
   }
 
+  ScrapeComponent scrape(flags, db->get(), &http_client, log);
+
   RulesComponentOptions ro;
   ro.notify = notifier::SendAlertsFunc((*notifier)->notifier());
   ro.db = db->get();
@@ -232,7 +235,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   ro.resend_delay_ms = flags.resend_delay_ms;
   ro.logger = log;
   RulesComponent rules(ro, *cfg);
-  components = {notifier->get(), &rules};
+  components = {notifier->get(), &scrape, &rules};
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
@@ -248,6 +251,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   ao.engine = &engine;
   ao.rules = &rules_source;
   ao.alertmanagers = notifier->get();
+  ao.targets = &scrape;
   ao.status = &status;
   ao.max_concurrency = flags.query_max_concurrency;
   web::api::Api api(ao);

@@ -1,0 +1,143 @@
+#include "server/scrape_component.h"
+
+#include "core/time.h"
+#include "server/config/file_sd.h"
+#include "server/http_config.h"
+
+namespace vigil::server {
+namespace {
+
+scrape::TargetGroup ToGroup(const config::TargetGroup& g) {
+  scrape::TargetGroup out;
+  out.source = g.source;
+  out.targets = g.targets;
+  out.labels = g.labels;
+  return out;
+}
+
+}  // namespace
+
+ScrapeComponent::ScrapeComponent(const ServerFlags& flags,
+                                 storage::Appendable* appendable,
+                                 net::HttpClient* client, Logger* logger)
+    : flags_(flags), logger_(logger) {
+  scrape::ScrapeManagerOptions o;
+  o.appendable = appendable;
+  o.fetcher = [client](net::FetchRequest r,
+                       std::function<void(net::FetchResult)> done) {
+    client->Fetch(std::move(r), std::move(done));
+  };
+  o.logger = logger;
+  manager_ = std::make_unique<scrape::ScrapeManager>(std::move(o));
+}
+
+ScrapeComponent::~ScrapeComponent() { Stop(); }
+
+absl::StatusOr<ScrapeComponent::Plan> ScrapeComponent::PlanFor(
+    const ServerFlags& flags, const LoadedConfig& cfg) {
+  Plan plan;
+  for (const config::ScrapeConfig& sc : cfg.config.scrape_configs) {
+    scrape::ScrapePoolOptions p;
+    p.job_name = sc.job_name;
+    p.interval_ms = sc.scrape_interval_ms;
+    p.timeout_ms = sc.scrape_timeout_ms;
+    p.metrics_path = sc.metrics_path;
+    p.scheme = sc.scheme;
+    p.params = sc.params;
+    p.honor_labels = sc.honor_labels;
+    p.honor_timestamps = sc.honor_timestamps;
+    p.track_timestamps_staleness = sc.track_timestamps_staleness;
+    p.sample_limit = sc.sample_limit;
+    p.label_limit = sc.label_limit;
+    p.label_name_length_limit = sc.label_name_length_limit;
+    p.label_value_length_limit = sc.label_value_length_limit;
+    p.body_size_limit = sc.body_size_limit_bytes;
+    p.target_limit = sc.target_limit;
+    p.relabel_configs = sc.relabel_configs;
+    p.metric_relabel_configs = sc.metric_relabel_configs;
+    auto http = FetchTemplate(sc.http);
+    if (!http.ok()) return http.status();
+    p.request_template = *std::move(http);
+    p.tolerate_invalid_lines = flags.scrape_tolerate_invalid_lines;
+    std::vector<scrape::TargetGroup> groups;
+    for (const config::TargetGroup& g : sc.sd.static_configs) {
+      groups.push_back(ToGroup(g));
+    }
+    // file_sd is read at each (re)load; Prometheus also re-reads on change
+    // and every refresh_interval (TODO(issue9): the watcher).
+    for (const config::FileSDConfig& f : sc.sd.file_sd_configs) {
+      auto read = config::ReadFileSD(f.files, "");
+      if (!read.ok()) return read.status();
+      for (const config::TargetGroup& g : *read) groups.push_back(ToGroup(g));
+    }
+    if (!sc.sd.dns_sd_configs.empty()) {
+      return absl::UnimplementedError(
+          "unsupported: dns_sd_configs is not supported by vigil yet (job " +
+          sc.job_name + ")");
+    }
+    plan.pools.push_back(std::move(p));
+    plan.groups.emplace_back(sc.job_name, std::move(groups));
+  }
+  return plan;
+}
+
+absl::StatusOr<std::function<void()>> ScrapeComponent::Prepare(
+    const LoadedConfig& cfg) {
+  auto plan = PlanFor(flags_, cfg);
+  if (!plan.ok()) return plan.status();
+  auto commit = manager_->Prepare(plan->pools);
+  if (!commit.ok()) return commit.status();
+  return std::function<void()>(
+      [this, c = *std::move(commit), groups = std::move(plan->groups)]() {
+        c();
+        for (const auto& [job, g] : groups) manager_->SyncTargets(job, g);
+      });
+}
+
+void ScrapeComponent::Start() { manager_->Start(); }
+void ScrapeComponent::Stop() {
+  if (manager_) manager_->Stop();
+}
+
+std::vector<web::api::TargetInfo> ScrapeComponent::ActiveTargets() const {
+  std::vector<web::api::TargetInfo> out;
+  for (const scrape::ActiveTarget& t : manager_->Targets().active) {
+    web::api::TargetInfo i;
+    i.discovered_labels = t.discovered_labels;
+    i.labels = t.labels;
+    i.scrape_pool = t.scrape_pool;
+    i.scrape_url = t.scrape_url;
+    i.global_url = t.scrape_url;
+    i.last_error = t.last_error;
+    i.last_scrape = t.last_scrape == 0 ? web::api::kNoTime : t.last_scrape;
+    i.last_scrape_duration_s = t.last_scrape_duration_seconds;
+    i.health = t.health;
+    i.scrape_interval = FormatDurationMs(t.scrape_interval_ms);
+    i.scrape_timeout = FormatDurationMs(t.scrape_timeout_ms);
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+std::vector<web::api::DroppedTargetInfo> ScrapeComponent::DroppedTargets()
+    const {
+  std::vector<web::api::DroppedTargetInfo> out;
+  for (const scrape::DroppedTarget& t : manager_->Targets().dropped) {
+    out.push_back({t.discovered_labels, t.scrape_pool});
+  }
+  return out;
+}
+
+std::vector<web::api::TargetMetadataInfo> ScrapeComponent::TargetMetadata(
+    const Labels& target_labels) const {
+  std::vector<web::api::TargetMetadataInfo> out;
+  for (const scrape::TargetMetadata& t : manager_->Metadata()) {
+    if (!(t.target_labels == target_labels)) continue;
+    for (const scrape::MetricMetadata& m : t.metadata) {
+      out.push_back({m.metric, m.type, m.help, m.unit});
+    }
+  }
+  return out;
+}
+
+}  // namespace vigil::server
