@@ -118,6 +118,17 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
   return absl::OkStatus();
 }
 
+void Manager::SetGroupDefaults(Labels external_labels, std::string external_url,
+                               int64_t default_interval_ms,
+                               int64_t default_query_offset_ms) {
+  // Load() reads opts_.group under lifecycle_mu_ (from Update).
+  absl::MutexLock lifecycle(&lifecycle_mu_);
+  opts_.group.external_labels = std::move(external_labels);
+  opts_.group.external_url = std::move(external_url);
+  opts_.group.default_interval_ms = default_interval_ms;
+  opts_.group.default_query_offset_ms = default_query_offset_ms;
+}
+
 void Manager::Start() {
   absl::MutexLock lifecycle(&lifecycle_mu_);
   absl::MutexLock lock(&mu_);

@@ -66,6 +66,14 @@ class Manager {
   // group's second evaluation, as in Prometheus.
   [[nodiscard]] absl::Status Update(const std::vector<std::string>& files);
 
+  // Replaces what the next Update() builds groups with: external labels and
+  // URL, the interval and query offset of groups that set none (as a
+  // Prometheus reload applies a changed `global:`). Alert state still
+  // carries over to the rebuilt groups.
+  void SetGroupDefaults(Labels external_labels, std::string external_url,
+                        int64_t default_interval_ms,
+                        int64_t default_query_offset_ms);
+
   // Starts one evaluation thread per group (and per group added later).
   void Start();
   // Stops and joins every thread; an evaluation in progress completes.

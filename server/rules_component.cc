@@ -56,7 +56,11 @@ absl::StatusOr<std::function<void()>> RulesComponent::Prepare(
     globfree(&g);
   }
   if (!errors.empty()) return absl::InvalidArgumentError(errors);
-  return std::function<void()>([this, patterns] {
+  const config::GlobalConfig global = cfg.config.global;
+  return std::function<void()>([this, patterns, global] {
+    manager_->SetGroupDefaults(global.external_labels, opts_.external_url,
+                               global.evaluation_interval_ms,
+                               global.rule_query_offset_ms);
     absl::Status st = manager_->Update(patterns);
     // The files were valid a moment ago; a change in between is reported
     // and the old groups keep running (Update is all or nothing).

@@ -34,9 +34,9 @@ struct RulesComponentOptions {
 // Stop are called from the server's control thread.
 class RulesComponent : public Component {
  public:
-  // `first` carries what the manager is built with (evaluation interval,
-  // external labels): Prometheus applies changes to those on reload; Vigil
-  // applies them at the next start (TODO(issue9)).
+  // `first` carries what the manager starts with; every commit applies the
+  // configuration's evaluation interval, query offset and external labels
+  // to the groups it rebuilds, as a Prometheus reload does.
   RulesComponent(RulesComponentOptions opts, const LoadedConfig& first);
   ~RulesComponent() override;
 

@@ -637,3 +637,46 @@ TEST_CASE("rules removed by a reload have their series marked stale",
   REQUIRE(next.OutputSeries() ==
           std::vector<Labels>{Labels{{"__name__", "keep"}}});
 }
+
+namespace {
+
+TEST_CASE("a reload applies new global defaults and keeps alert state",
+          "[rules][manager]") {
+  vigil::testutil::TempDir dir;
+  auto db = vigil::storage::DB::Open({}, dir.Sub("db"));
+  REQUIRE(db.ok());
+  std::ofstream(dir.Sub("rules.yml"))
+      << "groups:\n  - name: g\n    rules:\n"
+         "      - alert: Always\n        expr: vector(1)\n"
+         "        labels: {where: '{{ $externalLabels.site }}'}\n";
+  vigil::promql::Engine engine;
+  ManagerOptions o;
+  o.group.query = EngineQueryFunc(&engine, db->get());
+  o.group.appendable = db->get();
+  o.group.default_interval_ms = 60000;
+  o.group.external_labels = Labels{{"site", "a"}};
+  Manager m(o);
+  REQUIRE(m.Update({dir.Sub("rules.yml")}).ok());
+  REQUIRE(m.Groups()[0]->interval_ms() == 60000);
+  m.Groups()[0]->Eval(1767225600000);
+  REQUIRE(m.Groups()[0]->alerting(0)->ActiveAlerts().size() == 1);
+  CHECK(m.Groups()[0]->alerting(0)->ActiveAlerts()[0].labels.Get("where") ==
+        "a");
+
+  m.SetGroupDefaults(Labels{{"site", "b"}}, "http://x", 15000, 0);
+  REQUIRE(m.Update({dir.Sub("rules.yml")}).ok());
+  auto g = m.Groups()[0];
+  CHECK(g->interval_ms() == 15000);
+  // The alert state moved to the rebuilt group; the next evaluation renders
+  // its labels with the new external labels.
+  auto active = g->alerting(0)->ActiveAlerts();
+  REQUIRE(active.size() == 1);
+  g->Eval(1767225615000);
+  bool saw_b = false;
+  for (const auto& a : g->alerting(0)->ActiveAlerts()) {
+    saw_b = saw_b || a.labels.Get("where") == "b";
+  }
+  CHECK(saw_b);
+}
+
+}  // namespace
