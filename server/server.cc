@@ -3,11 +3,14 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "core/clock.h"
 #include "core/metrics.h"
 #include "fmt/format.h"
@@ -182,6 +185,20 @@ int Run(const ServerFlags& flags, Logger* log) {
   wo.logger = log;
   wo.reload = reload;
   wo.quit = [] { RequestStop(); };
+  std::atomic<storage::DB*> live_db{nullptr};
+  wo.snapshot = [&live_db, &flags]() -> absl::StatusOr<std::string> {
+    storage::DB* d = live_db.load();
+    if (d == nullptr) return absl::UnavailableError("the storage is not open");
+    std::string name =
+        absl::FormatTime("%Y%m%dT%H%M%SZ", absl::Now(), absl::UTCTimeZone()) +
+        fmt::format("-{:016x}", absl::ToUnixNanos(absl::Now()));
+    std::string dir = flags.storage_path + "/snapshots";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    absl::Status st = d->Snapshot(dir + "/" + name);
+    if (!st.ok()) return st;
+    return name;
+  };
   web::Web web(wo);
   auto port = web.Start();
   if (!port.ok()) {
@@ -257,11 +274,23 @@ int Run(const ServerFlags& flags, Logger* log) {
   web::api::Api api(ao);
 
   for (Component* c : components) c->Start();
+  live_db.store(db->get());
   web.SetApi(&api);
   log->Info("Server is ready to receive web requests.");
 
+  // Retention is applied once a minute, as Prometheus checks it at each
+  // head compaction.
+  Timestamp next_retention = Clock::Real()->NowMs() + 60000;
   while (!g_stop.load()) {
     if (g_reload.exchange(false)) (void)reload();
+    const Timestamp now = Clock::Real()->NowMs();
+    if (now >= next_retention) {
+      next_retention = now + 60000;
+      if (absl::Status st = (*db)->ApplyRetention(now); !st.ok()) {
+        log->Error("applying retention failed",
+                   {{"err", std::string(st.message())}});
+      }
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   log->Info("Stopping", {{"reason", "signal"}});

@@ -98,6 +98,13 @@ class DB : public Appendable, public Queryable {
   // FailedPrecondition on a read-only DB.
   [[nodiscard]] virtual absl::Status Flush() = 0;
 
+  // Writes a consistent copy of the database into `dir`, which must not
+  // exist (its parent must), hard-linking immutable files where the file
+  // system allows (RocksDB's Checkpoint). Every commit that returned before
+  // the call is in the copy; DB::Open on `dir` opens it like the original.
+  // AlreadyExists if `dir` exists; Unavailable on I/O errors.
+  [[nodiscard]] virtual absl::Status Snapshot(const std::string& dir) = 0;
+
   // Compacts RocksDB fully (after a bulk import).
   [[nodiscard]] virtual absl::Status Compact() = 0;
 

@@ -94,6 +94,52 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
           r->SetHeader("Content-Type", std::string(metrics::kTextContentType));
           opts_.registry->WriteText(&r->body);
         });
+  // The admin API (--web.enable-admin-api), answered as Prometheus does.
+  auto admin_json = [](net::HttpResponse* r, int status, std::string body) {
+    r->status = status;
+    r->SetHeader("Content-Type", "application/json");
+    r->body = std::move(body);
+  };
+  auto snapshot = [this, admin_json](const net::HttpRequest&,
+                                     net::HttpResponse* r) {
+    if (!opts_.flags->enable_admin_api) {
+      return admin_json(r, 503,
+                        "{\"status\":\"error\",\"errorType\":"
+                        "\"unavailable\",\"error\":\"admin APIs disabled\"}");
+    }
+    auto name = opts_.snapshot ? opts_.snapshot()
+                               : absl::UnavailableError("no storage");
+    if (!name.ok()) {
+      return admin_json(
+          r, 500,
+          fmt::format("{{\"status\":\"error\",\"errorType\":\"internal\","
+                      "\"error\":\"create snapshot: {}\"}}",
+                      std::string(name.status().message())));
+    }
+    admin_json(r, 200,
+               fmt::format("{{\"status\":\"success\",\"data\":{{\"name\":"
+                           "\"{}\"}}}}",
+                           *name));
+  };
+  auto unsupported = [this, admin_json](const net::HttpRequest& req,
+                                        net::HttpResponse* r) {
+    if (!opts_.flags->enable_admin_api) {
+      return admin_json(r, 503,
+                        "{\"status\":\"error\",\"errorType\":"
+                        "\"unavailable\",\"error\":\"admin APIs disabled\"}");
+    }
+    // TODO(issue9): tombstones in storage.
+    admin_json(r, 501,
+               "{\"status\":\"error\",\"errorType\":\"internal\","
+               "\"error\":\"unsupported: " +
+                   req.path + " is not supported by vigil yet\"}");
+  };
+  for (const char* m : {"POST", "PUT"}) {
+    Route(m, "/api/v1/admin/tsdb/snapshot", snapshot);
+    Route(m, "/api/v1/admin/tsdb/delete_series", unsupported);
+    Route(m, "/api/v1/admin/tsdb/clean_tombstones", unsupported);
+  }
+
   // The API, live once SetApi() is called: every method on /api/v1/* and
   // /federate goes to Api::Serve, which routes (404/405) itself.
   auto api = [this](const net::HttpRequest& req, net::HttpResponse* r) {

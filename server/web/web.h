@@ -32,6 +32,10 @@ struct WebOptions {
   std::function<absl::Status()> reload;
   // POST/PUT /-/quit (with --web.enable-lifecycle).
   std::function<void()> quit;
+  // POST/PUT /api/v1/admin/tsdb/snapshot (with --web.enable-admin-api):
+  // writes a snapshot and returns its name (a folder under
+  // <storage>/snapshots/).
+  std::function<absl::StatusOr<std::string>()> snapshot;
 };
 
 class Web {

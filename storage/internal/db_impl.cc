@@ -7,6 +7,7 @@
 #include "fmt/format.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
+#include "rocksdb/utilities/checkpoint.h"
 #include "rocksdb/write_batch.h"
 #include "storage/internal/keys.h"
 #include "storage/internal/rocksdb_status.h"
@@ -359,6 +360,23 @@ absl::Status DBImpl::Flush() {
   VIGIL_RETURN_IF_ERROR(CheckpointLocked());
   rocksdb::FlushOptions fo;
   return FromRocks(db_->Flush(fo, handles_), "flush memtables");
+}
+
+absl::Status DBImpl::Snapshot(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec)) {
+    return absl::AlreadyExistsError("snapshot: " + dir + " already exists");
+  }
+  // Commits write the WAL family and the head under commit_mu_, so holding
+  // it gives the checkpoint a commit boundary; the copy replays the WAL
+  // family on open like the original.
+  absl::MutexLock l(&commit_mu_);
+  rocksdb::Checkpoint* raw = nullptr;
+  VIGIL_RETURN_IF_ERROR(
+      FromRocks(rocksdb::Checkpoint::Create(db_.get(), &raw), "snapshot"));
+  std::unique_ptr<rocksdb::Checkpoint> cp(raw);
+  return FromRocks(cp->CreateCheckpoint(dir, /*log_size_for_flush=*/0),
+                   "snapshot " + dir);
 }
 
 absl::Status DBImpl::Compact() {

@@ -64,6 +64,7 @@ class DBImpl : public DB {
   absl::StatusOr<std::unique_ptr<Querier>> NewQuerier(Timestamp mint,
                                                       Timestamp maxt) override;
   absl::Status Flush() override;
+  absl::Status Snapshot(const std::string& dir) override;
   absl::Status Compact() override;
   absl::Status ApplyRetention(Timestamp now) override;
   absl::Status SetMetadata(const std::string& metric,

@@ -217,3 +217,46 @@ TEST_CASE("ForEachChunk reports every chunk once, in the head or persisted",
 
 }  // namespace
 }  // namespace vigil::storage
+
+TEST_CASE("Snapshot writes a copy that opens with every committed sample",
+          "[storage][snapshot]") {
+  vigil::testutil::TempDir dir;
+  auto db = vigil::storage::DB::Open({}, dir.Sub("db"));
+  REQUIRE(db.ok());
+  vigil::Labels l{{"__name__", "x"}, {"a", "1"}};
+  {
+    auto app = (*db)->NewAppender();
+    for (int i = 0; i < 100; ++i) {
+      REQUIRE(app->Append(0, l, 1000 + i * 1000, i).ok());
+    }
+    REQUIRE(app->Commit().ok());
+  }
+  REQUIRE((*db)->Snapshot(dir.Sub("snap")).ok());
+  CHECK((*db)->Snapshot(dir.Sub("snap")).code() ==
+        absl::StatusCode::kAlreadyExists);
+  // Later commits are not in the copy.
+  {
+    auto app = (*db)->NewAppender();
+    REQUIRE(app->Append(0, l, 200000, 7).ok());
+    REQUIRE(app->Commit().ok());
+  }
+  vigil::storage::Options ro;
+  ro.read_only = true;
+  auto copy = vigil::storage::DB::Open(ro, dir.Sub("snap"));
+  REQUIRE(copy.ok());
+  auto q = (*copy)->NewQuerier(vigil::kMinTimestamp, vigil::kMaxTimestamp);
+  REQUIRE(q.ok());
+  auto m = vigil::Matcher::Make(vigil::MatchType::kEqual, "__name__", "x");
+  auto set = (*q)->Select({*m});
+  REQUIRE(set.ok());
+  REQUIRE((*set)->Next());
+  auto it = (*set)->At().Iterator();
+  int n = 0;
+  vigil::Timestamp last = 0;
+  while (it->Next()) {
+    ++n;
+    last = it->t();
+  }
+  CHECK(n == 100);
+  CHECK(last == 100000);
+}
