@@ -253,7 +253,10 @@ TEST_CASE("hostile targets do not disturb a good one", "[server][robust]") {
     auto t = target_of(job);
     INFO(t);
     CHECK(has(t, "\"health\":\"down\""));
-    // A parse error names what it did not expect.
+    // A parse error names what it did not expect. The wording is Vigil's
+    // own ("1:1: expected metric name, got ...", "2:1: invalid metric
+    // name ..."); Prometheus 2.42 says '"INVALID" is not a valid start
+    // token' and 'expected value after metric, got "INVALID"'.
     CHECK(!has(t, "\"lastError\":\"\""));
     CHECK((has(t, "expected") || has(t, "invalid") || has(t, "parse")));
   }
@@ -348,7 +351,27 @@ TEST_CASE("hostile targets do not disturb a good one", "[server][robust]") {
       {q("/targets/metadata", "-d limit=abc"), 400},
       {q("/metadata", "-d limit=abc"), 400},
       {q("/rules", "-d type=bogus"), 400},
+      // Prometheus 2.42 has no `limit` here (answers 200); Vigil follows
+      // the later versions that validate it.
       {q("/status/tsdb", "-d limit=abc"), 400},
+      // Huge or non-finite numbers (checked against Prometheus 2.42).
+      {q("/query", "--data-urlencode 'query=up' -d time=1e400"), 400},
+      {q("/query", "--data-urlencode 'query=up' -d time=2026-13-45T99:00:00Z"),
+       400},
+      {q("/query", "--data-urlencode 'query=up[5m:0s]'"), 400},
+      {q("/query", "--data-urlencode 'query=topk(-1e400,up)'"), 400},
+      {q("/query_range",
+         "--data-urlencode 'query=up' -d start=0 -d end=1e12 -d step=1"),
+       400},
+      {q("/query_range",
+         "--data-urlencode 'query=up' -d start=0 -d end=1000 -d step=1e-300"),
+       400},
+      {q("/query_range",
+         "--data-urlencode 'query=up' -d start=0 -d end=1000 -d step=NaN"),
+       400},
+      {q("/query_range",
+         "--data-urlencode 'query=up' -d start=NaN -d end=1000 -d step=1"),
+       400},
       // federate
       {"-G '" + url + "/federate' --data-urlencode 'match[]=up{'", 400},
       // unknown endpoints and wrong methods
@@ -371,7 +394,8 @@ TEST_CASE("hostile targets do not disturb a good one", "[server][robust]") {
     CHECK(Status("'" + url + "/-/healthy'") == 200);
   }
 
-  // A 20 MB POST body.
+  // A 20 MB POST body: 413 (Prometheus 2.42 answers 400 here, Go's
+  // ParseForm stopping at 10 MB and the query then found empty).
   {
     std::string big = dir.Sub("big.txt");
     {
@@ -394,13 +418,22 @@ TEST_CASE("hostile targets do not disturb a good one", "[server][robust]") {
         std::string("GET /-/healthy HTTP/1.1\r\nHost: x\r\n") +
             std::string(100000, 'X') + "\r\n\r\n",
         std::string("POST /api/v1/query HTTP/1.1\r\nHost: x\r\n"
-                    "Transfer-Encoding: chunked\r\n\r\nzz\r\n")}) {
+                    "Transfer-Encoding: chunked\r\n\r\nzz\r\n"),
+        std::string("GET /api/v1/query?query=up HTTP/1.1\r\nHost: x\r\n"
+                    "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n"
+                    "\r\n0\r\n\r\n")}) {
     auto r = RawSend(port, raw);
     INFO("raw " << raw.substr(0, 60) << " -> " << r.substr(0, 200));
     CHECK((r.empty() || r.rfind("HTTP/1.", 0) == 0));
-    CHECK(r.find("HTTP/1.1 200") == std::string::npos);
+    if (raw.find("Content-Length: 5") == std::string::npos) {
+      CHECK(r.find("HTTP/1.1 200") == std::string::npos);
+    }
     CHECK(Status("'" + url + "/-/healthy'") == 200);
   }
+
+  // An HTTP/1.0 request is still answered.
+  CHECK(RawSend(port, "GET /-/healthy HTTP/1.0\r\n\r\n").find(" 200 ") !=
+        std::string::npos);
 
   // Still scraping the good target after all that.
   CHECK(Query(url, "up{job=\"good\"}").find(",\"1\"]") != std::string::npos);
