@@ -211,6 +211,10 @@ TEST_CASE("vigil and prometheus 2.42 agree on the same fixed targets",
       "count({__name__=~\"page_.+\"}) by (job)",
       "rate(page_requests_total[5s])",
       "histogram_quantile(0.9, sum by (le) (page_latency_seconds_bucket))",
+      "histogram_quantile(0.5, sum by (le) (page_latency_seconds_bucket))",
+      "histogram_quantile(0.75, sum by (job, le) "
+      "(page_latency_seconds_bucket))",
+      "sum(page_requests_total) / count(page_requests_total)",
       "histogram_quantile(0.5, sum by (job, le) "
       "(rate(page_latency_seconds_bucket[5s])))",
       "page_latency_seconds_count / page_latency_seconds_sum",
