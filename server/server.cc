@@ -12,6 +12,7 @@
 #include "core/metrics.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
+#include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
@@ -243,6 +244,11 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
+  (void)registry.Register(std::make_shared<ScrapeCollector>(scrape.manager()));
+  (void)registry.Register(
+      std::make_shared<RulesCollector>([&rules] { return rules.Groups(); }));
+  (void)registry.Register(
+      std::make_shared<NotifierCollector>((*notifier)->notifier()));
 
   web::GroupsRulesSource rules_source([&rules] { return rules.Groups(); });
   web::api::ApiOptions ao;
