@@ -241,4 +241,25 @@ void NotifierCollector::Collect(std::vector<FamilySnapshot>* out) const {
          MetricType::kGauge, s.alertmanagers_discovered);
 }
 
+EngineHooks RegisterEngineMetrics(metrics::Registry* reg) {
+  auto queries = std::make_shared<metrics::Gauge>(
+      metrics::Opts{"prometheus_engine_queries",
+                    "The current number of queries being executed or waiting.",
+                    {},
+                    {}});
+  auto duration = std::make_shared<metrics::Histogram>(
+      metrics::Opts{"prometheus_engine_query_duration_seconds",
+                    "Query timings",
+                    {"slice"},
+                    {}},
+      metrics::Histogram::DefaultBuckets());
+  (void)reg->Register(queries);
+  (void)reg->Register(duration);
+  metrics::HistogramChild* inner = duration->WithLabelValues({"inner_eval"});
+  EngineHooks h;
+  h.queries_delta = [queries](int d) { queries->Add(d); };
+  h.observe_inner_eval = [duration, inner](double s) { inner->Observe(s); };
+  return h;
+}
+
 }  // namespace vigil::server

@@ -62,6 +62,17 @@ class NotifierCollector final : public metrics::Collector {
   const notifier::Notifier* n_;
 };
 
+// prometheus_engine_queries (gauge) and
+// prometheus_engine_query_duration_seconds{slice="inner_eval"} (a histogram
+// over the default buckets; a summary in Prometheus), registered in `reg`
+// and fed by the returned hooks (see web::api::ApiOptions). `reg` must
+// outlive the hooks.
+struct EngineHooks {
+  std::function<void(int)> queries_delta;
+  std::function<void(double)> observe_inner_eval;
+};
+EngineHooks RegisterEngineMetrics(metrics::Registry* reg);
+
 }  // namespace vigil::server
 
 #endif  // VIGIL_SERVER_METRICS_COLLECTORS_H_

@@ -260,6 +260,9 @@ int Run(const ServerFlags& flags, Logger* log) {
   ao.targets = &scrape;
   ao.status = &status;
   ao.max_concurrency = flags.query_max_concurrency;
+  EngineHooks engine_hooks = RegisterEngineMetrics(&registry);
+  ao.queries_delta = engine_hooks.queries_delta;
+  ao.observe_inner_eval = engine_hooks.observe_inner_eval;
   web::api::Api api(ao);
 
   for (Component* c : components) c->Start();
