@@ -43,6 +43,10 @@ Group::Group(const RuleGroup& def, GroupOptions opts)
 }
 
 void Group::CopyState(const Group& from) {
+  missed_.fetch_add(from.iterations_missed(), std::memory_order_relaxed);
+  evaluations_.fetch_add(from.evaluations_total(), std::memory_order_relaxed);
+  failures_.fetch_add(from.evaluation_failures_total(),
+                      std::memory_order_relaxed);
   std::map<std::string, std::vector<size_t>> by_key;
   auto key = [](const Rule& r) { return r.name + r.labels.ToString(); };
   for (size_t i = 0; i < from.rules_.size(); ++i)
@@ -182,6 +186,8 @@ void Group::EvalRule(size_t i, Timestamp t, const EvalContext& ctx) {
     AppendResult(e, *vec, t - ctx.query_offset_ms, &err);
   }
   const auto dur = std::chrono::steady_clock::now() - start;
+  evaluations_.fetch_add(1, std::memory_order_relaxed);
+  if (!err.ok()) failures_.fetch_add(1, std::memory_order_relaxed);
   absl::MutexLock lock(&mu_);
   RuleStatus& st = status_[i];
   st.health = err.ok() ? RuleHealth::kOk : RuleHealth::kErr;

@@ -120,6 +120,15 @@ class Group {
   int64_t iterations_missed() const {
     return missed_.load(std::memory_order_relaxed);
   }
+  // Rule evaluations and failed ones since the group was created (carried
+  // over by CopyState): Prometheus's rule_evaluations_total and
+  // rule_evaluation_failures_total.
+  int64_t evaluations_total() const {
+    return evaluations_.load(std::memory_order_relaxed);
+  }
+  int64_t evaluation_failures_total() const {
+    return failures_.load(std::memory_order_relaxed);
+  }
   // The whole group's last evaluation: its timestamp, wall-clock start and
   // duration (health/last_error unused).
   RuleStatus last_eval() const;
@@ -144,6 +153,8 @@ class Group {
   mutable absl::Mutex mu_;
   std::vector<RuleStatus> status_ ABSL_GUARDED_BY(mu_);
   std::atomic<int64_t> missed_{0};
+  std::atomic<int64_t> evaluations_{0};
+  std::atomic<int64_t> failures_{0};
   RuleStatus group_status_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -38,6 +38,9 @@ class ScrapeComponent : public Component, public web::api::TargetsSource {
   std::vector<web::api::TargetMetadataInfo> TargetMetadata(
       const Labels& target_labels) const override;
 
+  // For the self-monitoring collectors. Null before construction finished.
+  const scrape::ScrapeManager* manager() const { return manager_.get(); }
+
   // The pools and their target groups for `cfg` (also used by tests).
   struct Plan {
     std::vector<scrape::ScrapePoolOptions> pools;

@@ -15,6 +15,7 @@
 #include "core/metrics.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
+#include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
@@ -260,6 +261,11 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
+  (void)registry.Register(std::make_shared<ScrapeCollector>(scrape.manager()));
+  (void)registry.Register(
+      std::make_shared<RulesCollector>([&rules] { return rules.Groups(); }));
+  (void)registry.Register(
+      std::make_shared<NotifierCollector>((*notifier)->notifier()));
 
   web::GroupsRulesSource rules_source([&rules] { return rules.Groups(); });
   web::api::ApiOptions ao;
@@ -271,6 +277,9 @@ int Run(const ServerFlags& flags, Logger* log) {
   ao.targets = &scrape;
   ao.status = &status;
   ao.max_concurrency = flags.query_max_concurrency;
+  EngineHooks engine_hooks = RegisterEngineMetrics(&registry);
+  ao.queries_delta = engine_hooks.queries_delta;
+  ao.observe_inner_eval = engine_hooks.observe_inner_eval;
   web::api::Api api(ao);
 
   for (Component* c : components) c->Start();

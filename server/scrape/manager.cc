@@ -95,7 +95,8 @@ struct ScrapeManager::LoopState {
   const std::string job;
   const int64_t interval_ms;
   const int64_t timeout_ms;
-  ScrapeLoop loop;  // under proc_mu, except its const readers
+  ScrapeLoop loop;           // under proc_mu, except its const readers
+  Timestamp prev_start = 0;  // of the last processed scrape; under proc_mu
 
   // Guarded by the manager's mu_.
   Target target;
@@ -226,6 +227,10 @@ absl::StatusOr<std::function<void()>> ScrapeManager::Prepare(
       auto& pool = pools_[p.job_name];
       if (!pool) {
         pool = std::make_unique<Pool>();
+        {
+          absl::MutexLock stl(&stats_mu_);
+          ++stats_.pools_created;
+        }
         if (auto it = pending_groups_.find(p.job_name);
             it != pending_groups_.end()) {
           pool->groups = std::move(it->second);
@@ -568,6 +573,25 @@ void ScrapeManager::WorkerMain() {
       int64_t duration = opts_.clock->NowMs() - w.start;
       st->loop.Process(r.body, HeaderValue(r.headers, "content-type"), w.start,
                        std::max<int64_t>(duration, 0), error);
+      const ScrapeReport rep = st->loop.LastReport();
+      absl::MutexLock stl(&stats_mu_);
+      stats_.sample_out_of_order_total += rep.out_of_order;
+      if (rep.error == "sample limit exceeded") {
+        ++stats_.exceeded_sample_limit_total;
+      }
+      if (st->prev_start > 0 && w.start > st->prev_start) {
+        const double secs =
+            static_cast<double>(w.start - st->prev_start) / 1000.0;
+        const auto& bounds = ScrapeStats::IntervalBuckets();
+        ScrapeStats::Intervals& iv = stats_.intervals[st->interval_ms];
+        if (iv.counts.empty()) iv.counts.assign(bounds.size() + 1, 0);
+        size_t b = 0;
+        while (b < bounds.size() && secs > bounds[b]) ++b;
+        ++iv.counts[b];
+        iv.sum += secs;
+        ++iv.count;
+      }
+      st->prev_start = w.start;
     }
     {
       absl::MutexLock sl(&st->mu);
@@ -575,6 +599,17 @@ void ScrapeManager::WorkerMain() {
     }
     w = Work();
   }
+}
+
+const std::vector<double>& ScrapeStats::IntervalBuckets() {
+  static const std::vector<double>* b = new std::vector<double>{
+      0.01, 0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300, 600};
+  return *b;
+}
+
+ScrapeStats ScrapeManager::Stats() const {
+  absl::MutexLock l(&stats_mu_);
+  return stats_;
 }
 
 TargetsSnapshot ScrapeManager::Targets() const {

@@ -92,6 +92,23 @@ struct TargetMetadata {
   std::vector<MetricMetadata> metadata;
 };
 
+// Counters for the server's /metrics (prometheus_target_*), since the
+// manager was created.
+struct ScrapeStats {
+  uint64_t pools_created = 0;                // scrape_pools_total
+  uint64_t sample_out_of_order_total = 0;    // samples storage refused
+  uint64_t exceeded_sample_limit_total = 0;  // scrapes over sample_limit
+  // Actual intervals between consecutive scrapes of a target, by the
+  // configured interval (ms): a histogram over kIntervalBuckets (seconds).
+  struct Intervals {
+    std::vector<uint64_t> counts;  // per bucket, not cumulative; +Inf last
+    double sum = 0;
+    uint64_t count = 0;
+  };
+  std::map<int64_t, Intervals> intervals;
+  static const std::vector<double>& IntervalBuckets();
+};
+
 class ScrapeManager {
  public:
   explicit ScrapeManager(ScrapeManagerOptions opts);
@@ -125,6 +142,7 @@ class ScrapeManager {
 
   TargetsSnapshot Targets() const;
   std::vector<TargetMetadata> Metadata() const;
+  ScrapeStats Stats() const;
 
  private:
   struct LoopState;
@@ -158,6 +176,8 @@ class ScrapeManager {
   uint64_t event_seq_ ABSL_GUARDED_BY(mu_) = 0;
   bool running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  mutable absl::Mutex stats_mu_;
+  ScrapeStats stats_ ABSL_GUARDED_BY(stats_mu_);
   absl::CondVar wake_;
   std::thread scheduler_;
   std::vector<std::thread> workers_;

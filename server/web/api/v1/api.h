@@ -71,6 +71,13 @@ struct ApiOptions {
   size_t stream_min_points = 20000;
   // Wall clock in ms (default time of instant queries). Default: real time.
   std::function<Timestamp()> now;
+  // Self-monitoring hooks; each may be empty. Called with +1 when a query
+  // starts (waiting for admission or evaluating) and -1 when it is done
+  // (prometheus_engine_queries)...
+  std::function<void(int)> queries_delta;
+  // ...and with the seconds an admitted query spent in Engine::Exec
+  // (prometheus_engine_query_duration_seconds{slice="inner_eval"}).
+  std::function<void(double)> observe_inner_eval;
 };
 
 // The error types of the API's JSON, and their HTTP codes.

@@ -167,6 +167,7 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
     ctx = std::make_unique<promql::QueryContext>();
   }
   watcher_->Add(req.client_gone, ctx.get());
+  if (opts_.queries_delta) opts_.queries_delta(1);
   const absl::Status admitted = gate_->Acquire(*ctx, req.client_gone);
   const Clock::time_point t1 = Clock::now();
   absl::StatusOr<promql::Result> res;
@@ -179,6 +180,10 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
   }
   watcher_->Remove(ctx.get());
   const Clock::time_point t2 = Clock::now();
+  if (opts_.queries_delta) opts_.queries_delta(-1);
+  if (admitted.ok() && opts_.observe_inner_eval) {
+    opts_.observe_inner_eval(Seconds(t2 - t1));
+  }
   if (!res.ok()) return RespondStatus(resp, res.status());
 
   auto result = std::make_shared<promql::Result>(std::move(*res));
