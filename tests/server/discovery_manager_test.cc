@@ -1,5 +1,8 @@
 // server/discovery: file_sd re-read on change, dns_sd A/AAAA/SRV lookups,
 // last good groups kept on errors.
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -134,17 +137,26 @@ TEST_CASE("file_sd re-reads every refresh_interval", "[discovery]") {
   vigil::testutil::TempDir dir;
   const std::string file = dir.Sub("t.yml");
   std::ofstream(file) << "- targets: ['a:1']\n";
+  struct stat st {};
+  REQUIRE(::stat(file.c_str(), &st) == 0);
   Recorder rec;
-  // Polling is slow; the refresh interval forces re-reads.
   DiscoveryManager dm([&](const std::string& k,
                           const std::vector<TargetGroup>& g) { rec.On(k, g); },
-                      nullptr, 100);
+                      nullptr, 50);
   FileSDConfig f;
   f.files = {file};
-  f.refresh_interval_ms = 200;
+  f.refresh_interval_ms = 1000;
   dm.ApplyConfig({Provider{"p", f}});
   dm.Start();
   REQUIRE(WaitFor([&] { return rec.Addrs("p").size() == 1; }));
+  // Same size, and the old mtime put back: the poll sees no change, the
+  // refresh interval re-reads it anyway.
+  std::ofstream(file) << "- targets: ['b:1']\n";
+  const timespec times[2] = {st.st_atim, st.st_mtim};
+  REQUIRE(::utimensat(AT_FDCWD, file.c_str(), times, 0) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(rec.Addrs("p")[0] == "a:1");
+  REQUIRE(WaitFor([&] { return rec.Addrs("p")[0] == "b:1"; }, 3000));
   dm.Stop();
 }
 
