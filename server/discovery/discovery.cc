@@ -136,6 +136,22 @@ absl::StatusOr<config::TargetGroup> ResolveSRV(const std::string& name) {
                                   " (SRV): " + ::hstrerror(herr));
   }
   ::res_nclose(&st);
+  return ParseSRVAnswer(answer, n, name);
+}
+
+absl::StatusOr<config::TargetGroup> ResolveName(const config::DNSSDConfig& c,
+                                                const std::string& name) {
+  if (c.type == config::DNSRecordType::kSRV) return ResolveSRV(name);
+  return ResolveAddr(name, c.type, c.port);
+}
+
+}  // namespace
+
+absl::StatusOr<config::TargetGroup> ParseSRVAnswer(const unsigned char* answer,
+                                                   int n,
+                                                   const std::string& name) {
+  config::TargetGroup g;
+  g.source = name;
   ns_msg msg;
   if (::ns_initparse(answer, n, &msg) != 0) {
     return absl::UnavailableError("lookup " + name + ": bad DNS response");
@@ -162,14 +178,6 @@ absl::StatusOr<config::TargetGroup> ResolveSRV(const std::string& name) {
   }
   return g;
 }
-
-absl::StatusOr<config::TargetGroup> ResolveName(const config::DNSSDConfig& c,
-                                                const std::string& name) {
-  if (c.type == config::DNSRecordType::kSRV) return ResolveSRV(name);
-  return ResolveAddr(name, c.type, c.port);
-}
-
-}  // namespace
 
 absl::StatusOr<std::vector<config::TargetGroup>> ResolveDNS(
     const config::DNSSDConfig& c) {

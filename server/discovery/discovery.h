@@ -49,6 +49,12 @@ using UpdateFn = std::function<void(
 absl::StatusOr<std::vector<config::TargetGroup>> ResolveDNS(
     const config::DNSSDConfig& c);
 
+// The SRV records of a DNS response (`n` bytes) for `name`, as ResolveDNS
+// makes them. Unavailable if the message does not parse.
+absl::StatusOr<config::TargetGroup> ParseSRVAnswer(const unsigned char* answer,
+                                                   int n,
+                                                   const std::string& name);
+
 class DiscoveryManager {
  public:
   // `logger` may be null; it must outlive the manager.

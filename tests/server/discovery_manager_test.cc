@@ -235,3 +235,68 @@ TEST_CASE("dns_sd SRV that does not resolve: logged, no crash", "[discovery]") {
   dm.Stop();
   std::fclose(logf);
 }
+
+namespace {
+
+void PutName(std::vector<unsigned char>& m, const std::string& dotted) {
+  size_t start = 0;
+  while (start < dotted.size()) {
+    size_t dot = dotted.find('.', start);
+    if (dot == std::string::npos) dot = dotted.size();
+    m.push_back(static_cast<unsigned char>(dot - start));
+    for (size_t i = start; i < dot; ++i) m.push_back(dotted[i]);
+    start = dot + 1;
+  }
+  m.push_back(0);
+}
+
+void Put16(std::vector<unsigned char>& m, int v) {
+  m.push_back(static_cast<unsigned char>(v >> 8));
+  m.push_back(static_cast<unsigned char>(v & 0xff));
+}
+
+}  // namespace
+
+TEST_CASE("SRV answers give host:port targets with the meta labels",
+          "[discovery]") {
+  const std::string name = "_web._tcp.svc.cluster.local";
+  std::vector<unsigned char> m;
+  Put16(m, 1);       // id
+  Put16(m, 0x8180);  // response, recursion
+  Put16(m, 1);       // questions
+  Put16(m, 2);       // answers
+  Put16(m, 0);
+  Put16(m, 0);
+  PutName(m, name);
+  Put16(m, 33);  // SRV
+  Put16(m, 1);   // IN
+  const std::pair<std::string, int> records[] = {
+      {"web-0.svc.cluster.local", 8080}, {"web-1.svc.cluster.local", 8081}};
+  for (const auto& [target, port] : records) {
+    Put16(m, 0xc00c);  // the question's name
+    Put16(m, 33);
+    Put16(m, 1);
+    Put16(m, 0);
+    Put16(m, 30);  // ttl
+    std::vector<unsigned char> rd;
+    Put16(rd, 10);  // priority
+    Put16(rd, 5);   // weight
+    Put16(rd, port);
+    PutName(rd, target);
+    Put16(m, static_cast<int>(rd.size()));
+    m.insert(m.end(), rd.begin(), rd.end());
+  }
+  auto g = vigil::server::discovery::ParseSRVAnswer(
+      m.data(), static_cast<int>(m.size()), name);
+  REQUIRE(g.ok());
+  CHECK(g->source == name);
+  REQUIRE(g->targets.size() == 2);
+  CHECK(g->targets[0].Get("__address__") == "web-0.svc.cluster.local:8080");
+  CHECK(g->targets[0].Get("__meta_dns_name") == name);
+  CHECK(g->targets[0].Get("__meta_dns_srv_record_target") ==
+        "web-0.svc.cluster.local.");
+  CHECK(g->targets[0].Get("__meta_dns_srv_record_port") == "8080");
+  CHECK(g->targets[1].Get("__address__") == "web-1.svc.cluster.local:8081");
+
+  CHECK(!vigil::server::discovery::ParseSRVAnswer(m.data(), 5, name).ok());
+}
