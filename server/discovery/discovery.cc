@@ -197,6 +197,8 @@ struct DiscoveryManager::State {
   bool have_groups = false;
   std::vector<config::TargetGroup> groups;  // guarded by mu_ for reads
   std::map<std::string, config::TargetGroup> dns_last;  // thread only
+  std::map<std::string, std::vector<config::TargetGroup>>
+      file_last;  // by file; thread only
 };
 
 DiscoveryManager::DiscoveryManager(UpdateFn on_update, Logger* logger,
@@ -279,17 +281,29 @@ void DiscoveryManager::Refresh(State& s, int64_t now_ms) {
     }
     s.file_sig = sig;
     s.next_refresh_ms = now_ms + std::max<int64_t>(f->refresh_interval_ms, 1);
-    auto read = config::ReadFileSD(f->files, "");
-    if (!read.ok()) {
-      if (logger_ != nullptr) {
-        logger_->Error("Error reading file",
-                       {{"discovery", "file"},
-                        {"provider", s.provider.key},
-                        {"err", std::string(read.status().message())}});
+    // Per file, as Prometheus: a file that fails keeps its last good
+    // groups (none if it never read), the others follow their contents.
+    std::vector<config::TargetGroup> out;
+    std::map<std::string, std::vector<config::TargetGroup>> last;
+    for (const std::string& path : config::ListFileSDFiles(f->files, "")) {
+      auto read = config::ReadFileSDFile(path);
+      if (read.ok()) {
+        last[path] = *read;
+      } else {
+        if (logger_ != nullptr) {
+          logger_->Error("Error reading file",
+                         {{"discovery", "file"},
+                          {"path", path},
+                          {"err", std::string(read.status().message())}});
+        }
+        auto it = s.file_last.find(path);
+        if (it == s.file_last.end()) continue;
+        last[path] = it->second;
       }
-      return;  // keep the last good groups
+      out.insert(out.end(), last[path].begin(), last[path].end());
     }
-    fresh = *std::move(read);
+    s.file_last = std::move(last);
+    fresh = std::move(out);
   } else {
     const auto& d = std::get<config::DNSSDConfig>(s.provider.config);
     if (s.next_refresh_ms != 0 && now_ms < s.next_refresh_ms) return;

@@ -114,10 +114,12 @@ TEST_CASE("file_sd is re-read when the file changes; last good kept",
   CHECK(rec.Calls() == calls);
   CHECK(dm.Groups("p").size() == 1);
 
-  // A second file matching the pattern appears.
-  std::ofstream(file) << R"([{"targets": ["b:2"]}])";
+  // While t.json stays broken, a second file matching the pattern is
+  // followed (t.json keeping its last good groups, as Prometheus).
   std::ofstream(dir.Sub("u.json")) << R"([{"targets": ["c:3"]}])";
   REQUIRE(WaitFor([&] { return rec.Addrs("p").size() == 2; }));
+  CHECK(rec.Addrs("p") == std::vector<std::string>{"b:2", "c:3"});
+  std::ofstream(file) << R"([{"targets": ["b:2"]}])";
 
   // An unchanged provider keeps running across ApplyConfig; a new one
   // reports on its own.
