@@ -1,6 +1,5 @@
 #include "server/notifier_component.h"
 
-#include "server/config/file_sd.h"
 #include "server/http_config.h"
 
 namespace vigil::server {
@@ -41,23 +40,57 @@ absl::StatusOr<notifier::NotifierOptions> NotifierComponent::OptionsFor(
     for (const config::TargetGroup& g : am.sd.static_configs) {
       s.static_configs.push_back(ToGroup(g));
     }
-    // file_sd is read at each (re)load; Prometheus also re-reads on change
-    // and every refresh_interval (TODO(issue9): the watcher).
-    for (const config::FileSDConfig& f : am.sd.file_sd_configs) {
-      auto groups = config::ReadFileSD(f.files, "");
-      if (!groups.ok()) return groups.status();
-      for (const config::TargetGroup& g : *groups) {
-        s.static_configs.push_back(ToGroup(g));
-      }
-    }
-    if (!am.sd.dns_sd_configs.empty()) {
-      return absl::UnimplementedError(
-          "unsupported: dns_sd_configs for alertmanagers is not supported by "
-          "vigil yet");
-    }
+    // file_sd_configs and dns_sd_configs: see ProvidersFor.
     o.alertmanagers.push_back(std::move(s));
   }
   return o;
+}
+
+std::vector<std::pair<std::string, discovery::Provider>>
+NotifierComponent::ProvidersFor(const LoadedConfig& cfg) {
+  std::vector<std::pair<std::string, discovery::Provider>> out;
+  int i = 0;
+  for (const config::AlertmanagerConfig& am :
+       cfg.config.alerting.alertmanagers) {
+    const std::string set = "config-" + std::to_string(i++);
+    for (size_t j = 0; j < am.sd.file_sd_configs.size(); ++j) {
+      out.emplace_back(set,
+                       discovery::Provider{
+                           "alerting/" + set + "/file_sd/" + std::to_string(j),
+                           am.sd.file_sd_configs[j]});
+    }
+    for (size_t j = 0; j < am.sd.dns_sd_configs.size(); ++j) {
+      out.emplace_back(set, discovery::Provider{"alerting/" + set + "/dns_sd/" +
+                                                    std::to_string(j),
+                                                am.sd.dns_sd_configs[j]});
+    }
+  }
+  return out;
+}
+
+void NotifierComponent::OnDiscovered(
+    const std::string& key, const std::vector<config::TargetGroup>& groups) {
+  std::lock_guard<std::mutex> l(sd_mu_);
+  auto it = discovered_.find(key);
+  if (it == discovered_.end()) return;  // no longer configured
+  it->second.groups.clear();
+  for (const config::TargetGroup& g : groups) {
+    it->second.groups.push_back(ToGroup(g));
+  }
+  SyncSetLocked(it->second.set);
+}
+
+void NotifierComponent::SyncSetLocked(const std::string& set) {
+  std::vector<notifier::AlertmanagerTargetGroup> all;
+  for (const auto& [key, d] : discovered_) {
+    if (d.set != set) continue;
+    all.insert(all.end(), d.groups.begin(), d.groups.end());
+  }
+  absl::Status st = notifier_->SyncTargets(set, std::move(all));
+  if (!st.ok() && logger_ != nullptr) {
+    logger_->Error("syncing discovered Alertmanagers failed",
+                   {{"err", std::string(st.message())}});
+  }
 }
 
 absl::StatusOr<std::unique_ptr<NotifierComponent>> NotifierComponent::Create(
@@ -75,6 +108,13 @@ absl::StatusOr<std::unique_ptr<NotifierComponent>> NotifierComponent::Create(
       logger);
   if (!n.ok()) return n.status();
   c->notifier_ = *std::move(n);
+  NotifierComponent* self = c.get();
+  c->discovery_ = std::make_unique<discovery::DiscoveryManager>(
+      [self](const std::string& key,
+             const std::vector<config::TargetGroup>& groups) {
+        self->OnDiscovered(key, groups);
+      },
+      logger);
   return c;
 }
 
@@ -89,17 +129,41 @@ absl::StatusOr<std::function<void()>> NotifierComponent::Prepare(
       nullptr);
   if (!probe.ok()) return probe.status();
   if (absl::Status st = (*probe)->ApplyConfig(*o); !st.ok()) return st;
-  return std::function<void()>([this, opts = *std::move(o)] {
-    absl::Status st = notifier_->ApplyConfig(opts);
-    if (!st.ok() && logger_ != nullptr) {
-      logger_->Error("applying the alerting config failed",
-                     {{"err", std::string(st.message())}});
-    }
-  });
+  return std::function<void()>(
+      [this, opts = *std::move(o), providers = ProvidersFor(cfg)] {
+        absl::Status st = notifier_->ApplyConfig(opts);
+        if (!st.ok() && logger_ != nullptr) {
+          logger_->Error("applying the alerting config failed",
+                         {{"err", std::string(st.message())}});
+        }
+        std::vector<discovery::Provider> ps;
+        {
+          std::lock_guard<std::mutex> l(sd_mu_);
+          std::map<std::string, Discovered> next;
+          for (const auto& [set, p] : providers) {
+            auto it = discovered_.find(p.key);
+            next[p.key] = it != discovered_.end() && it->second.set == set
+                              ? std::move(it->second)
+                              : Discovered{set, {}};
+            ps.push_back(p);
+          }
+          discovered_ = std::move(next);
+          for (const notifier::AlertmanagerSet& s : opts.alertmanagers) {
+            SyncSetLocked(s.name);
+          }
+        }
+        discovery_->ApplyConfig(std::move(ps));
+      });
 }
 
-void NotifierComponent::Start() { notifier_->Start(); }
-void NotifierComponent::Stop() { notifier_->Stop(); }
+void NotifierComponent::Start() {
+  notifier_->Start();
+  discovery_->Start();
+}
+void NotifierComponent::Stop() {
+  if (discovery_) discovery_->Stop();
+  notifier_->Stop();
+}
 
 std::vector<std::string> NotifierComponent::ActiveAlertmanagers() const {
   return notifier_->Alertmanagers();

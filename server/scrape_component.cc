@@ -1,7 +1,6 @@
 #include "server/scrape_component.h"
 
 #include "core/time.h"
-#include "server/config/file_sd.h"
 #include "server/http_config.h"
 
 namespace vigil::server {
@@ -29,9 +28,41 @@ ScrapeComponent::ScrapeComponent(const ServerFlags& flags,
   };
   o.logger = logger;
   manager_ = std::make_unique<scrape::ScrapeManager>(std::move(o));
+  discovery_ = std::make_unique<discovery::DiscoveryManager>(
+      [this](const std::string& key,
+             const std::vector<config::TargetGroup>& groups) {
+        OnDiscovered(key, groups);
+      },
+      logger);
 }
 
-ScrapeComponent::~ScrapeComponent() { Stop(); }
+ScrapeComponent::~ScrapeComponent() {
+  Stop();
+  discovery_.reset();  // its thread calls into manager_
+}
+
+void ScrapeComponent::OnDiscovered(
+    const std::string& key, const std::vector<config::TargetGroup>& groups) {
+  std::lock_guard<std::mutex> l(sd_mu_);
+  auto it = discovered_.find(key);
+  if (it == discovered_.end()) return;  // no longer configured
+  it->second.groups.clear();
+  for (const config::TargetGroup& g : groups) {
+    scrape::TargetGroup t = ToGroup(g);
+    t.source = key + ":" + t.source;
+    it->second.groups.push_back(std::move(t));
+  }
+  SyncJobLocked(it->second.job);
+}
+
+void ScrapeComponent::SyncJobLocked(const std::string& job) {
+  std::vector<scrape::TargetGroup> all = static_[job];
+  for (const auto& [key, d] : discovered_) {
+    if (d.job != job) continue;
+    all.insert(all.end(), d.groups.begin(), d.groups.end());
+  }
+  manager_->SyncTargets(job, std::move(all));
+}
 
 absl::StatusOr<ScrapeComponent::Plan> ScrapeComponent::PlanFor(
     const ServerFlags& flags, const LoadedConfig& cfg) {
@@ -63,17 +94,20 @@ absl::StatusOr<ScrapeComponent::Plan> ScrapeComponent::PlanFor(
     for (const config::TargetGroup& g : sc.sd.static_configs) {
       groups.push_back(ToGroup(g));
     }
-    // file_sd is read at each (re)load; Prometheus also re-reads on change
-    // and every refresh_interval (TODO(issue9): the watcher).
-    for (const config::FileSDConfig& f : sc.sd.file_sd_configs) {
-      auto read = config::ReadFileSD(f.files, "");
-      if (!read.ok()) return read.status();
-      for (const config::TargetGroup& g : *read) groups.push_back(ToGroup(g));
+    // file_sd and dns_sd run in the discovery manager: a file that cannot
+    // be read is logged and retried, and does not fail the load (as
+    // Prometheus).
+    for (size_t i = 0; i < sc.sd.file_sd_configs.size(); ++i) {
+      plan.providers.emplace_back(
+          sc.job_name, discovery::Provider{"scrape/" + sc.job_name +
+                                               "/file_sd/" + std::to_string(i),
+                                           sc.sd.file_sd_configs[i]});
     }
-    if (!sc.sd.dns_sd_configs.empty()) {
-      return absl::UnimplementedError(
-          "unsupported: dns_sd_configs is not supported by vigil yet (job " +
-          sc.job_name + ")");
+    for (size_t i = 0; i < sc.sd.dns_sd_configs.size(); ++i) {
+      plan.providers.emplace_back(
+          sc.job_name, discovery::Provider{"scrape/" + sc.job_name +
+                                               "/dns_sd/" + std::to_string(i),
+                                           sc.sd.dns_sd_configs[i]});
     }
     plan.pools.push_back(std::move(p));
     plan.groups.emplace_back(sc.job_name, std::move(groups));
@@ -88,14 +122,36 @@ absl::StatusOr<std::function<void()>> ScrapeComponent::Prepare(
   auto commit = manager_->Prepare(plan->pools);
   if (!commit.ok()) return commit.status();
   return std::function<void()>(
-      [this, c = *std::move(commit), groups = std::move(plan->groups)]() {
+      [this, c = *std::move(commit), plan = *std::move(plan)]() {
         c();
-        for (const auto& [job, g] : groups) manager_->SyncTargets(job, g);
+        std::vector<discovery::Provider> providers;
+        {
+          std::lock_guard<std::mutex> l(sd_mu_);
+          static_.clear();
+          for (const auto& [job, g] : plan.groups) static_[job] = g;
+          std::map<std::string, Discovered> next;
+          for (const auto& [job, p] : plan.providers) {
+            auto it = discovered_.find(p.key);
+            // An unchanged provider keeps its groups (the manager does not
+            // report them again); a changed one reports afresh.
+            next[p.key] = it != discovered_.end() && it->second.job == job
+                              ? std::move(it->second)
+                              : Discovered{job, {}};
+            providers.push_back(p);
+          }
+          discovered_ = std::move(next);
+          for (const auto& [job, g] : plan.groups) SyncJobLocked(job);
+        }
+        discovery_->ApplyConfig(std::move(providers));
       });
 }
 
-void ScrapeComponent::Start() { manager_->Start(); }
+void ScrapeComponent::Start() {
+  manager_->Start();
+  discovery_->Start();
+}
 void ScrapeComponent::Stop() {
+  if (discovery_) discovery_->Stop();
   if (manager_) manager_->Stop();
 }
 
