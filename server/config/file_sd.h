@@ -5,7 +5,7 @@
 // file_sd_configs target files as Prometheus's discovery/file reads them: a
 // JSON or YAML list of {targets: [...], labels: {...}}. Each group gets the
 // source "FILE:INDEX" and the label __meta_filepath=FILE. One-shot reads:
-// the watcher / refresh loop lives in server/scrape. Thread-compatible
+// the watcher / refresh loop lives in server/discovery/. Thread-compatible
 // (no shared state).
 #ifndef VIGIL_SERVER_CONFIG_FILE_SD_H_
 #define VIGIL_SERVER_CONFIG_FILE_SD_H_
