@@ -11,43 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "core/relabel.h"
 #include "fmt/format.h"
+#include "server/net/http.h"
 #include "server/notifier/targets.h"
 
 namespace vigil::notifier {
 
 namespace {
-
-// Go's http.StatusText for the codes an Alertmanager or a proxy returns, so
-// the error reads as Prometheus's "bad response status 500 Internal Server
-// Error".
-std::string_view StatusText(int code) {
-  switch (code) {
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 413:
-      return "Request Entity Too Large";
-    case 429:
-      return "Too Many Requests";
-    case 500:
-      return "Internal Server Error";
-    case 502:
-      return "Bad Gateway";
-    case 503:
-      return "Service Unavailable";
-    case 504:
-      return "Gateway Timeout";
-    default:
-      return "";
-  }
-}
 
 absl::Status ValidateRelabelConfigs(const std::vector<RelabelConfig>& cfgs,
                                     std::string_view where) {
@@ -433,7 +402,7 @@ bool Notifier::SendAll(const std::vector<Alert>& alerts) {
     } else if (!r->error.empty()) {
       err = r->error;
     } else if (r->status / 100 != 2) {
-      std::string_view text = StatusText(r->status);
+      std::string_view text = net::StatusText(r->status);
       err = fmt::format("bad response status {}{}{}", r->status,
                         text.empty() ? "" : " ", text);
     }

@@ -9,55 +9,10 @@
 
 #include "core/relabel.h"
 #include "fmt/format.h"
+#include "server/net/http.h"
 
 namespace vigil::scrape {
 namespace {
-
-// Go's http.StatusText for the codes an exporter plausibly returns.
-std::string_view StatusText(int code) {
-  switch (code) {
-    case 201:
-      return "Created";
-    case 202:
-      return "Accepted";
-    case 204:
-      return "No Content";
-    case 301:
-      return "Moved Permanently";
-    case 302:
-      return "Found";
-    case 304:
-      return "Not Modified";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 406:
-      return "Not Acceptable";
-    case 408:
-      return "Request Timeout";
-    case 429:
-      return "Too Many Requests";
-    case 500:
-      return "Internal Server Error";
-    case 501:
-      return "Not Implemented";
-    case 502:
-      return "Bad Gateway";
-    case 503:
-      return "Service Unavailable";
-    case 504:
-      return "Gateway Timeout";
-    default:
-      return "";
-  }
-}
 
 std::string_view HeaderValue(const net::HeaderList& h, std::string_view name) {
   for (const auto& [k, v] : h) {
@@ -564,7 +519,7 @@ void ScrapeManager::WorkerMain() {
     const net::FetchResult& r = w.result;
     if (error.empty()) error = r.error;
     if (error.empty() && r.status != 200) {
-      std::string_view text = StatusText(r.status);
+      std::string_view text = net::StatusText(r.status);
       error = fmt::format("server returned HTTP status {}{}{}", r.status,
                           text.empty() ? "" : " ", text);
     }

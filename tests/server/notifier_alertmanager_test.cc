@@ -16,6 +16,7 @@
 
 #include "server/notifier/notifier.h"
 #include "server/notifier/rules_adapter.h"
+#include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
@@ -93,13 +94,7 @@ class CurlFetcher {
   std::vector<std::thread> threads_;
 };
 
-int FreePort() {
-  auto r =
-      Run("python3 -c 'import socket;s=socket.socket();"
-          "s.bind((\"127.0.0.1\",0));print(s.getsockname()[1])'");
-  int port = r.code == 0 ? std::atoi(r.out.c_str()) : 0;
-  return port > 0 ? port : 20000 + getpid() % 20000;
-}
+using vigil::testutil::FreePort;
 
 std::string Get(const std::string& url) {
   return Run("curl -sS --max-time 5 " + ShellQuote(url)).out;

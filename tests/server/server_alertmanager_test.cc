@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
@@ -24,18 +25,7 @@ using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
 using vigil::testutil::TempDir;
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
+using vigil::testutil::FreePort;
 
 // Polls `cmd`'s stdout until `pred` holds or `timeout_ms` passes.
 template <typename Pred>

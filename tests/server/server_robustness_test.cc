@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
@@ -31,18 +32,7 @@ using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
 using vigil::testutil::TempDir;
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
+using vigil::testutil::FreePort;
 
 bool WaitHttp(const std::string& url, int tries = 100) {
   for (int i = 0; i < tries; ++i) {

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "server/flags.h"
+#include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
@@ -31,20 +32,7 @@ void Write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// Polls `log` until it contains `needle` or `timeout_ms` passes.
-// A port nothing listens on right now (bound, read back, released).
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
+using vigil::testutil::FreePort;
 
 // `curl` against the server: the response body, and the HTTP code on the
 // last line.
