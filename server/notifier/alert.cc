@@ -2,21 +2,12 @@
 
 #include <cstdint>
 
+#include "core/go/json.h"
 #include "core/go/time.h"
-#include "core/go/utf8.h"
 
 namespace vigil::notifier {
 
 namespace {
-
-constexpr char kHex[] = "0123456789abcdef";
-
-void AppendUnicodeEscape(uint32_t r, std::string* out) {
-  out->append("\\u");
-  for (int shift = 12; shift >= 0; shift -= 4) {
-    out->push_back(kHex[(r >> shift) & 0xF]);
-  }
-}
 
 // models.LabelSet is a Go map: encoding/json writes its keys sorted, which
 // is the order Labels keeps.
@@ -61,58 +52,7 @@ void AppendAlert(const Alert& a, std::string* out) {
 
 void AppendGoJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"':
-          out->append("\\\"");
-          break;
-        case '\\':
-          out->append("\\\\");
-          break;
-        case '\b':
-          out->append("\\b");
-          break;
-        case '\f':
-          out->append("\\f");
-          break;
-        case '\n':
-          out->append("\\n");
-          break;
-        case '\r':
-          out->append("\\r");
-          break;
-        case '\t':
-          out->append("\\t");
-          break;
-        case '<':
-        case '>':
-        case '&':
-          AppendUnicodeEscape(c, out);
-          break;
-        default:
-          if (c < 0x20) {
-            AppendUnicodeEscape(c, out);
-          } else {
-            out->push_back(static_cast<char>(c));
-          }
-      }
-      ++i;
-      continue;
-    }
-    uint32_t r;
-    size_t w = go::DecodeRune(s, i, &r);
-    if (go::IsRuneError(r, w)) {
-      out->append("\\ufffd");
-    } else if (r == 0x2028 || r == 0x2029) {
-      AppendUnicodeEscape(r, out);
-    } else {
-      out->append(s.substr(i, w));
-    }
-    i += w;
-  }
+  go::AppendJsonEscaped(out, s, go::JsonDialect::kGo122);
   out->push_back('"');
 }
 

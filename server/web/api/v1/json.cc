@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/go/json.h"
 #include "core/go/strconv.h"
 #include "core/go/time.h"
 #include "core/go/utf8.h"
@@ -20,65 +21,10 @@ struct StringStream {
   void Flush() {}
 };
 
-constexpr char kHex[] = "0123456789abcdef";
-
-// Bytes below 0x80 that Go writes unescaped with HTML escaping on.
-bool HtmlSafe(unsigned char c) {
-  return c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&';
-}
-
 }  // namespace
 
 void AppendJsonEscaped(std::string* out, std::string_view s) {
-  size_t start = 0;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (HtmlSafe(c)) {
-        ++i;
-        continue;
-      }
-      out->append(s.data() + start, i - start);
-      switch (c) {
-        case '\\':
-        case '"':
-          out->push_back('\\');
-          out->push_back(static_cast<char>(c));
-          break;
-        case '\n':
-          out->append("\\n");
-          break;
-        case '\r':
-          out->append("\\r");
-          break;
-        case '\t':
-          out->append("\\t");
-          break;
-        default:
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xF]);
-      }
-      start = ++i;
-      continue;
-    }
-    uint32_t rune = 0;
-    const size_t width = go::DecodeRune(s, i, &rune);
-    if (go::IsRuneError(rune, width)) {
-      out->append(s.data() + start, i - start);
-      out->append("\\ufffd");
-      start = i += width;
-      continue;
-    }
-    if (rune == 0x2028 || rune == 0x2029) {
-      out->append(s.data() + start, i - start);
-      out->append(rune == 0x2028 ? "\\u2028" : "\\u2029");
-      start = i += width;
-      continue;
-    }
-    i += width;
-  }
-  out->append(s.data() + start, s.size() - start);
+  go::AppendJsonEscaped(out, s);
 }
 
 void AppendSampleValue(std::string* out, double v) {
