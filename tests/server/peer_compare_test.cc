@@ -36,13 +36,7 @@ using vigil::testutil::TempDir;
 
 using vigil::testutil::FreePort;
 
-bool WaitHttp(const std::string& url, int tries = 100) {
-  for (int i = 0; i < tries; ++i) {
-    if (Run("curl -sf -o /dev/null '" + url + "'").code == 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
-}
+using vigil::testutil::WaitHttp;
 
 // promtool's promql text output, one `metric{labels} => value @[ts]` a
 // line, as labels -> value.

@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace vigil::testutil {
 
@@ -40,6 +42,15 @@ inline RunResult Run(const std::string& cmd) {
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
+}
+
+// Polls `url` with curl until it answers 2xx; false after `tries` * 100 ms.
+inline bool WaitHttp(const std::string& url, int tries = 100) {
+  for (int i = 0; i < tries; ++i) {
+    if (Run("curl -sf -o /dev/null '" + url + "'").code == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
 }
 
 inline bool HaveCommand(const std::string& name) {
