@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/relabel.h"
+#include "core/status_macros.h"
 #include "core/textparse/parser.h"
 #include "fmt/format.h"
 
@@ -136,7 +137,7 @@ void ScrapeLoop::UpdateOptions(const ScrapePoolOptions& opts) {
       !same_relabel(opts.metric_relabel_configs, opts_.metric_relabel_configs);
   opts_ = opts;
   if (reshape) {
-    // cur_/prev_ own their label sets, so staleness survives the flush.
+    // cur_/prev_ hold storage refs, so staleness survives the flush.
     series_.clear();
     dropped_.clear();
   }
@@ -259,6 +260,16 @@ void ScrapeLoop::NoteMetadata(PageParser* pp) {
   }
 }
 
+absl::StatusOr<Labels> ScrapeLoop::SeriesLabels(PageParser* pp) const {
+  Labels lset = MutateSampleLabels(pp->p().BuildLabels());
+  if (lset.empty()) return lset;
+  if (!lset.Has(kMetricName)) {
+    return absl::InvalidArgumentError("missing metric name (__name__ label)");
+  }
+  if (absl::Status s = VerifyLabelLimits(lset); !s.ok()) return s;
+  return lset;
+}
+
 absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
                                       Timestamp start, ScrapeReport* rep,
                                       bool* limit_hit) {
@@ -270,25 +281,21 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
   if (ts) t = *ts;
   std::string_view text = p.SeriesText();
 
+  // A cached series is appended by ref alone: the cache keeps no label set
+  // (the head has it), which is most of what a cached series would cost.
   CacheEntry* ce = nullptr;
-  CacheEntry fresh;
+  Labels lset;
   if (auto it = series_.find(AV(text)); it != series_.end()) {
     ce = &it->second;
   } else if (auto d = dropped_.find(AV(text)); d != dropped_.end()) {
     d->second = iter_;
     return absl::OkStatus();
   } else {
-    Labels lset = MutateSampleLabels(p.BuildLabels());
+    VIGIL_ASSIGN_OR_RETURN(lset, SeriesLabels(pp));
     if (lset.empty()) {
       dropped_.emplace(std::string(text), iter_);
       return absl::OkStatus();
     }
-    if (!lset.Has(kMetricName)) {
-      return absl::InvalidArgumentError("missing metric name (__name__ label)");
-    }
-    if (absl::Status s = VerifyLabelLimits(lset); !s.ok()) return s;
-    fresh.hash = lset.Hash();
-    fresh.lset = std::make_shared<const Labels>(std::move(lset));
   }
   // Counted like Prometheus's "samples post metric relabeling": every
   // sample that survived relabelling, even beyond sample_limit.
@@ -298,9 +305,13 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
     *limit_hit = true;  // keep counting; the scrape fails at the end
     return absl::OkStatus();
   }
-  const CacheEntry& e = ce ? *ce : fresh;
   absl::StatusOr<storage::SeriesRef> ref =
-      app->Append(e.ref, *e.lset, t, p.Value());
+      app->Append(ce ? ce->ref : 0, lset, t, p.Value());
+  if (ce && !ref.ok() && ref.status().code() == absl::StatusCode::kNotFound) {
+    // The storage forgot the series (deleted): resolve it by labels again.
+    VIGIL_ASSIGN_OR_RETURN(lset, SeriesLabels(pp));
+    ref = app->Append(0, lset, t, p.Value());
+  }
   if (!ref.ok()) {
     switch (ref.status().code()) {
       case absl::StatusCode::kFailedPrecondition:
@@ -313,17 +324,14 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
         return ref.status();
     }
   }
-  bool track = !ts || opts_.track_timestamps_staleness;
+  if (!ts || opts_.track_timestamps_staleness) cur_.push_back(*ref);
   if (ce) {
     ce->ref = *ref;
     ce->last_iter = iter_;
-    if (track) cur_.try_emplace(ce->hash, Seen{ce->ref, ce->lset});
     return absl::OkStatus();
   }
-  fresh.ref = *ref;
-  fresh.last_iter = iter_;
-  if (track) cur_.try_emplace(fresh.hash, Seen{fresh.ref, fresh.lset});
-  auto [it, inserted] = series_.emplace(std::string(text), std::move(fresh));
+  auto [it, inserted] =
+      series_.emplace(std::string(text), CacheEntry{*ref, iter_});
   if (inserted) new_entries_.push_back(it->first);
   if (!*limit_hit) ++rep->series_added;
   return absl::OkStatus();
@@ -364,15 +372,28 @@ absl::Status ScrapeLoop::AppendPage(storage::Appender* app,
 }
 
 void ScrapeLoop::MarkStale(storage::Appender* app,
-                           const absl::flat_hash_map<uint64_t, Seen>& series,
-                           const absl::flat_hash_map<uint64_t, Seen>* except,
+                           const std::vector<storage::SeriesRef>& series,
+                           const std::vector<storage::SeriesRef>* except,
                            Timestamp t) {
-  for (const auto& [hash, s] : series) {
-    if (except && except->contains(hash)) continue;
+  // Both sorted: a merge walk finds the refs that left the page.
+  auto keep = except ? except->begin()
+                     : std::vector<storage::SeriesRef>::const_iterator();
+  auto keep_end = except ? except->end() : keep;
+  for (storage::SeriesRef ref : series) {
+    while (keep != keep_end && *keep < ref) ++keep;
+    if (keep != keep_end && *keep == ref) continue;
     // Out of order / duplicate: the series came back (another loop of the
-    // same target) or already has a sample here; nothing to mark.
-    (void)app->Append(s.ref, *s.lset, t, StaleNaN());
+    // same target) or already has a sample here; unknown: deleted. Either
+    // way there is nothing to mark.
+    (void)app->Append(ref, Labels(), t, StaleNaN());
   }
+}
+
+void ScrapeLoop::SortSeen() {
+  if (!std::is_sorted(cur_.begin(), cur_.end())) {
+    std::sort(cur_.begin(), cur_.end());
+  }
+  cur_.erase(std::unique(cur_.begin(), cur_.end()), cur_.end());
 }
 
 void ScrapeLoop::AppendReport(storage::Appender* app, const ScrapeReport& rep,
@@ -452,6 +473,7 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
     prev_.clear();
     cur_.clear();
   } else {
+    SortSeen();
     MarkStale(app.get(), prev_, &cur_, start);
     std::swap(prev_, cur_);
     cur_.clear();

@@ -118,13 +118,7 @@ class ScrapeLoop {
  private:
   struct CacheEntry {
     storage::SeriesRef ref = 0;
-    std::shared_ptr<const Labels> lset;
-    uint64_t hash = 0;
     uint64_t last_iter = 0;
-  };
-  struct Seen {
-    storage::SeriesRef ref = 0;
-    std::shared_ptr<const Labels> lset;
   };
   struct MetaEntry {
     MetricMetadata md;
@@ -141,10 +135,15 @@ class ScrapeLoop {
   void NoteMetadata(PageParser* p);
   Labels MutateSampleLabels(const Labels& scraped) const;
   absl::Status VerifyLabelLimits(const Labels& lset) const;
+  // The final labels of the parser's current series: empty if metric
+  // relabelling dropped it; an error if a label limit is exceeded.
+  absl::StatusOr<Labels> SeriesLabels(PageParser* p) const;
+  // Stale markers for the refs of `series` not in `except` (both sorted).
   void MarkStale(storage::Appender* app,
-                 const absl::flat_hash_map<uint64_t, Seen>& series,
-                 const absl::flat_hash_map<uint64_t, Seen>* except,
-                 Timestamp t);
+                 const std::vector<storage::SeriesRef>& series,
+                 const std::vector<storage::SeriesRef>* except, Timestamp t);
+  // Sorts and dedups cur_ (usually sorted already: refs follow page order).
+  void SortSeen();
   void AppendReport(storage::Appender* app, const ScrapeReport& rep,
                     Timestamp t, bool stale);
   void ForgetNewEntries();
@@ -157,15 +156,15 @@ class ScrapeLoop {
   ScrapePoolOptions opts_;
 
   uint64_t iter_ = 0;
-  // Raw series text -> final labels and ref.
+  // Raw series text -> storage ref.
   absl::flat_hash_map<std::string, CacheEntry> series_;
   // Raw series texts metric_relabel_configs dropped -> last iteration.
   absl::flat_hash_map<std::string, uint64_t> dropped_;
   // Texts first cached in the current scrape (undone on rollback).
   std::vector<std::string> new_entries_;
-  // Series seen (final label hash) in the current / previous successful
-  // scrape, for staleness markers.
-  absl::flat_hash_map<uint64_t, Seen> cur_, prev_;
+  // Refs of the series seen in the current / previous successful scrape,
+  // for staleness markers (prev_ sorted and unique).
+  std::vector<storage::SeriesRef> cur_, prev_;
   // Report series: labels and refs, by kReport* index.
   std::vector<Labels> report_labels_;
   std::vector<storage::SeriesRef> report_refs_;
