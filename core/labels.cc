@@ -37,6 +37,10 @@ inline uint64_t HashBytes(uint64_t h, std::string_view s) {
 
 }  // namespace
 
+uint64_t HashString(std::string_view s, uint64_t seed) {
+  return HashBytes(seed, s);
+}
+
 Labels::Labels(
     std::initializer_list<std::pair<std::string_view, std::string_view>> l) {
   labels_.reserve(l.size());

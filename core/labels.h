@@ -93,6 +93,10 @@ class LabelsBuilder {
   std::vector<Label> labels_;  // unsorted, distinct names
 };
 
+// A stable 64-bit hash of bytes (the one Labels::Hash is built on), for
+// keys that must not depend on the process (sharding, caches).
+uint64_t HashString(std::string_view s, uint64_t seed = 0);
+
 // Legacy Prometheus charsets.
 bool IsValidMetricName(std::string_view s);  // [a-zA-Z_:][a-zA-Z0-9_:]*
 bool IsValidLabelName(std::string_view s);   // [a-zA-Z_][a-zA-Z0-9_]*

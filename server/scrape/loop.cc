@@ -260,6 +260,10 @@ void ScrapeLoop::NoteMetadata(PageParser* pp) {
   }
 }
 
+ScrapeLoop::TextKey ScrapeLoop::KeyOf(std::string_view text) {
+  return {absl::HashOf(AV(text)), HashString(text, 0x5eed)};
+}
+
 absl::StatusOr<Labels> ScrapeLoop::SeriesLabels(PageParser* pp) const {
   Labels lset = MutateSampleLabels(pp->p().BuildLabels());
   if (lset.empty()) return lset;
@@ -283,17 +287,18 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
 
   // A cached series is appended by ref alone: the cache keeps no label set
   // (the head has it), which is most of what a cached series would cost.
+  const TextKey key = KeyOf(text);
   CacheEntry* ce = nullptr;
   Labels lset;
-  if (auto it = series_.find(AV(text)); it != series_.end()) {
+  if (auto it = series_.find(key); it != series_.end()) {
     ce = &it->second;
-  } else if (auto d = dropped_.find(AV(text)); d != dropped_.end()) {
+  } else if (auto d = dropped_.find(key); d != dropped_.end()) {
     d->second = iter_;
     return absl::OkStatus();
   } else {
     VIGIL_ASSIGN_OR_RETURN(lset, SeriesLabels(pp));
     if (lset.empty()) {
-      dropped_.emplace(std::string(text), iter_);
+      dropped_.emplace(key, iter_);
       return absl::OkStatus();
     }
   }
@@ -330,8 +335,7 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
     ce->last_iter = iter_;
     return absl::OkStatus();
   }
-  auto [it, inserted] =
-      series_.emplace(std::string(text), CacheEntry{*ref, iter_});
+  auto [it, inserted] = series_.emplace(key, CacheEntry{*ref, iter_});
   if (inserted) new_entries_.push_back(it->first);
   if (!*limit_hit) ++rep->series_added;
   return absl::OkStatus();
@@ -415,7 +419,7 @@ void ScrapeLoop::AppendReport(storage::Appender* app, const ScrapeReport& rep,
 }
 
 void ScrapeLoop::ForgetNewEntries() {
-  for (const std::string& text : new_entries_) series_.erase(text);
+  for (const TextKey& key : new_entries_) series_.erase(key);
   new_entries_.clear();
 }
 
