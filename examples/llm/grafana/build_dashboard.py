@@ -174,11 +174,12 @@ def freshness_row(d):
                             "{{job}}"), instant=True),
                    unit="s", thresholds=age), 8)
     d.add(stat("llm:* rules age",
-               "Seconds since the newest llm:* recording-rule sample. The "
-               "llm-recording group runs every 15s; if this grows, the "
-               "engine panels and the capacity alerts are reading old data.",
-               targets(('time() - max(timestamp({__name__=~"llm:.+"}))',
-                        "age")),
+               "Seconds since the newest llm:kv_usage:1m sample (one of the "
+               "llm-recording group, which runs every 15s). If this grows, "
+               "the engine panels and the capacity alerts read old data. "
+               "(Not {__name__=~\"llm:.+\"}: timestamp() drops the names, "
+               "and rules with the same labels then collide.)",
+               targets(("time() - max(timestamp(llm:kv_usage:1m))", "age")),
                unit="s", thresholds=age, decimals=0), 4)
     d.add(timeseries(
         "Vigil: rule failures, notification errors",
