@@ -131,9 +131,11 @@ class DB : public Appendable, public Queryable {
   // Rewrites every chunk that holds tombstoned samples without them,
   // forgets series left with no sample (their series record and index
   // entries go; appending to them again brings them back), and removes the
-  // tombstones. Blocks commits while it runs; its cost grows with the
-  // tombstoned series' data, not with the DB. A crash in the middle loses
-  // nothing and hides nothing deleted: the tombstones go last.
+  // tombstones, then compacts what it rewrote (the small families, and
+  // the days of the `chunks` family that had deleted samples) so the data
+  // is gone from disk. Blocks commits while it rewrites; its cost grows
+  // with the tombstoned series' data and the days they span. A crash in the
+  // middle loses nothing and hides nothing deleted: the tombstones go last.
   // FailedPrecondition on a read-only DB; Unavailable/DataLoss from RocksDB.
   [[nodiscard]] virtual absl::Status CleanTombstones() = 0;
 

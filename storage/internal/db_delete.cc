@@ -111,8 +111,34 @@ absl::Status DBImpl::CleanTombstones() {
   if (options_.read_only) {
     return absl::FailedPreconditionError("clean tombstones: read-only");
   }
-  absl::MutexLock l(&commit_mu_);
-  return CleanTombstonesLocked();
+  Timestamp lo = kMaxTimestamp, hi = kMinTimestamp;
+  for (const auto& [ref, t] : tombstones_.All()) {
+    lo = std::min(lo, t.intervals.front().mint);
+    hi = std::max(hi, t.intervals.back().maxt);
+  }
+  {
+    absl::MutexLock l(&commit_mu_);
+    VIGIL_RETURN_IF_ERROR(CleanTombstonesLocked());
+  }
+  if (lo > hi) return absl::OkStatus();
+  // Deleted records stay in SST files (and in RocksDB's WAL) until
+  // compacted: compact the families of small records and the days of
+  // `chunks` that were rewritten, so the data is gone from disk.
+  VIGIL_RETURN_IF_ERROR(
+      FromRocks(db_->Flush(rocksdb::FlushOptions(), handles_), "flush"));
+  rocksdb::CompactRangeOptions co;
+  co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  for (auto* h : {cf_series_, cf_head_, cf_wal_, cf_tombstones_}) {
+    VIGIL_RETURN_IF_ERROR(FromRocks(db_->CompactRange(co, h, nullptr, nullptr),
+                                    "compact " + h->GetName()));
+  }
+  lo = std::max(lo, min_time_.load());
+  hi = std::min(hi, max_time_.load());
+  if (lo > hi) return absl::OkStatus();
+  std::string from = DayPrefix(DayOf(lo)), to = DayPrefix(DayOf(hi) + 1);
+  rocksdb::Slice sfrom(from), sto(to);
+  return FromRocks(db_->CompactRange(co, cf_chunks_, &sfrom, &sto),
+                   "compact chunks");
 }
 
 absl::Status DBImpl::CleanTombstonesLocked() {
