@@ -200,6 +200,17 @@ int Run(const ServerFlags& flags, Logger* log) {
     if (!st.ok()) return st;
     return name;
   };
+  wo.delete_series = [&live_db](const std::vector<Matcher>& ms, Timestamp mint,
+                                Timestamp maxt) -> absl::Status {
+    storage::DB* d = live_db.load();
+    if (d == nullptr) return absl::UnavailableError("the storage is not open");
+    return d->DeleteSeries(ms, mint, maxt);
+  };
+  wo.clean_tombstones = [&live_db]() -> absl::Status {
+    storage::DB* d = live_db.load();
+    if (d == nullptr) return absl::UnavailableError("the storage is not open");
+    return d->CleanTombstones();
+  };
   web::Web web(wo);
   auto port = web.Start();
   if (!port.ok()) {

@@ -22,11 +22,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/matcher.h"
 #include "storage/appender.h"
 #include "storage/options.h"
 #include "storage/querier.h"
@@ -105,8 +107,37 @@ class DB : public Appendable, public Queryable {
   // AlreadyExists if `dir` exists; Unavailable on I/O errors.
   [[nodiscard]] virtual absl::Status Snapshot(const std::string& dir) = 0;
 
-  // Compacts RocksDB fully (after a bulk import).
+  // Compacts RocksDB fully (after a bulk import). Removes tombstoned
+  // samples first, as CleanTombstones() does.
   [[nodiscard]] virtual absl::Status Compact() = 0;
+
+  // --- Deletion (Prometheus's admin delete_series / clean_tombstones) ---
+
+  // Marks deleted the samples in [mint, maxt] (inclusive, ms) of every
+  // series matching all `matchers` (Prometheus semantics; matchers that all
+  // accept "" select every series). Durable before it returns (one synced
+  // RocksDB write); from then on no Select(), LabelNames(), LabelValues(),
+  // ForEachSeries() or ForEachChunk() reports the deleted samples, and a
+  // series left without samples is absent from all of them (also from
+  // Stats().num_series). Only data existing at the call is covered: the
+  // interval is clamped to each series' newest sample, so samples appended
+  // afterwards (always newer, appends are in order) stay visible. The
+  // samples stay on disk until CleanTombstones() or Compact().
+  // mint > maxt deletes nothing. Errors: InvalidArgument without matchers,
+  // FailedPrecondition on a read-only DB, Unavailable on I/O errors.
+  [[nodiscard]] virtual absl::Status DeleteSeries(
+      std::span<const Matcher> matchers, Timestamp mint, Timestamp maxt) = 0;
+
+  // Rewrites every chunk that holds tombstoned samples without them,
+  // forgets series left with no sample (their series record and index
+  // entries go; appending to them again brings them back), and removes the
+  // tombstones, then compacts what it rewrote (the small families, and
+  // the days of the `chunks` family that had deleted samples) so the data
+  // is gone from disk. Blocks commits while it rewrites; its cost grows
+  // with the tombstoned series' data and the days they span. A crash in the
+  // middle loses nothing and hides nothing deleted: the tombstones go last.
+  // FailedPrecondition on a read-only DB; Unavailable/DataLoss from RocksDB.
+  [[nodiscard]] virtual absl::Status CleanTombstones() = 0;
 
   // Deletes data outside the retention limits (time and size). Called
   // periodically by the server; `now` is the reference "newest" time.
@@ -129,12 +160,15 @@ class DB : public Appendable, public Queryable {
 
   // Calls f(ref, labels) for every series the DB knows, in ascending ref
   // order, also for series without samples (e.g. all deleted by retention)
-  // and for series created by an Append whose batch is not committed yet.
-  // (A Querier lists only series with samples in its range.)
+  // and for series created by an Append whose batch is not committed yet,
+  // but not for series whose every sample DeleteSeries deleted. (A Querier
+  // lists only series with samples in its range.)
   virtual void ForEachSeries(
       const std::function<void(SeriesRef, const Labels&)>& f) = 0;
 
-  // Calls f for every chunk with samples in [mint, maxt]: first the head's
+  // Calls f for every chunk with samples in [mint, maxt] (tombstoned
+  // samples do not count: a chunk holding only those is skipped, and a
+  // partly deleted one reports what is left): first the head's
   // (in_head, in ref order), then the persisted ones (in day, ref, time
   // order). Without concurrent commits each chunk is reported once; a
   // chunk written by a commit during the call may be reported twice (in

@@ -21,7 +21,8 @@
 // once that commit has returned, and different series may be cut at
 // different points. The returned SeriesSet is a snapshot: commits after
 // Select() returned never change it or its iterators. Data deleted by
-// DB::ApplyRetention is absent from Select() calls made after it returns.
+// DB::ApplyRetention or DB::DeleteSeries is absent from Select() calls made
+// after it returns.
 #ifndef VIGIL_STORAGE_QUERIER_H_
 #define VIGIL_STORAGE_QUERIER_H_
 
@@ -119,7 +120,8 @@ class Querier {
   // if empty). An implementation may include series without samples in
   // [mint, maxt]: the DB's does (it answers from its index, which holds
   // every series it knows, including ones whose data retention deleted
-  // and ones created by an Append whose batch is not committed yet).
+  // and ones created by an Append whose batch is not committed yet, but
+  // not ones whose every sample DB::DeleteSeries deleted).
   [[nodiscard]] virtual absl::StatusOr<std::vector<std::string>> LabelNames(
       const std::vector<Matcher>& matchers) = 0;
   // Sorted distinct values of `name` over the same series as LabelNames.

@@ -1,6 +1,8 @@
 #include "server/web/web.h"
 
 #include "fmt/format.h"
+#include "promql/parser.h"
+#include "server/web/api/v1/util.h"
 
 namespace vigil::web {
 namespace {
@@ -121,23 +123,85 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
                            "\"{}\"}}}}",
                            *name));
   };
-  auto unsupported = [this, admin_json](const net::HttpRequest& req,
-                                        net::HttpResponse* r) {
-    if (!opts_.flags->enable_admin_api) {
-      return admin_json(r, 503,
-                        "{\"status\":\"error\",\"errorType\":"
-                        "\"unavailable\",\"error\":\"admin APIs disabled\"}");
+  // delete_series and clean_tombstones answer 204 without a body on
+  // success, and the API's error JSON otherwise, as Prometheus does.
+  auto admin_enabled = [this, admin_json](net::HttpResponse* r) {
+    if (opts_.flags->enable_admin_api) return true;
+    admin_json(r, 503,
+               "{\"status\":\"error\",\"errorType\":"
+               "\"unavailable\",\"error\":\"admin APIs disabled\"}");
+    return false;
+  };
+  auto no_content = [](net::HttpResponse* r) {
+    r->status = 204;
+    r->headers.clear();
+    r->body.clear();
+  };
+  auto delete_series = [this, admin_enabled, no_content](
+                           const net::HttpRequest& req, net::HttpResponse* r) {
+    if (!admin_enabled(r)) return;
+    if (!req.params_error.empty()) {
+      return api::RespondError(
+          r, api::ApiErrorType::kBadData,
+          "error parsing form values: " + req.params_error);
     }
-    // TODO(issue9): tombstones in storage.
-    admin_json(r, 501,
-               "{\"status\":\"error\",\"errorType\":\"internal\","
-               "\"error\":\"unsupported: " +
-                   req.path + " is not supported by vigil yet\"}");
+    std::vector<std::string_view> match = api::FormValues(req, "match[]");
+    if (match.empty()) {
+      return api::RespondError(r, api::ApiErrorType::kBadData,
+                               "no match[] parameter provided");
+    }
+    auto start = api::ParseTimeParam(req, "start", api::kApiMinTime);
+    if (!start.ok()) {
+      return api::RespondInvalidParam(r, "start", start.status());
+    }
+    auto end = api::ParseTimeParam(req, "end", api::kApiMaxTime);
+    if (!end.ok()) return api::RespondInvalidParam(r, "end", end.status());
+    // Every selector is parsed before anything is deleted (Prometheus
+    // deletes selector by selector, so a bad second one leaves the first
+    // deleted; the answer is the same).
+    std::vector<std::vector<Matcher>> sets;
+    for (std::string_view m : match) {
+      auto ms = promql::ParseMetricSelector(m);
+      if (!ms.ok()) return api::RespondInvalidParam(r, "match[]", ms.status());
+      sets.push_back(std::move(*ms));
+    }
+    for (const auto& ms : sets) {
+      absl::Status st = opts_.delete_series
+                            ? opts_.delete_series(ms, *start, *end)
+                            : absl::UnavailableError("no storage");
+      if (!st.ok()) {
+        return api::RespondError(r, api::ApiErrorType::kInternal,
+                                 api::Sv(st.message()));
+      }
+    }
+    no_content(r);
+  };
+  auto clean_tombstones = [this, admin_enabled, no_content](
+                              const net::HttpRequest&, net::HttpResponse* r) {
+    if (!admin_enabled(r)) return;
+    absl::Status st = opts_.clean_tombstones
+                          ? opts_.clean_tombstones()
+                          : absl::UnavailableError("no storage");
+    if (!st.ok()) {
+      return api::RespondError(r, api::ApiErrorType::kInternal,
+                               api::Sv(st.message()));
+    }
+    no_content(r);
   };
   for (const char* m : {"POST", "PUT"}) {
     Route(m, "/api/v1/admin/tsdb/snapshot", snapshot);
-    Route(m, "/api/v1/admin/tsdb/delete_series", unsupported);
-    Route(m, "/api/v1/admin/tsdb/clean_tombstones", unsupported);
+    Route(m, "/api/v1/admin/tsdb/delete_series", delete_series);
+    Route(m, "/api/v1/admin/tsdb/clean_tombstones", clean_tombstones);
+  }
+  // Other methods would fall to /api/v1/*rest (404); Prometheus's router
+  // answers 405 naming the methods it takes.
+  auto not_allowed = [](const net::HttpRequest&, net::HttpResponse* r) {
+    Text(r, 405, "Method Not Allowed\n");
+    r->SetHeader("Allow", "OPTIONS, POST, PUT");
+  };
+  for (const char* m : {"GET", "DELETE"}) {
+    Route(m, "/api/v1/admin/tsdb/delete_series", not_allowed);
+    Route(m, "/api/v1/admin/tsdb/clean_tombstones", not_allowed);
   }
 
   // The API, live once SetApi() is called: every method on /api/v1/* and

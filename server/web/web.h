@@ -13,9 +13,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/logger.h"
+#include "core/matcher.h"
 #include "core/metrics.h"
 #include "server/flags.h"
 #include "server/net/http_server.h"
@@ -36,6 +38,15 @@ struct WebOptions {
   // writes a snapshot and returns its name (a folder under
   // <storage>/snapshots/).
   std::function<absl::StatusOr<std::string>()> snapshot;
+  // POST/PUT /api/v1/admin/tsdb/delete_series (with --web.enable-admin-api):
+  // marks the samples in [mint, maxt] of the series matching `matchers`
+  // deleted (storage::DB::DeleteSeries).
+  std::function<absl::Status(const std::vector<Matcher>& matchers,
+                             Timestamp mint, Timestamp maxt)>
+      delete_series;
+  // POST/PUT /api/v1/admin/tsdb/clean_tombstones: storage::DB's
+  // CleanTombstones.
+  std::function<absl::Status()> clean_tombstones;
 };
 
 class Web {

@@ -154,8 +154,11 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     VIGIL_RETURN_IF_ERROR(
         FromRocks(db_->Write(wo, &batch), "commit: write to WAL"));
   }
-  for (MemSeries* s : fresh)
+  for (MemSeries* s : fresh) {
     s->persisted.store(true, std::memory_order_release);
+    // CleanTombstones forgot it; its record is back, so is its index entry.
+    if (!s->indexed.load(std::memory_order_relaxed)) head_->Reindex(s);
+  }
 
   std::vector<MemSeries*> cut;
   uint64_t accepted = 0;

@@ -16,6 +16,30 @@ namespace vigil::storage {
 
 namespace internal {
 
+namespace {
+
+// Options of the families of small records (all but `chunks`).
+rocksdb::ColumnFamilyOptions SmallCfOptions() {
+  rocksdb::BlockBasedTableOptions bto;
+  bto.block_size = 32 << 10;
+  bto.format_version = 5;
+  rocksdb::ColumnFamilyOptions small_cf;
+  // Series records (labels), head records and metadata repeat the same
+  // names and values from record to record: ZSTD over 32 KiB blocks once
+  // they reach the bottom level halves them against LZ4 over 4 KiB, which
+  // matters for small directories where they rival the chunks in size.
+  small_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(bto));
+  small_cf.compression = rocksdb::kLZ4Compression;
+  small_cf.bottommost_compression = rocksdb::kZSTD;
+  small_cf.level_compaction_dynamic_level_bytes = true;
+  // Series are written once per series; small memtables keep their share
+  // of RSS low (they are flushed, not kept, once full).
+  small_cf.write_buffer_size = 4 << 20;
+  return small_cf;
+}
+
+}  // namespace
+
 DBImpl::DBImpl(const Options& options, std::string dir)
     : options_(options),
       dir_(std::move(dir)),
@@ -64,18 +88,7 @@ absl::Status DBImpl::OpenImpl() {
   data_cf.bottommost_compression = rocksdb::kZSTD;
   data_cf.write_buffer_size = 64 << 20;
   data_cf.level_compaction_dynamic_level_bytes = true;
-  rocksdb::ColumnFamilyOptions small_cf;
-  // Series records (labels), head records and metadata repeat the same
-  // names and values from record to record: ZSTD over 32 KiB blocks once
-  // they reach the bottom level halves them against LZ4 over 4 KiB, which
-  // matters for small directories where they rival the chunks in size.
-  small_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(bto));
-  small_cf.compression = rocksdb::kLZ4Compression;
-  small_cf.bottommost_compression = rocksdb::kZSTD;
-  small_cf.level_compaction_dynamic_level_bytes = true;
-  // Series are written once per series; small memtables keep their share
-  // of RSS low (they are flushed, not kept, once full).
-  small_cf.write_buffer_size = 4 << 20;
+  rocksdb::ColumnFamilyOptions small_cf = SmallCfOptions();
 
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, small_cf},
@@ -85,16 +98,20 @@ absl::Status DBImpl::OpenImpl() {
       {kCfHead, small_cf},
       {kCfMeta, small_cf}};
   // A format-1 directory still has `postings`; RocksDB opens a directory
-  // for writing only with all its families, so open it to drop it.
-  bool legacy_postings = false;
-  if (!options_.read_only) {
+  // for writing only with all its families, so open it to drop it. The
+  // `tombstones` family exists once something was deleted.
+  bool legacy_postings = false, tombstones = false;
+  {
     std::vector<std::string> existing;
     if (rocksdb::DB::ListColumnFamilies(dbo, dir_, &existing).ok()) {
       for (const auto& name : existing) {
-        if (name == kCfLegacyPostings) legacy_postings = true;
+        if (name == kCfLegacyPostings && !options_.read_only)
+          legacy_postings = true;
+        if (name == kCfTombstones) tombstones = true;
       }
     }
     if (legacy_postings) cfs.push_back({kCfLegacyPostings, small_cf});
+    if (tombstones) cfs.push_back({kCfTombstones, small_cf});
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs =
@@ -108,10 +125,11 @@ absl::Status DBImpl::OpenImpl() {
   cf_wal_ = handles_[3];
   cf_head_ = handles_[4];
   cf_meta_ = handles_[5];
+  if (tombstones) cf_tombstones_ = handles_.back();
   rocksdb::ColumnFamilyHandle* postings = nullptr;
   if (legacy_postings) {
-    postings = handles_.back();
-    handles_.pop_back();
+    postings = handles_[6];
+    handles_.erase(handles_.begin() + 6);
   }
   absl::Status format = CheckFormat(postings);
   if (postings) db_->DestroyColumnFamilyHandle(postings);
@@ -124,8 +142,41 @@ absl::Status DBImpl::OpenImpl() {
     max_time_ = GetOrderedI64(range.data() + 8);
   }
   VIGIL_RETURN_IF_ERROR(LoadSeries());
+  VIGIL_RETURN_IF_ERROR(LoadTombstones());
   VIGIL_RETURN_IF_ERROR(LoadHead());
   return ReplayWal();
+}
+
+absl::Status DBImpl::LoadTombstones() {
+  if (cf_tombstones_ == nullptr) return absl::OkStatus();
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf_tombstones_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key();
+    uint64_t ref = k.size() == 8 ? GetBE64(k.data()) : 0;
+    Tombstone t;
+    if (ref == 0 ||
+        !DecodeTombstone(
+            std::string_view(it->value().data(), it->value().size()), &t)) {
+      return absl::DataLossError(fmt::format(
+          "tombstone record of series {}: checksum mismatch or malformed "
+          "record",
+          ref));
+    }
+    tombstones_.Set(ref, std::move(t));
+  }
+  return FromRocks(it->status(), "read tombstones");
+}
+
+absl::Status DBImpl::EnsureTombstonesFamily() {
+  if (cf_tombstones_ != nullptr) return absl::OkStatus();
+  rocksdb::ColumnFamilyHandle* h = nullptr;
+  VIGIL_RETURN_IF_ERROR(
+      FromRocks(db_->CreateColumnFamily(SmallCfOptions(), kCfTombstones, &h),
+                "create tombstones family"));
+  handles_.push_back(h);
+  cf_tombstones_ = h;
+  return absl::OkStatus();
 }
 
 absl::Status DBImpl::CheckFormat(rocksdb::ColumnFamilyHandle* legacy_postings) {
@@ -382,6 +433,10 @@ absl::Status DBImpl::Snapshot(const std::string& dir) {
 absl::Status DBImpl::Compact() {
   if (options_.read_only)
     return absl::FailedPreconditionError("compact: read-only");
+  if (!tombstones_.empty()) {
+    absl::MutexLock l(&commit_mu_);
+    VIGIL_RETURN_IF_ERROR(CleanTombstonesLocked());
+  }
   rocksdb::CompactRangeOptions co;
   co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
   for (auto* h : handles_) {
@@ -422,6 +477,7 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
     }
   }
   absl::MutexLock l(&commit_mu_);
+  VIGIL_RETURN_IF_ERROR(TrimTombstones(min_time_.load()));
   return SaveTimeRange();
 }
 
@@ -459,10 +515,13 @@ std::vector<std::pair<std::string, Metadata>> DBImpl::GetMetadata() {
 DBStats DBImpl::Stats() {
   DBStats st;
   st.num_series = head_->NumSeries();
+  uint64_t hidden = 0;
   head_->ForEach([&](MemSeries* s) {
+    if (s->indexed.load(std::memory_order_relaxed) && Hidden(s)) ++hidden;
     SpinLockHolder l(&s->mu);
     st.head_samples += s->chunk.num_samples();
   });
+  st.num_series -= std::min(hidden, st.num_series);
   st.appended_samples = appended_.load();
   st.out_of_order = out_of_order_.load();
   st.duplicate = duplicate_.load();

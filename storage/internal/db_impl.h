@@ -7,6 +7,7 @@
 //   db_append.cc   the Appender and Commit
 //   db_read.cc     the Querier
 //   db_list.cc     ForEachSeries, ForEachChunk
+//   db_delete.cc   DeleteSeries, CleanTombstones (tombstones.h)
 //   records.cc     encodings of series, WAL and head records
 //
 // Durability: Commit writes one RocksDB WriteBatch (new series records,
@@ -21,16 +22,19 @@
 
 #include <atomic>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
 #include "storage/db.h"
 #include "storage/internal/head.h"
 #include "storage/internal/postings.h"
 #include "storage/internal/symbols.h"
+#include "storage/internal/tombstones.h"
 
 namespace vigil::storage::internal {
 
@@ -67,6 +71,9 @@ class DBImpl : public DB {
   absl::Status Snapshot(const std::string& dir) override;
   absl::Status Compact() override;
   absl::Status ApplyRetention(Timestamp now) override;
+  absl::Status DeleteSeries(std::span<const Matcher> matchers, Timestamp mint,
+                            Timestamp maxt) override;
+  absl::Status CleanTombstones() override;
   absl::Status SetMetadata(const std::string& metric,
                            const Metadata& md) override;
   std::vector<std::pair<std::string, Metadata>> GetMetadata() override;
@@ -84,6 +91,13 @@ class DBImpl : public DB {
   PostingsIndex& postings() { return postings_; }
   rocksdb::DB* rocks() { return db_.get(); }
   rocksdb::ColumnFamilyHandle* cf_chunks() { return cf_chunks_; }
+  const TombstoneIndex& tombstones() const { return tombstones_; }
+  // True if the tombstones delete every sample of `s` (so listings skip
+  // it). Cheap when there are no such tombstones.
+  bool Hidden(MemSeries* s) const;
+  // True if `s` has a sample in [mint, maxt] outside `deleted` (db_read.cc).
+  absl::StatusOr<bool> AnySample(MemSeries* s, const Intervals& deleted,
+                                 Timestamp mint, Timestamp maxt);
   Logger* logger() const { return logger_; }
 
   // Commits a buffered batch (see Appender::Commit). Serialised.
@@ -107,6 +121,23 @@ class DBImpl : public DB {
   absl::Status LoadSeries();
   absl::Status LoadHead();
   absl::Status ReplayWal();
+  absl::Status LoadTombstones();
+  // Creates the `tombstones` family on first use (FORMAT.md).
+  absl::Status EnsureTombstonesFamily()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  absl::Status CleanTombstonesLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Whether samples of `s` other than those in `t.intervals` exist, with
+  // `last_t` its newest sample.
+  absl::StatusOr<bool> Survives(MemSeries* s, const Tombstone& t,
+                                Timestamp last_t);
+  // Adds to `batch` the rewrite of ref's persisted chunks without the
+  // samples in `deleted`.
+  absl::Status RewriteChunks(uint64_t ref, const Intervals& deleted,
+                             rocksdb::WriteBatch* batch);
+  // Drops tombstone intervals whose data retention deleted.
+  absl::Status TrimTombstones(Timestamp before)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Writes cut chunks of `series` and clears their pending lists.
   absl::Status WritePending(const std::vector<MemSeries*>& series)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
@@ -128,6 +159,9 @@ class DBImpl : public DB {
   rocksdb::ColumnFamilyHandle* cf_wal_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_head_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_meta_ = nullptr;
+  // Null until the first DeleteSeries (or if the directory has none).
+  rocksdb::ColumnFamilyHandle* cf_tombstones_ = nullptr;
+  TombstoneIndex tombstones_;
 
   absl::Mutex commit_mu_;
   uint64_t next_wal_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;

@@ -12,8 +12,40 @@ namespace vigil::storage::internal {
 
 void DBImpl::ForEachSeries(
     const std::function<void(SeriesRef, const Labels&)>& f) {
-  head_->ForEach([&](MemSeries* s) { f(s->ref, head_->LabelsOf(*s)); });
+  head_->ForEach([&](MemSeries* s) {
+    // Skipped: series CleanTombstones forgot, and ones tombstones emptied.
+    if (!s->indexed.load(std::memory_order_acquire) || Hidden(s)) return;
+    f(s->ref, head_->LabelsOf(*s));
+  });
 }
+
+namespace {
+
+// Applies ref's tombstones to a chunk's listing: false if none of its
+// samples is left, else `c` counts (and spans) only the ones left.
+absl::Status ApplyTombstones(const TombstoneIndex& tombs,
+                             std::string_view bytes, storage::ChunkMeta* c,
+                             bool* keep) {
+  *keep = true;
+  Tombstone t;
+  if (tombs.empty() || !tombs.Get(c->ref, &t) ||
+      !Overlaps(t.intervals, c->min_time, c->max_time)) {
+    return absl::OkStatus();
+  }
+  std::vector<Timestamp> ts;
+  std::vector<double> vs;
+  VIGIL_RETURN_IF_ERROR(DecodeChunk(bytes, &ts, &vs));
+  FilterSamples(t.intervals, &ts, &vs);
+  *keep = !ts.empty();
+  if (*keep) {
+    c->min_time = ts.front();
+    c->max_time = ts.back();
+    c->num_samples = uint32_t(ts.size());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::Status DBImpl::ForEachChunk(
     Timestamp mint, Timestamp maxt,
@@ -24,25 +56,40 @@ absl::Status DBImpl::ForEachChunk(
   // it is in RocksDB). Infos are copied under the series lock and reported
   // outside it.
   std::vector<storage::ChunkMeta> infos;
+  std::vector<std::string> head_bytes;  // copied only for tombstoned series
+  absl::Status err;
   head_->ForEach([&](MemSeries* s) {
+    if (!err.ok()) return;
     infos.clear();
+    head_bytes.clear();
+    Tombstone t;
+    const bool tomb = !tombstones_.empty() && tombstones_.Get(s->ref, &t);
     {
       SpinLockHolder l(&s->mu);
       for (const auto& p : s->pending) {
         ChunkIterator ci(p.bytes);
         infos.push_back({s->ref, p.mint, p.maxt, uint32_t(ci.num_samples()),
                          p.bytes.size(), true});
+        if (tomb) head_bytes.push_back(p.bytes);
       }
       if (s->chunk.num_samples() > 0) {
         infos.push_back({s->ref, s->chunk.min_time(), s->chunk.max_time(),
                          uint32_t(s->chunk.num_samples()),
                          s->chunk.bytes().size(), true});
+        if (tomb) head_bytes.emplace_back(s->chunk.bytes());
       }
     }
-    for (const storage::ChunkMeta& c : infos) {
-      if (c.max_time >= mint && c.min_time <= maxt) f(c);
+    for (size_t i = 0; i < infos.size(); ++i) {
+      storage::ChunkMeta& c = infos[i];
+      bool keep = true;
+      if (tomb) {
+        err = ApplyTombstones(tombstones_, head_bytes[i], &c, &keep);
+        if (!err.ok()) return;
+      }
+      if (keep && c.max_time >= mint && c.min_time <= maxt) f(c);
     }
   });
+  VIGIL_RETURN_IF_ERROR(err);
   // As the querier does, bound the scan by the data's time range (which
   // also keeps DayOf() away from the extremes of int64).
   Timestamp lo = std::max(mint, min_time_.load());
@@ -77,7 +124,11 @@ absl::Status DBImpl::ForEachChunk(
         ci.err(), fmt::format("chunk of series {} at {}", c.ref, c.min_time)));
     c.num_samples = uint32_t(ci.num_samples());
     c.encoded_bytes = bytes.size();
-    f(c);
+    bool keep = true;
+    VIGIL_RETURN_IF_ERROR(
+        Annotate(ApplyTombstones(tombstones_, bytes, &c, &keep),
+                 fmt::format("chunk of series {} at {}", c.ref, c.min_time)));
+    if (keep) f(c);
   }
   return FromRocks(it->status(), "read chunks");
 }

@@ -2,7 +2,10 @@
 // by labels unless SelectUnsorted → per series the chunks overlapping
 // [mint, maxt], from the head (copied under the series
 // lock) and from RocksDB (read after the copy, so a chunk cut meanwhile is
-// seen at least once; duplicates are skipped by timestamp).
+// seen at least once; duplicates are skipped by timestamp). Tombstoned
+// samples are dropped as chunks are decoded (chunks wholly inside a
+// tombstone are never read), and a series left without samples in range is
+// not returned.
 #include <algorithm>
 #include <optional>
 
@@ -24,12 +27,16 @@ struct ChunkData {
 
 // Decodes one chunk at a time into columns and walks them; samples outside
 // [mint, maxt] and duplicates from overlapping chunks (a chunk seen in both
-// the head copy and RocksDB) are skipped by timestamp.
+// the head copy and RocksDB) are skipped by timestamp, and so are the
+// samples in `deleted` (tombstones; null or empty for none).
 class DBSeriesIterator : public SeriesIterator {
  public:
   DBSeriesIterator(const std::vector<ChunkData>* chunks, Timestamp mint,
-                   Timestamp maxt)
-      : chunks_(chunks), mint_(mint), maxt_(maxt) {}
+                   Timestamp maxt, const Intervals* deleted)
+      : chunks_(chunks),
+        deleted_(deleted && !deleted->empty() ? deleted : nullptr),
+        mint_(mint),
+        maxt_(maxt) {}
 
   bool Next() override {
     if (pos_ + 1 < end_) {
@@ -86,12 +93,16 @@ class DBSeriesIterator : public SeriesIterator {
       const ChunkData& c = (*chunks_)[idx_++];
       if (c.maxt < lo || (have_last && c.maxt <= last)) continue;
       if (c.mint > maxt_) break;
+      if (deleted_ && CoveredBy(*deleted_, c.mint, c.maxt)) continue;
       ts_.clear();
       vs_.clear();
       Timestamp min_ok = have_last ? std::max(lo, last + 1) : lo;
       if (absl::Status s = DecodeChunk(c.bytes, &ts_, &vs_, min_ok); !s.ok()) {
         err_ = s;
         break;
+      }
+      if (deleted_ && Overlaps(*deleted_, c.mint, c.maxt)) {
+        FilterSamples(*deleted_, &ts_, &vs_);
       }
       size_t b = 0;  // DecodeChunk dropped the samples before min_ok
       size_t e =
@@ -111,6 +122,7 @@ class DBSeriesIterator : public SeriesIterator {
   }
 
   const std::vector<ChunkData>* chunks_;
+  const Intervals* deleted_;
   Timestamp mint_, maxt_;
   size_t idx_ = 0;  // next chunk to decode
   std::vector<Timestamp> ts_;
@@ -122,19 +134,23 @@ class DBSeriesIterator : public SeriesIterator {
 
 class DBSeries : public Series {
  public:
-  DBSeries(Labels l, std::vector<ChunkData> c, Timestamp mint, Timestamp maxt)
+  DBSeries(Labels l, std::vector<ChunkData> c, Timestamp mint, Timestamp maxt,
+           Intervals deleted)
       : labels_(std::move(l)),
         chunks_(std::move(c)),
+        deleted_(std::move(deleted)),
         mint_(mint),
         maxt_(maxt) {}
   const Labels& labels() const override { return labels_; }
   std::unique_ptr<SeriesIterator> Iterator() const override {
-    return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_);
+    return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_,
+                                              &deleted_);
   }
 
  private:
   Labels labels_;
   std::vector<ChunkData> chunks_;
+  Intervals deleted_;
   Timestamp mint_, maxt_;
 };
 
@@ -167,6 +183,8 @@ class DBQuerier : public Querier {
       const std::vector<Matcher>& matchers) override;
   absl::StatusOr<std::vector<std::string>> LabelValues(
       const std::string& name, const std::vector<Matcher>& matchers) override;
+  // One series over [mint_, maxt_] with `deleted` applied: any sample left?
+  absl::StatusOr<bool> AnySample(MemSeries* s, const Intervals& deleted);
 
  private:
   // A chunk iterator shared by the series of one Select, with what is
@@ -180,9 +198,19 @@ class DBQuerier : public Querier {
     uint32_t day = 0;
     uint64_t ref = 0;
   };
-  // Loads the chunks of `s` overlapping the range, in time order.
+  // Loads the chunks of `s` overlapping the range, in time order, but for
+  // those wholly inside `deleted` (may be null).
   absl::Status LoadChunks(MemSeries* s, ChunkCursor* cur,
+                          const Intervals* deleted,
                           std::vector<ChunkData>* out);
+  // Whether the series of ref `s` has samples left in [mint, maxt]: one
+  // Next() over its chunks. Looks the tombstones up before the chunks, so
+  // a CleanTombstones finishing meanwhile is seen either way.
+  absl::StatusOr<std::unique_ptr<DBSeries>> Load(MemSeries* s,
+                                                 ChunkCursor* cur);
+  // Series matching for the label listings: Matching() without the ones
+  // tombstones emptied.
+  std::vector<MemSeries*> Listed(const std::vector<Matcher>& matchers);
   std::vector<MemSeries*> Matching(const std::vector<Matcher>& matchers);
   // Series in ref (creation) order, or sorted by labels.
   absl::StatusOr<std::unique_ptr<SeriesSet>> SelectSeries(
@@ -204,17 +232,22 @@ std::vector<MemSeries*> DBQuerier::Matching(
 }
 
 absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
+                                   const Intervals* deleted,
                                    std::vector<ChunkData>* out) {
   rocksdb::Iterator* it = cur->it.get();
   std::vector<ChunkData> head;
+  auto gone = [deleted](Timestamp mint, Timestamp maxt) {
+    return deleted != nullptr && CoveredBy(*deleted, mint, maxt);
+  };
   {
     SpinLockHolder l(&s->mu);
     for (const auto& p : s->pending) {
-      if (p.maxt >= mint_ && p.mint <= maxt_)
+      if (p.maxt >= mint_ && p.mint <= maxt_ && !gone(p.mint, p.maxt))
         head.push_back({p.mint, p.maxt, p.bytes});
     }
     if (s->chunk.num_samples() > 0 && s->chunk.max_time() >= mint_ &&
-        s->chunk.min_time() <= maxt_) {
+        s->chunk.min_time() <= maxt_ &&
+        !gone(s->chunk.min_time(), s->chunk.max_time())) {
       head.push_back({s->chunk.min_time(), s->chunk.max_time(),
                       std::string(s->chunk.bytes())});
     }
@@ -267,7 +300,8 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
               fmt::format("chunk of series {} {} at {}: checksum mismatch",
                           s->ref, db_->head().LabelsOf(*s).ToString(), cmint));
         }
-        if (cmaxt >= mint_) out->push_back({cmint, cmaxt, std::string(bytes)});
+        if (cmaxt >= mint_ && !gone(cmint, cmaxt))
+          out->push_back({cmint, cmaxt, std::string(bytes)});
       }
       VIGIL_RETURN_IF_ERROR(FromRocks(
           it->status(), fmt::format("read chunks of series {}", s->ref)));
@@ -278,6 +312,59 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
       out->begin(), out->end(),
       [](const ChunkData& a, const ChunkData& b) { return a.mint < b.mint; });
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(MemSeries* s,
+                                                          ChunkCursor* cur) {
+  Tombstone t;
+  const bool tomb = !db_->tombstones().empty() &&
+                    db_->tombstones().Get(s->ref, &t) &&
+                    Overlaps(t.intervals, mint_, maxt_);
+  std::vector<ChunkData> chunks;
+  VIGIL_RETURN_IF_ERROR(
+      LoadChunks(s, cur, tomb ? &t.intervals : nullptr, &chunks));
+  if (chunks.empty()) return nullptr;
+  if (tomb) {
+    DBSeriesIterator probe(&chunks, mint_, maxt_, &t.intervals);
+    if (!probe.Next()) {
+      VIGIL_RETURN_IF_ERROR(probe.err());
+      return nullptr;
+    }
+  } else {
+    t.intervals.clear();
+  }
+  return std::make_unique<DBSeries>(db_->head().LabelsOf(*s), std::move(chunks),
+                                    mint_, maxt_, std::move(t.intervals));
+}
+
+absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
+                                          const Intervals& deleted) {
+  ChunkCursor cur;
+  cur.writes_seen = db_->chunk_writes_.load(std::memory_order_acquire);
+  cur.it.reset(
+      db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+  std::vector<ChunkData> chunks;
+  VIGIL_RETURN_IF_ERROR(LoadChunks(s, &cur, &deleted, &chunks));
+  DBSeriesIterator it(&chunks, mint_, maxt_, &deleted);
+  if (it.Next()) return true;
+  VIGIL_RETURN_IF_ERROR(it.err());
+  return false;
+}
+
+std::vector<MemSeries*> DBQuerier::Listed(
+    const std::vector<Matcher>& matchers) {
+  std::vector<MemSeries*> out;
+  if (matchers.empty()) {
+    for (uint32_t id : db_->postings().All()) {
+      if (MemSeries* s = db_->head().GetByRef(id)) out.push_back(s);
+    }
+  } else {
+    out = Matching(matchers);
+  }
+  if (db_->tombstones().num_hidden() > 0) {
+    std::erase_if(out, [this](MemSeries* s) { return db_->Hidden(s); });
+  }
+  return out;
 }
 
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
@@ -296,15 +383,12 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
         db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
     BlockRange r = BlockOf(b, kBlock, matched.size());
     for (size_t i = r.begin; i < r.end; ++i) {
-      MemSeries* s = matched[i];
-      std::vector<ChunkData> chunks;
-      if (absl::Status st = LoadChunks(s, &cur, &chunks); !st.ok()) {
-        errs[b] = std::move(st);
+      auto ser = Load(matched[i], &cur);
+      if (!ser.ok()) {
+        errs[b] = std::move(ser).status();
         return;
       }
-      if (chunks.empty()) continue;
-      parts[b].push_back(std::make_unique<DBSeries>(
-          db_->head().LabelsOf(*s), std::move(chunks), mint_, maxt_));
+      if (*ser) parts[b].push_back(std::move(*ser));
     }
   });
   std::vector<std::unique_ptr<DBSeries>> out;
@@ -324,11 +408,11 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
 absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
     const std::vector<Matcher>& matchers) {
   std::vector<std::string> out;
-  if (matchers.empty()) {
+  if (matchers.empty() && db_->tombstones().num_hidden() == 0) {
     for (uint32_t n : db_->postings().Names())
       out.emplace_back(db_->symbols().Get(n));
   } else {
-    for (MemSeries* s : Matching(matchers)) {
+    for (MemSeries* s : Listed(matchers)) {
       for (size_t i = 0; i < s->num_labels; ++i) {
         out.emplace_back(db_->symbols().Get(s->syms()[2 * i]));
       }
@@ -344,11 +428,11 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
   std::vector<std::string> out;
   uint32_t n = db_->symbols().Find(name);
   if (n == SymbolTable::kNotFound) return out;
-  if (matchers.empty()) {
+  if (matchers.empty() && db_->tombstones().num_hidden() == 0) {
     for (uint32_t v : db_->postings().Values(n))
       out.emplace_back(db_->symbols().Get(v));
   } else {
-    for (MemSeries* s : Matching(matchers)) {
+    for (MemSeries* s : Listed(matchers)) {
       for (size_t i = 0; i < s->num_labels; ++i) {
         if (s->syms()[2 * i] == n) {
           out.emplace_back(db_->symbols().Get(s->syms()[2 * i + 1]));
@@ -366,6 +450,12 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
 absl::StatusOr<std::unique_ptr<Querier>> DBImpl::NewQuerier(Timestamp mint,
                                                             Timestamp maxt) {
   return std::unique_ptr<Querier>(new DBQuerier(this, mint, maxt));
+}
+
+absl::StatusOr<bool> DBImpl::AnySample(MemSeries* s, const Intervals& deleted,
+                                       Timestamp mint, Timestamp maxt) {
+  DBQuerier q(this, mint, maxt);
+  return q.AnySample(s, deleted);
 }
 
 }  // namespace vigil::storage::internal

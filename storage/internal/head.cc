@@ -132,7 +132,22 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
   }
   postings_->Add(uint32_t(ref), s->syms(), s->num_labels);
   if (ref >= next_ref_.load()) next_ref_.store(ref + 1);
+  num_series_.fetch_add(1);
   return s;
+}
+
+void Head::Unindex(MemSeries* s) {
+  if (!s->indexed.load()) return;
+  postings_->Remove(uint32_t(s->ref), s->syms(), s->num_labels);
+  s->indexed.store(false);
+  num_series_.fetch_sub(1);
+}
+
+void Head::Reindex(MemSeries* s) {
+  if (s->indexed.load()) return;
+  postings_->Add(uint32_t(s->ref), s->syms(), s->num_labels);
+  s->indexed.store(true);
+  num_series_.fetch_add(1);
 }
 
 Labels Head::LabelsOf(const MemSeries& s) const {

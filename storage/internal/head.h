@@ -81,6 +81,11 @@ struct MemSeries {
   bool dirty ABSL_GUARDED_BY(mu) = false;
   // The series record is durable in RocksDB.
   std::atomic<bool> persisted{false};
+  // In the postings index. False once DB::CleanTombstones forgot the series
+  // (no samples left, series record deleted); the next commit of a sample
+  // for it writes the record again and re-indexes it. Only changed under
+  // the DB's commit mutex.
+  std::atomic<bool> indexed{true};
 
  private:
   MemSeries(uint64_t r, uint16_t n) : ref(r), num_labels(n) {}
@@ -113,7 +118,13 @@ class Head {
   // Moves the open chunk (if any samples) into s->pending as sealed.
   void CutLocked(MemSeries* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu);
 
-  uint64_t NumSeries() const { return next_ref_.load() - 1; }
+  // Series in the index (created, loaded or re-indexed, not forgotten).
+  uint64_t NumSeries() const { return num_series_.load(); }
+  // Removes `s` from the postings index (it stays findable by ref and
+  // labels, so appenders holding its ref keep working) / adds it back.
+  // REQUIRES: the caller serialises both (the DB's commit mutex).
+  void Unindex(MemSeries* s);
+  void Reindex(MemSeries* s);
   uint64_t MaxRef() const { return next_ref_.load() - 1; }
   // Calls f for every series, in ref order.
   void ForEach(const std::function<void(MemSeries*)>& f) const;
@@ -142,6 +153,7 @@ class Head {
   PostingsIndex* const postings_;
   absl::Mutex create_mu_;
   std::atomic<uint64_t> next_ref_{1};
+  std::atomic<uint64_t> num_series_{0};
   std::unique_ptr<std::atomic<MemSeries**>[]> blocks_;
   std::unique_ptr<Shard[]> shards_;
 };

@@ -26,6 +26,10 @@ inline constexpr char kCfLegacyPostings[] = "postings";
 inline constexpr char kCfWal[] = "wal";    // seq → sample batch
 inline constexpr char kCfHead[] = "head";  // ref → open chunk state
 inline constexpr char kCfMeta[] = "meta";  // format, metadata
+// ref → deleted intervals. Optional within format 2: created by the first
+// DeleteSeries, so directories that never deleted anything stay as older
+// builds wrote them.
+inline constexpr char kCfTombstones[] = "tombstones";
 
 inline constexpr int64_t kDayMs = 86400000;
 // DO NOT CHANGE: written to meta "format". 2 = no `postings` family;

@@ -67,6 +67,27 @@ void PostingsIndex::Add(uint32_t id, const uint32_t* pairs, size_t n) {
   InsertSorted(&all_, id);
 }
 
+void PostingsIndex::Remove(uint32_t id, const uint32_t* pairs, size_t n) {
+  absl::MutexLock l(&mu_);
+  auto erase_id = [id](Postings* p) {
+    auto it = std::lower_bound(p->begin(), p->end(), id);
+    if (it != p->end() && *it == id) p->erase(it);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t name = pairs[2 * i], value = pairs[2 * i + 1];
+    auto it = lists_.find(Key(name, value));
+    if (it == lists_.end()) continue;
+    erase_id(&it->second);
+    if (!it->second.empty()) continue;
+    lists_.erase(it);
+    auto vit = values_.find(name);
+    if (vit == values_.end()) continue;
+    std::erase(vit->second, value);
+    if (vit->second.empty()) values_.erase(vit);
+  }
+  erase_id(&all_);
+}
+
 Postings PostingsIndex::MatchingValues(const SymbolTable& symbols,
                                        uint32_t name_sym, const Matcher& m,
                                        bool negate) const {

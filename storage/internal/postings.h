@@ -33,6 +33,10 @@ class PostingsIndex {
   // ids are inserted in place.
   void Add(uint32_t id, const uint32_t* pairs, size_t num_labels)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Removes series `id` (same pairs as its Add); label names and values
+  // left without series are forgotten. O(series per value) per label.
+  void Remove(uint32_t id, const uint32_t* pairs, size_t num_labels)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Series ids matching all matchers, Prometheus semantics (a matcher that
   // accepts "" also accepts series lacking the label). If every matcher

@@ -195,7 +195,7 @@ TEST_CASE("vigil with no command: rules on live storage, HTTP API, reload",
   std::string name = snap.out.substr(q1, snap.out.find('"', q1) - q1);
   CHECK(std::filesystem::exists(data + "/snapshots/" + name + "/CURRENT"));
   CHECK(Curl("-X POST " + url + "/api/v1/admin/tsdb/delete_series")
-            .out.find("not supported by vigil yet") != std::string::npos);
+            .out.find("no match[] parameter provided") != std::string::npos);
 
   // POST /-/quit stops the server cleanly.
   CHECK(Curl("-X POST " + url + "/-/quit").out.find("Goodbye") !=
