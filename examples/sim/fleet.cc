@@ -112,7 +112,7 @@ std::string Fleet::Render(PageKind kind, int host, int64_t t) {
     for (int h = 0; h < c_.hosts(); ++h) {
       loads.push_back(model_.Host(h, t, *faults));
     }
-    return RenderGateway(c_, t, loads, s);
+    return RenderGateway(c_, loads, s);
   }
   HostState s = HostAt(host, t);
   HostLoad l = Load(host, t);

@@ -6,7 +6,6 @@
 #ifndef VIGIL_EXAMPLES_SIM_FLEET_H_
 #define VIGIL_EXAMPLES_SIM_FLEET_H_
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,7 +32,7 @@ class Fleet {
   // state computed past t is dropped.
   void FaultsChanged(int64_t t);
 
-  // Loads of all hosts at t (for the control API and /stats).
+  // What host `host` does at second t under the current faults.
   HostLoad Load(int host, int64_t t) const;
 
   const Model& model() const { return model_; }

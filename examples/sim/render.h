@@ -29,8 +29,7 @@ std::string HostName(int h);  // gpu-node-<h>
 std::string RenderEngine(const HostPage& p);
 std::string RenderDcgm(const HostPage& p);
 std::string RenderNode(const HostPage& p);
-std::string RenderGateway(const Config& c, int64_t t,
-                          const std::vector<HostLoad>& hosts,
+std::string RenderGateway(const Config& c, const std::vector<HostLoad>& hosts,
                           const GatewayState& s);
 
 namespace internal {

@@ -14,8 +14,7 @@ using internal::LabelPairs;
 using internal::Labels;
 using internal::PageWriter;
 
-std::string RenderGateway(const Config& c, int64_t t,
-                          const std::vector<HostLoad>& hosts,
+std::string RenderGateway(const Config& c, const std::vector<HostLoad>& hosts,
                           const GatewayState& s) {
   std::string out;
   out.reserve(64 * 1024);
@@ -148,7 +147,6 @@ std::string RenderGateway(const Config& c, int64_t t,
        &RouteState::response_size, kLengthBuckets);
   one("nginx_ingress_controller_success", "counter",
       "Cumulative number of Ingress controller reload operations", 1);
-  (void)t;
   return out;
 }
 

@@ -18,7 +18,6 @@ std::string RenderNode(const HostPage& p) {
   PageWriter w(&out, AppendGo);
   const HostState& s = p.s;
   const HostLoad& l = p.l;
-  const double up = double(p.t - p.c.start);
   const double boot = double(p.c.start) - 86400 * 3 - 517;
   auto one = [&](const char* name, const char* type, const char* help,
                  double v) {
@@ -104,7 +103,6 @@ std::string RenderNode(const HostPage& p) {
   }
   one("node_time_seconds", "gauge",
       "System time in seconds since epoch (1970).", double(p.t) + 0.25);
-  (void)up;
   return out;
 }
 
