@@ -190,7 +190,7 @@ HostLoad Model::Host(int h, int64_t t, const std::vector<Fault>& faults) const {
     double a = l.prompt_mean / kPrefillTps * theta;
     double t0 = kTpot0 * theta;
     double g = l.gen_mean * t0;
-    double per_req = (l.prompt_mean + l.gen_mean / 2) * (kvsat ? 3.2 : 1);
+    double per_req = (l.prompt_mean + l.gen_mean / 2) * (kvsat ? 5.0 : 1);
     double r_cap =
         std::min(double(MaxNumSeqs()), 0.96 * KvCapacityTokens() / per_req);
     double den = 1 - lambda * g / kBatchKnee;
