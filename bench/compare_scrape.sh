@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Vigil, Prometheus 2.42 and VictoriaMetrics 1.79 scraping the same loopback
+# targets, one server after another, each with a fresh data directory.
+#
+#   bench/compare_scrape.sh [--sizes "100 400"] [--series 1000]
+#       [--interval 5s] [--warmup 60] [--window 300] [--repeat 20]
+#       [--servers "vigil prometheus victoriametrics"] [--vigil build/vigil]
+#
+# Load: ../shared/bench-target (T targets x S series, deterministic values;
+# built here with its build.sh). For every size and server it reports
+#   - CPU seconds of the server process (utime+stime from /proc/PID/stat)
+#     over the window, per million samples the server says it ingested
+#     over the same window (Prometheus and Vigil:
+#     prometheus_tsdb_head_samples_appended_total; VictoriaMetrics:
+#     vm_rows_added_to_storage_total);
+#   - RSS: the median of VmRSS sampled every 5 s over the window, and that
+#     divided by the server's own count of active series
+#     (prometheus_tsdb_head_series; vm_cache_entries{type=
+#     "storage/hour_metric_ids"});
+#   - the median latency (curl's time_total, --repeat runs) through each
+#     server's HTTP API of three queries: Q1 an instant
+#     sum(rate(vllm:generation_tokens_total[1m])), Q2 a 5-minute range at
+#     15 s of histogram_quantile(0.99, sum by (le) (rate(
+#     vllm:time_to_first_token_seconds_bucket[1m]))), Q3 an instant
+#     topk(20, count by (__name__)({__name__=~".+"})).
+# The window starts after --warmup seconds. Prints a Markdown table.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+shared=${VIGIL_SHARED_DIR:-$root/../shared}
+sizes="100 400" series=1000 interval=5s warmup=60 window=300 repeat=20
+servers="vigil prometheus victoriametrics" vigil=$root/build/vigil
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sizes) sizes=$2; shift 2 ;;
+    --series) series=$2; shift 2 ;;
+    --interval) interval=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --window) window=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --servers) servers=$2; shift 2 ;;
+    --vigil) vigil=$2; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    *) echo "compare_scrape.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+for tool in curl python3 g++; do
+  command -v $tool >/dev/null || { echo "compare_scrape.sh: needs $tool" >&2; exit 2; }
+done
+[ -x "$vigil" ] || { echo "compare_scrape.sh: no $vigil (make vigil first)" >&2; exit 2; }
+[ -f "$shared/bench-target/metrics_target.cpp" ] ||
+  { echo "compare_scrape.sh: no bench target under $shared (set VIGIL_SHARED_DIR)" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/vigil-compare-scrape.XXXXXX")
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
+
+# metric URL NAME: on a /metrics page, the sum of the samples of NAME (any
+# labels; Prometheus 2.42 splits some by type="float|histogram"), or the
+# one sample of a full series text such as 'vm_cache_entries{type="x"}'.
+metric() {
+  curl -sf "$1" | awk -v n="$2" '
+    index($0, n) == 1 { c = substr($0, length(n) + 1, 1)
+                        if (c == " " || c == "{") { sum += $NF; seen = 1 } }
+    END { if (seen) printf "%.0f\n", sum }'
+}
+
+cpu_seconds() {  # PID -> utime+stime in seconds
+  awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
+}
+
+rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
+
+write_config() {  # N PORT FILE: one job, N targets of the bench target
+  local n=$1 port=$2 file=$3
+  {
+    printf 'global:\n  scrape_interval: %s\n  scrape_timeout: %s\n' "$interval" "$interval"
+    printf 'scrape_configs:\n  - job_name: bench\n    static_configs:\n'
+    for ((i = 0; i < n; i++)); do
+      printf "      - targets: ['127.0.0.1:%s']\n" "$port"
+      printf "        labels: {__metrics_path__: /metrics/%d, instance: 'target-%d'}\n" "$i" "$i"
+    done
+  } >"$file"
+}
+
+start_server() {  # NAME CONFIG DATA PORT -> sets SPID, SMETRICS, SAPI
+  local name=$1 cfg=$2 data=$3 port=$4
+  case $name in
+    vigil)
+      "$vigil" --config.file="$cfg" --storage.tsdb.path="$data" \
+        --web.listen-address="127.0.0.1:$port" --log.level=error \
+        >"$work/$name.log" 2>&1 &
+      SPID=$!; SREADY=/-/ready ;;
+    prometheus)
+      prometheus --config.file="$cfg" --storage.tsdb.path="$data" \
+        --web.listen-address="127.0.0.1:$port" --log.level=error \
+        >"$work/$name.log" 2>&1 &
+      SPID=$!; SREADY=/-/ready ;;
+    victoriametrics)
+      victoria-metrics -storageDataPath="$data" -httpListenAddr="127.0.0.1:$port" \
+        -promscrape.config="$cfg" -retentionPeriod=100y -search.disableCache \
+        -loggerLevel=ERROR >"$work/$name.log" 2>&1 &
+      SPID=$!; SREADY=/health ;;
+  esac
+  PIDS+=("$SPID")
+  SAPI=http://127.0.0.1:$port
+  for _ in $(seq 300); do curl -sf "$SAPI$SREADY" >/dev/null && return 0; sleep 0.1; done
+  echo "compare_scrape.sh: $name did not become ready; log:" >&2
+  cat "$work/$name.log" >&2
+  exit 1
+}
+
+stop_server() {
+  kill "$SPID" 2>/dev/null || true
+  wait "$SPID" 2>/dev/null || true
+}
+
+counts() {  # NAME -> "samples series"
+  local m=$SAPI/metrics
+  if [ "$1" = victoriametrics ]; then
+    echo "$(metric "$m" vm_rows_added_to_storage_total) $(metric "$m" 'vm_cache_entries{type="storage/hour_metric_ids"}')"
+  else
+    echo "$(metric "$m" prometheus_tsdb_head_samples_appended_total) $(metric "$m" prometheus_tsdb_head_series)"
+  fi
+}
+
+median_ms() {  # repeat curl of a query URL; median time_total in ms
+  local url=$1 out=()
+  for ((r = 0; r < repeat; r++)); do
+    out+=("$(curl -s -o "$work/q.json" -w '%{time_total}' "$url")")
+    grep -q '"status":"success"' "$work/q.json" || {
+      echo "compare_scrape.sh: query failed: $url: $(head -c 300 "$work/q.json")" >&2; exit 1; }
+  done
+  printf '%s\n' "${out[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] * 1000 }'
+}
+
+urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+q1=$(urlenc 'sum(rate(vllm:generation_tokens_total[1m]))')
+q2=$(urlenc 'histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[1m])))')
+q3=$(urlenc 'topk(20, count by (__name__)({__name__=~".+"}))')
+
+rows=()
+for n in $sizes; do
+  tport=$(free_port)
+  "$work/metrics_target" --port "$tport" --targets "$n" --series "$series" \
+    >"$work/target.log" 2>&1 &
+  tpid=$!; PIDS+=("$tpid")
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$tport/metrics/0" >/dev/null && break; sleep 0.1; done
+  write_config "$n" "$tport" "$work/scrape.yml"
+  for s in $servers; do
+    rm -rf "$work/data"
+    start_server "$s" "$work/scrape.yml" "$work/data" "$(free_port)"
+    echo "# $s: $n x $series series every $interval; warm-up ${warmup}s, window ${window}s" >&2
+    sleep "$warmup"
+    read -r samples0 _ <<<"$(counts "$s")"
+    cpu0=$(cpu_seconds "$SPID")
+    : >"$work/rss"
+    end=$((SECONDS + window))
+    while [ $SECONDS -lt $end ]; do rss_bytes "$SPID" >>"$work/rss"; sleep 5; done
+    cpu1=$(cpu_seconds "$SPID")
+    read -r samples1 active <<<"$(counts "$s")"
+    rss=$(sort -g "$work/rss" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    now=$(date +%s)
+    t1=$(median_ms "$SAPI/api/v1/query?query=$q1&time=$now")
+    t2=$(median_ms "$SAPI/api/v1/query_range?query=$q2&start=$((now - 300))&end=$now&step=15")
+    t3=$(median_ms "$SAPI/api/v1/query?query=$q3&time=$now")
+    stop_server
+    rows+=("$(awk -v s="$s" -v n="$n" -v c0="$cpu0" -v c1="$cpu1" -v a="$samples0" \
+      -v b="$samples1" -v rss="$rss" -v act="$active" -v t1="$t1" -v t2="$t2" -v t3="$t3" \
+      'BEGIN { m = (b - a) / 1e6;
+               printf "| %s | %d k | %.2f | %.2f | %.0f | %.0f | %.0f | %s | %s | %s |",
+                 s, act / 1000, m, (c1 - c0) / m, rss / 1048576, rss / act, act, t1, t2, t3 }')")
+    echo "${rows[-1]}" >&2
+  done
+  kill "$tpid" 2>/dev/null || true
+  wait "$tpid" 2>/dev/null || true
+done
+
+echo "Scrape at $interval of ${sizes// /, } targets x $series series; window ${window}s after ${warmup}s; $(nproc) cores, $(date -u +%F)"
+echo
+echo "| server | active series | M samples in window | CPU s / M samples | RSS MiB (median) | RSS B / series | series (server's count) | Q1 ms | Q2 ms | Q3 ms |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
