@@ -110,6 +110,8 @@ const char* TypeName(MetricType t) {
       return "gauge";
     case MetricType::kHistogram:
       return "histogram";
+    case MetricType::kSummary:
+      return "summary";
     case MetricType::kUntyped:
       return "untyped";
   }
@@ -164,6 +166,7 @@ void Family<ChildT>::ForEach(
 template class Family<CounterChild>;
 template class Family<GaugeChild>;
 template class Family<HistogramChild>;
+template class Family<SummaryChild>;
 
 }  // namespace internal
 
@@ -317,6 +320,105 @@ void FuncMetric::Collect(std::vector<FamilySnapshot>* out) const {
   out->push_back({opts_.name, opts_.help, type_, {std::move(m)}});
 }
 
+// ---- summary
+// -------------------------------------------------------------------
+
+SummaryChild::SummaryChild(std::vector<double> quantiles,
+                           Clock::duration max_age, int age_buckets)
+    : quantiles_(std::move(quantiles)),
+      step_(std::max<Clock::duration>(max_age / std::max(age_buckets, 1),
+                                      std::chrono::milliseconds(1))),
+      epoch_(Clock::now()),
+      slots_(static_cast<size_t>(std::max(age_buckets, 1))) {}
+
+SummaryChild::Slot& SummaryChild::SlotFor(int64_t index) {
+  Slot& s = slots_[static_cast<size_t>(index) % slots_.size()];
+  if (s.index != index) {  // an older step: its samples have aged out
+    s.index = index;
+    s.samples.clear();
+    s.seen = 0;
+  }
+  return s;
+}
+
+void SummaryChild::ObserveAt(double v, Clock::time_point now) {
+  const int64_t index = std::max<int64_t>(0, (now - epoch_) / step_);
+  std::lock_guard<std::mutex> l(mu_);
+  sum_ += v;
+  ++count_;
+  if (std::isnan(v)) return;  // counted, but no rank
+  Slot& s = SlotFor(index);
+  ++s.seen;
+  const size_t cap = kMaxWindowSamples / slots_.size();
+  if (s.samples.size() < cap) {
+    s.samples.push_back(v);
+    return;
+  }
+  // Reservoir sampling keeps a uniform sample of the step's observations.
+  rng_ = rng_ * 6364136223846793005ULL + 1442695040888963407ULL;
+  const uint64_t j = (rng_ >> 11) % s.seen;
+  if (j < cap) s.samples[j] = v;
+}
+
+void SummaryChild::SnapshotAt(MetricSnapshot* m, Clock::time_point now) const {
+  const int64_t index = std::max<int64_t>(0, (now - epoch_) / step_);
+  const int64_t oldest = index - static_cast<int64_t>(slots_.size()) + 1;
+  std::vector<double> window;
+  std::lock_guard<std::mutex> l(mu_);
+  for (const Slot& s : slots_) {
+    if (s.index < oldest || s.index > index) continue;
+    window.insert(window.end(), s.samples.begin(), s.samples.end());
+  }
+  std::sort(window.begin(), window.end());
+  m->quantiles.clear();
+  for (double q : quantiles_) {
+    double v = std::numeric_limits<double>::quiet_NaN();
+    if (!window.empty()) {
+      // The sample of rank ceil(φ·n), as client_golang's stream query.
+      auto rank = static_cast<size_t>(
+          std::ceil(q * static_cast<double>(window.size())));
+      v = window[std::min(window.size() - 1, rank == 0 ? 0 : rank - 1)];
+    }
+    m->quantiles.emplace_back(q, v);
+  }
+  m->sum = sum_;
+  m->count = count_;
+}
+
+Summary::Summary(Opts opts, std::vector<double> quantiles,
+                 SummaryChild::Clock::duration max_age, int age_buckets)
+    : Family(std::move(opts)),
+      quantiles_(std::move(quantiles)),
+      max_age_(max_age),
+      age_buckets_(age_buckets) {
+  std::sort(quantiles_.begin(), quantiles_.end());
+  if (opts_.label_names.empty()) Get({});
+}
+std::unique_ptr<SummaryChild> Summary::NewChild() const {
+  return std::make_unique<SummaryChild>(quantiles_, max_age_, age_buckets_);
+}
+void Summary::Observe(double v) {
+  if (auto* c = Get({})) c->Observe(v);
+}
+SummaryChild* Summary::WithLabelValues(
+    std::initializer_list<std::string_view> values) {
+  return Get(values);
+}
+bool Summary::RemoveLabelValues(
+    std::initializer_list<std::string_view> values) {
+  return Remove(values);
+}
+void Summary::Collect(std::vector<FamilySnapshot>* out) const {
+  FamilySnapshot f{opts_.name, opts_.help, MetricType::kSummary, {}};
+  ForEach([&](auto labels, const SummaryChild& c) {
+    MetricSnapshot m;
+    m.labels = std::move(labels);
+    c.Snapshot(&m);
+    f.metrics.push_back(std::move(m));
+  });
+  out->push_back(std::move(f));
+}
+
 // ---- registry and text format ----------------------------------------------
 
 absl::Status Registry::Register(std::shared_ptr<Collector> c) {
@@ -335,6 +437,8 @@ absl::Status Registry::Register(std::shared_ptr<Collector> c) {
   if (auto* x = dynamic_cast<const Gauge*>(c.get())) opts.push_back(&x->opts());
   const auto* hist = dynamic_cast<const Histogram*>(c.get());
   if (hist != nullptr) opts.push_back(&hist->opts());
+  const auto* summary = dynamic_cast<const Summary*>(c.get());
+  if (summary != nullptr) opts.push_back(&summary->opts());
   for (const Opts* o : opts) {
     std::set<std::string> seen;
     auto check = [&](const std::string& l) -> absl::Status {
@@ -346,6 +450,16 @@ absl::Status Registry::Register(std::shared_ptr<Collector> c) {
         return absl::InvalidArgumentError(
             "register " + o->name +
             ": \"le\" is not allowed as label name in histograms");
+      }
+      if (summary != nullptr && l == "quantile") {
+        return absl::InvalidArgumentError(
+            "register " + o->name +
+            ": \"quantile\" is not allowed as label name in summaries");
+      }
+      if (summary != nullptr && l == "quantile") {
+        return absl::InvalidArgumentError(
+            "register " + o->name +
+            ": \"quantile\" is not allowed as label name in summaries");
       }
       if (!seen.insert(l).second) {
         return absl::InvalidArgumentError(
@@ -421,6 +535,22 @@ void WriteTextFormat(std::vector<FamilySnapshot> families, std::string* out) {
     out->append(TypeName(f.type));
     out->push_back('\n');
     for (const auto& m : f.metrics) {
+      if (f.type == MetricType::kSummary) {
+        for (const auto& [q, v] : m.quantiles) {
+          std::string phi;
+          AppendValue(&phi, q);
+          AppendSeries(out, f.name, "", m.labels, "quantile", phi);
+          AppendValue(out, v);
+          out->push_back('\n');
+        }
+        AppendSeries(out, f.name, "_sum", m.labels, nullptr, "");
+        AppendValue(out, m.sum);
+        out->push_back('\n');
+        AppendSeries(out, f.name, "_count", m.labels, nullptr, "");
+        out->append(std::to_string(m.count));
+        out->push_back('\n');
+        continue;
+      }
       if (f.type != MetricType::kHistogram) {
         AppendSeries(out, f.name, "", m.labels, nullptr, "");
         AppendValue(out, m.value);

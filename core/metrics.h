@@ -20,6 +20,7 @@
 #define VIGIL_CORE_METRICS_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -35,14 +36,16 @@
 
 namespace vigil::metrics {
 
-enum class MetricType { kCounter, kGauge, kHistogram, kUntyped };
+enum class MetricType { kCounter, kGauge, kHistogram, kSummary, kUntyped };
 
 // One series of a family as collected: label pairs sorted by name, and
-// either a value or (histograms) cumulative buckets, sum and count.
+// either a value, or (histograms) cumulative buckets, sum and count, or
+// (summaries) quantiles, sum and count.
 struct MetricSnapshot {
   std::vector<std::pair<std::string, std::string>> labels;
   double value = 0;
   std::vector<std::pair<double, uint64_t>> buckets;  // upper bound, cumulative
+  std::vector<std::pair<double, double>> quantiles;  // φ, value (NaN: none)
   double sum = 0;
   uint64_t count = 0;
 };
@@ -96,6 +99,45 @@ struct HistogramChild {
   const std::vector<double>* bounds;                // owned by the Histogram
   std::unique_ptr<std::atomic<uint64_t>[]> counts;  // per bucket, +Inf last
   std::atomic<double> sum{0};
+};
+
+// client_golang's Summary: quantiles over a sliding window of the last
+// `max_age` (observations age out in `age_buckets` steps, so a quantile
+// covers between max_age*(1-1/age_buckets) and max_age), plus the sum and
+// count of every observation ever made. Quantiles are exact over the
+// window's samples (at most kMaxWindowSamples; beyond that a uniform
+// sample of them), within client_golang's error targets for the
+// rates Vigil observes. Observe takes a mutex (not lock-free).
+class SummaryChild {
+ public:
+  static constexpr size_t kMaxWindowSamples = 4096;
+  using Clock = std::chrono::steady_clock;
+
+  SummaryChild(std::vector<double> quantiles, Clock::duration max_age,
+               int age_buckets);
+  void Observe(double v) { ObserveAt(v, Clock::now()); }
+  void ObserveAt(double v, Clock::time_point now);
+  // The quantiles in the order given (NaN when the window is empty), sum
+  // and count, into `m`.
+  void Snapshot(MetricSnapshot* m) const { SnapshotAt(m, Clock::now()); }
+  void SnapshotAt(MetricSnapshot* m, Clock::time_point now) const;
+
+ private:
+  struct Slot {
+    int64_t index = -1;  // which age step (time / step) it holds
+    std::vector<double> samples;
+    uint64_t seen = 0;  // observations in the step (>= samples.size())
+  };
+  Slot& SlotFor(int64_t index);
+
+  const std::vector<double> quantiles_;
+  const Clock::duration step_;
+  const Clock::time_point epoch_;
+  mutable std::mutex mu_;
+  std::vector<Slot> slots_;  // ring of age_buckets steps
+  double sum_ = 0;
+  uint64_t count_ = 0;
+  uint64_t rng_ = 0x9e3779b97f4a7c15ULL;  // for sampling past the cap
 };
 
 namespace internal {
@@ -173,6 +215,26 @@ class Histogram final : public internal::Family<HistogramChild> {
  private:
   std::unique_ptr<HistogramChild> NewChild() const override;
   std::vector<double> bounds_;
+};
+
+class Summary final : public internal::Family<SummaryChild> {
+ public:
+  // `quantiles`: the φ values to expose (client_golang's Objectives keys,
+  // e.g. {0.5, 0.9, 0.99}). Default window: 10m in 5 steps, as
+  // client_golang's DefMaxAge and DefAgeBuckets.
+  Summary(Opts opts, std::vector<double> quantiles,
+          SummaryChild::Clock::duration max_age = std::chrono::minutes(10),
+          int age_buckets = 5);
+  void Observe(double v);  // REQUIRES: no label names
+  SummaryChild* WithLabelValues(std::initializer_list<std::string_view> values);
+  bool RemoveLabelValues(std::initializer_list<std::string_view> values);
+  void Collect(std::vector<FamilySnapshot>* out) const override;
+
+ private:
+  std::unique_ptr<SummaryChild> NewChild() const override;
+  std::vector<double> quantiles_;
+  SummaryChild::Clock::duration max_age_;
+  int age_buckets_;
 };
 
 // A single unlabelled counter or gauge whose value is computed at scrape

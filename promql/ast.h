@@ -272,6 +272,18 @@ ValueType Type(const Expr& e);
 // result yields an equivalent tree.
 std::string Format(const Expr& e);
 
+// Prometheus's Expr.Pretty(0) (promql/parser/prettier.go), what
+// /api/v1/format_query answers: a node whose Format() fits in
+// `max_line` characters is printed on one line; a longer one is split,
+// its children on their own lines indented two spaces per level:
+//   sum by (job) (
+//     rate(http_requests_total{...}[5m])
+//   )
+// Binary operators put the operator on a line of its own between the
+// operands; calls and aggregations put each argument on its own line.
+// Default max_line: 100, as Prometheus.
+std::string Pretty(const Expr& e, int max_line = 100);
+
 }  // namespace vigil::promql
 
 #endif  // VIGIL_PROMQL_AST_H_

@@ -70,6 +70,7 @@ absl::StatusOr<net::FetchRequest> FetchTemplate(
   r.key_file = t.key_file;
   r.server_name = t.server_name;
   r.insecure_skip_verify = t.insecure_skip_verify;
+  r.tls_min_version = t.min_version;
   r.proxy_url = http.proxy_url;
   r.follow_redirects = http.follow_redirects;
   return r;

@@ -62,7 +62,7 @@ std::vector<std::string> ScrapeCollector::FamilyNames() const {
 }
 
 void ScrapeCollector::Collect(std::vector<FamilySnapshot>* out) const {
-  if (manager_ == nullptr) return;
+  if (manager_ == nullptr) return;  // (the sd family needs the scrape side)
   const scrape::ScrapeStats stats = manager_->Stats();
   const scrape::TargetsSnapshot targets = manager_->Targets();
 
@@ -136,6 +136,12 @@ void ScrapeCollector::Collect(std::vector<FamilySnapshot>* out) const {
     sd.metrics.push_back(
         Value({{"config", job}, {"name", "scrape"}}, static_cast<double>(n)));
   }
+  if (notifier_ != nullptr) {
+    for (const auto& [set, n] : notifier_->Stats().discovered_targets) {
+      sd.metrics.push_back(
+          Value({{"config", set}, {"name", "notify"}}, static_cast<double>(n)));
+    }
+  }
   out->push_back(std::move(sd));
 }
 
@@ -197,6 +203,7 @@ void RulesCollector::Collect(std::vector<FamilySnapshot>* out) const {
 std::vector<std::string> NotifierCollector::FamilyNames() const {
   return {"prometheus_notifications_sent_total",
           "prometheus_notifications_errors_total",
+          "prometheus_notifications_latency_seconds",
           "prometheus_notifications_dropped_total",
           "prometheus_notifications_queue_length",
           "prometheus_notifications_queue_capacity",
@@ -220,6 +227,19 @@ void NotifierCollector::Collect(std::vector<FamilySnapshot>* out) const {
   }
   out->push_back(std::move(sent));
   out->push_back(std::move(errors));
+  FamilySnapshot latency =
+      Family("prometheus_notifications_latency_seconds",
+             "Latency quantiles for sending alert notifications.",
+             MetricType::kSummary);
+  for (const auto& am : s.alertmanagers) {
+    MetricSnapshot m;
+    m.labels = {{"alertmanager", am.url}};
+    m.quantiles = am.latency_quantiles;
+    m.sum = am.latency_seconds_sum;
+    m.count = static_cast<uint64_t>(am.latency_count);
+    latency.metrics.push_back(std::move(m));
+  }
+  out->push_back(std::move(latency));
   auto single = [out](std::string name, std::string help, MetricType type,
                       int64_t v) {
     FamilySnapshot f = Family(std::move(name), std::move(help), type);

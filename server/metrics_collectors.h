@@ -11,7 +11,8 @@
 //     total, _scrapes_exceeded_sample_limit_total, _scrape_pools_total,
 //     _scrape_pool_targets{scrape_job}, prometheus_sd_discovered_targets.
 //   RulesCollector: prometheus_rule_* by rule_group ("file;name").
-//   NotifierCollector: prometheus_notifications_*.
+//   NotifierCollector: prometheus_notifications_* (latency_seconds a summary
+//     {alertmanager, quantile}, as in Prometheus).
 #ifndef VIGIL_SERVER_METRICS_COLLECTORS_H_
 #define VIGIL_SERVER_METRICS_COLLECTORS_H_
 
@@ -29,14 +30,19 @@ namespace vigil::server {
 
 class ScrapeCollector final : public metrics::Collector {
  public:
-  // `manager` must outlive the collector; null collects nothing.
-  explicit ScrapeCollector(const scrape::ScrapeManager* manager)
-      : manager_(manager) {}
+  // `manager` (and `notifier`, whose Alertmanager sets add the
+  // prometheus_sd_discovered_targets{name="notify"} series) must outlive
+  // the collector; a null manager collects nothing, a null notifier no
+  // notify series.
+  explicit ScrapeCollector(const scrape::ScrapeManager* manager,
+                           const notifier::Notifier* notifier = nullptr)
+      : manager_(manager), notifier_(notifier) {}
   std::vector<std::string> FamilyNames() const override;
   void Collect(std::vector<metrics::FamilySnapshot>* out) const override;
 
  private:
   const scrape::ScrapeManager* manager_;
+  const notifier::Notifier* notifier_;
 };
 
 class RulesCollector final : public metrics::Collector {

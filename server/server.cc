@@ -272,7 +272,8 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
-  (void)registry.Register(std::make_shared<ScrapeCollector>(scrape.manager()));
+  (void)registry.Register(std::make_shared<ScrapeCollector>(
+      scrape.manager(), (*notifier)->notifier()));
   (void)registry.Register(
       std::make_shared<RulesCollector>([&rules] { return rules.Groups(); }));
   (void)registry.Register(

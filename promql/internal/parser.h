@@ -29,6 +29,10 @@ const std::vector<Function>& FunctionTable();
 // Appends Prometheus's canonical text of `e` (printer.cc); behind
 // promql::Format in promql/ast.cc.
 void WriteExpr(std::string* out, const Expr& e);
+// Pieces of WriteExpr for the pretty printer (pretty.cc).
+void WriteAggregateHead(std::string* out, const AggregateExpr& a);
+void WriteBinaryModifiers(std::string* out, const BinaryExpr& b);
+void WriteSubquerySuffix(std::string* out, const SubqueryExpr& sq);
 
 struct ParseError {
   PosRange pos;

@@ -129,10 +129,8 @@ void WriteSelectorBody(std::string* out, const VectorSelector& vs) {
   out->push_back('}');
 }
 
-void WriteBinary(std::string* out, const BinaryExpr& b) {
-  Write(out, *b.lhs);
-  out->push_back(' ');
-  out->append(BinOpString(b.op));
+// " bool on (a) group_left (b)": what follows the operator.
+void WriteBinaryModifiers(std::string* out, const BinaryExpr& b) {
   if (b.return_bool) out->append(" bool");
   if (b.matching) {
     const auto& vm = *b.matching;
@@ -150,8 +148,35 @@ void WriteBinary(std::string* out, const BinaryExpr& b) {
       out->push_back(')');
     }
   }
+}
+
+void WriteBinary(std::string* out, const BinaryExpr& b) {
+  Write(out, *b.lhs);
+  out->push_back(' ');
+  out->append(BinOpString(b.op));
+  WriteBinaryModifiers(out, b);
   out->push_back(' ');
   Write(out, *b.rhs);
+}
+
+// "sum by (job) " / "sum without (a) " / "sum": everything before '('.
+void WriteAggregateHead(std::string* out, const AggregateExpr& a) {
+  out->append(AggOpString(a.op));
+  if (a.without || !a.grouping.empty()) {
+    out->append(a.without ? " without (" : " by (");
+    WriteLabelList(out, a.grouping);
+    out->append(") ");
+  }
+}
+
+// "[5m:1m] @ 10.000 offset 1m" of a subquery.
+void WriteSubquerySuffix(std::string* out, const SubqueryExpr& sq) {
+  out->push_back('[');
+  out->append(FormatDurationMs(sq.range_ms));
+  out->push_back(':');
+  if (sq.step_ms != 0) out->append(FormatDurationMs(sq.step_ms));
+  out->push_back(']');
+  WriteModifiers(out, sq.mod);
 }
 
 void Write(std::string* out, const Expr& e) {
@@ -188,12 +213,7 @@ void Write(std::string* out, const Expr& e) {
     case NodeKind::kSubquery: {
       const auto& sq = e.As<SubqueryExpr>();
       Write(out, *sq.expr);
-      out->push_back('[');
-      out->append(FormatDurationMs(sq.range_ms));
-      out->push_back(':');
-      if (sq.step_ms != 0) out->append(FormatDurationMs(sq.step_ms));
-      out->push_back(']');
-      WriteModifiers(out, sq.mod);
+      WriteSubquerySuffix(out, sq);
       return;
     }
     case NodeKind::kCall: {
@@ -209,12 +229,7 @@ void Write(std::string* out, const Expr& e) {
     }
     case NodeKind::kAggregate: {
       const auto& a = e.As<AggregateExpr>();
-      out->append(AggOpString(a.op));
-      if (a.without || !a.grouping.empty()) {
-        out->append(a.without ? " without (" : " by (");
-        WriteLabelList(out, a.grouping);
-        out->append(") ");
-      }
+      WriteAggregateHead(out, a);
       out->push_back('(');
       if (a.param) {
         Write(out, *a.param);
@@ -245,6 +260,15 @@ void Write(std::string* out, const Expr& e) {
 
 namespace internal {
 void WriteExpr(std::string* out, const Expr& e) { Write(out, e); }
+void WriteAggregateHead(std::string* out, const AggregateExpr& a) {
+  vigil::promql::WriteAggregateHead(out, a);
+}
+void WriteBinaryModifiers(std::string* out, const BinaryExpr& b) {
+  vigil::promql::WriteBinaryModifiers(out, b);
+}
+void WriteSubquerySuffix(std::string* out, const SubqueryExpr& sq) {
+  vigil::promql::WriteSubquerySuffix(out, sq);
+}
 }  // namespace internal
 
 }  // namespace vigil::promql

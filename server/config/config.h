@@ -49,6 +49,9 @@ struct TLSConfig {
   std::string ca_file, cert_file, key_file;
   std::string server_name;
   bool insecure_skip_verify = false;  // Default: false
+  // "TLS10", "TLS11", "TLS12" or "TLS13". Default: "" (Go's client
+  // default, TLS 1.2).
+  std::string min_version;
 };
 
 // The HTTP client settings inlined into scrape and Alertmanager configs.

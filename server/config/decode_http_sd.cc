@@ -60,7 +60,12 @@ void DecodeTLS(GoYamlDecoder& d, const YAML::Node& n, TLSConfig* t) {
     if (f.key == "insecure_skip_verify") {
       Bool(d, f.value, &t->insecure_skip_verify);
     }
-    if (absl::EndsWith(f.key, "_ref") || absl::EndsWith(f.key, "_version")) {
+    if (f.key == "min_version" && d.String(f.value, &t->min_version) &&
+        t->min_version != "TLS10" && t->min_version != "TLS11" &&
+        t->min_version != "TLS12" && t->min_version != "TLS13") {
+      d.Fail(PosOf(f.value), "unknown TLS version: " + t->min_version);
+    }
+    if (absl::EndsWith(f.key, "_ref") || f.key == "max_version") {
       Unsupported(d, f);
     }
   }

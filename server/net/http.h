@@ -90,11 +90,17 @@ struct FetchRequest {
   // Basic auth (sent when username is not empty) or a bearer token.
   std::string basic_username, basic_password;
   std::string bearer_token;
-  // TLS (https): CA bundle, client certificate and key files, expected
-  // server name, and whether to skip verification.
+  // TLS (https), as prometheus.yml's tls_config: the CA file (the only
+  // roots trusted when set; else the system's), client certificate and key
+  // files, the name sent as SNI and verified instead of the URL's host,
+  // whether to skip verification, and the lowest version ("TLS10" ...
+  // "TLS13"; "" = TLS 1.2, Go's client default).
   std::string ca_file, cert_file, key_file, server_name;
   bool insecure_skip_verify = false;
-  std::string proxy_url;  // empty: no proxy
+  std::string tls_min_version;
+  // http://, https:// or socks5:// proxy for every request (Go's
+  // http.ProxyURL: no_proxy and the environment are ignored). Empty: none.
+  std::string proxy_url;
   // Follow up to 10 redirects, as Go's client (and Prometheus's default
   // follow_redirects: true) does.
   bool follow_redirects = true;

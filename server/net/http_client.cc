@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/net/http_client_tls.h"
+
 namespace vigil::net {
 namespace {
 
@@ -47,13 +49,15 @@ struct Transfer {
   HttpClient::Callback done;
   FetchResult result;
   curl_slist* headers = nullptr;
+  internal::TlsState tls;
   SteadyClock::time_point start;
   bool limit_hit = false;
   char errbuf[CURL_ERROR_SIZE] = {0};
 
   ~Transfer() {
-    if (headers != nullptr) curl_slist_free_all(headers);
     if (easy != nullptr) curl_easy_cleanup(easy);
+    if (headers != nullptr) curl_slist_free_all(headers);
+    if (tls.connect_to != nullptr) curl_slist_free_all(tls.connect_to);
   }
 };
 
@@ -110,8 +114,26 @@ std::string HostPortOf(CURL* easy, const std::string& url) {
   return url.substr(b, e == std::string::npos ? std::string::npos : e - b);
 }
 
+std::string LocalHostPortOf(CURL* easy) {
+  char* ip = nullptr;
+  long port = 0;
+  if (curl_easy_getinfo(easy, CURLINFO_LOCAL_IP, &ip) != CURLE_OK ||
+      ip == nullptr ||
+      curl_easy_getinfo(easy, CURLINFO_LOCAL_PORT, &port) != CURLE_OK) {
+    return "";
+  }
+  std::string host = ip;
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return host + ":" + std::to_string(port);
+}
+
 std::string ErrorText(Transfer* t, CURLcode code) {
   const std::string prefix = UrlOp(t->req.method) + " \"" + t->req.url + "\": ";
+  if (std::string tls = internal::TlsOrProxyErrorText(t->easy, code, t->req,
+                                                      t->tls, t->errbuf);
+      !tls.empty()) {
+    return prefix + tls;
+  }
   long os_errno = 0;
   curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
   switch (code) {
@@ -149,7 +171,15 @@ std::string ErrorText(Transfer* t, CURLcode code) {
       }
       break;
     case CURLE_RECV_ERROR:
-      if (os_errno != 0) return prefix + "read: " + ErrnoText(os_errno);
+    case CURLE_SEND_ERROR:
+      if (os_errno != 0) {
+        // Go's net.OpError: "read tcp 127.0.0.1:53008->127.0.0.1:9100:
+        // read: connection reset by peer".
+        const char* op = code == CURLE_RECV_ERROR ? "read" : "write";
+        return prefix + op + " tcp " + LocalHostPortOf(t->easy) + "->" +
+               HostPortOf(t->easy, t->req.url) + ": " + op + ": " +
+               ErrnoText(os_errno);
+      }
       break;
     case CURLE_BAD_CONTENT_ENCODING:
       return prefix + "gzip: invalid header";
@@ -257,7 +287,7 @@ bool HttpClient::Impl::Setup(Transfer* t) {
   t->easy = e;
   const FetchRequest& r = t->req;
   curl_easy_setopt(e, CURLOPT_PRIVATE, t);
-  curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
+  internal::ApplyTlsAndProxy(e, r, &t->tls);
   curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -300,6 +330,9 @@ bool HttpClient::Impl::Setup(Transfer* t) {
     t->headers = curl_slist_append(
         t->headers, ("Authorization: Bearer " + r.bearer_token).c_str());
   }
+  if (!t->tls.host_header.empty()) {
+    t->headers = curl_slist_append(t->headers, t->tls.host_header.c_str());
+  }
   // No "Expect: 100-continue" round trip before a body (Go sends none).
   t->headers = curl_slist_append(t->headers, "Expect:");
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
@@ -311,20 +344,6 @@ bool HttpClient::Impl::Setup(Transfer* t) {
     curl_easy_setopt(e, CURLOPT_USERNAME, r.basic_username.c_str());
     curl_easy_setopt(e, CURLOPT_PASSWORD, r.basic_password.c_str());
   }
-  if (!r.ca_file.empty())
-    curl_easy_setopt(e, CURLOPT_CAINFO, r.ca_file.c_str());
-  if (!r.cert_file.empty()) {
-    curl_easy_setopt(e, CURLOPT_SSLCERT, r.cert_file.c_str());
-  }
-  if (!r.key_file.empty())
-    curl_easy_setopt(e, CURLOPT_SSLKEY, r.key_file.c_str());
-  if (r.insecure_skip_verify) {
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  // TODO(issue#9): tls_config.server_name (SNI and the name verified) needs
-  // CURLOPT_CONNECT_TO with the URL's host rewritten; not wired yet.
-  curl_easy_setopt(e, CURLOPT_PROXY, r.proxy_url.c_str());
   return true;
 }
 

@@ -10,10 +10,18 @@
 // at the limit, never buffered past it, gzip bombs included (the limit is on
 // the decoded bytes).
 //
+// https follows the request's tls_config (net/http.h: ca_file, client
+// certificate, server_name for SNI and the verified name, min_version,
+// insecure_skip_verify) and proxy_url, as Prometheus's client does
+// (http_client_tls.h).
+//
 // Errors read as Prometheus's scrape errors do (they are Go's):
 //   Get "http://127.0.0.1:9100/metrics": context deadline exceeded
 //   Get "http://127.0.0.1:1/metrics": dial tcp 127.0.0.1:1: connect: connection
-//   refused body size limit exceeded
+//   refused
+//   Get "https://10.0.0.1/metrics": x509: certificate signed by unknown
+//   authority
+//   body size limit exceeded
 // An HTTP status is not an error here; the caller decides (Prometheus's
 // "server returned HTTP status 500 Internal Server Error" is
 // StatusError(result)).

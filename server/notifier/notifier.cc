@@ -419,10 +419,10 @@ bool Notifier::SendAll(const std::vector<Alert>& alerts) {
     if (it == counters_.end()) continue;
     if (!err.empty()) it->second.errors += p.count;
     it->second.sent += p.count;
-    it->second.latency_sum += r.has_value() && r->duration_ms > 0
-                                  ? static_cast<double>(r->duration_ms) / 1000.0
-                                  : elapsed;
-    it->second.latency_count++;
+    it->second.latency->Observe(r.has_value() && r->duration_ms > 0
+                                    ? static_cast<double>(r->duration_ms) /
+                                          1000.0
+                                    : elapsed);
   }
   return std::all_of(set_covered.begin(), set_covered.end(),
                      [](bool b) { return b; });
@@ -457,11 +457,27 @@ NotifierStats Notifier::Stats() const {
   for (const Set& s : config_->sets) {
     st.alertmanagers_discovered += static_cast<int64_t>(s.urls.size());
   }
+  for (const Set& s : config_->sets) {
+    int64_t n = 0;
+    for (const auto& g : s.cfg.static_configs) n += g.targets.size();
+    for (const auto& g : s.discovered) n += g.targets.size();
+    st.discovered_targets.emplace_back(s.cfg.name, n);
+  }
   for (const auto& [url, c] : counters_) {
-    st.alertmanagers.push_back(
-        {url, c.sent, c.errors, c.latency_sum, c.latency_count});
+    metrics::MetricSnapshot m;
+    c.latency->Snapshot(&m);
+    st.alertmanagers.push_back({url, c.sent, c.errors, m.sum,
+                                static_cast<int64_t>(m.count),
+                                std::move(m.quantiles)});
   }
   return st;
+}
+
+std::shared_ptr<metrics::SummaryChild> Notifier::NewLatency() {
+  // Prometheus's Objectives {0.5, 0.9, 0.99} over client_golang's default
+  // window (10m in 5 steps).
+  return std::make_shared<metrics::SummaryChild>(
+      std::vector<double>{0.5, 0.9, 0.99}, std::chrono::minutes(10), 5);
 }
 
 }  // namespace vigil::notifier

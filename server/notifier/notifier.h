@@ -46,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/logger.h"
+#include "core/metrics.h"
 #include "server/net/http.h"
 #include "server/notifier/alert.h"
 #include "server/notifier/options.h"
@@ -65,9 +66,13 @@ struct AlertmanagerStats {
   std::string url;           // e.g. "http://am:9093/api/v2/alerts"
   int64_t sent_total = 0;    // alerts posted (successful or not)
   int64_t errors_total = 0;  // alerts in posts that failed
-  // prometheus_notifications_latency_seconds (summary): sum and count.
+  // prometheus_notifications_latency_seconds, a summary as in Prometheus:
+  // {quantile="0.5"|"0.9"|"0.99"} over the last 10 minutes (NaN when
+  // nothing was sent in them), sum and count of all posts, failed ones
+  // included.
   double latency_seconds_sum = 0;
   int64_t latency_count = 0;
+  std::vector<std::pair<double, double>> latency_quantiles;  // φ, seconds
 };
 
 // A snapshot of the notifier's metrics (to be wired into the metrics
@@ -81,6 +86,10 @@ struct NotifierStats {
   int64_t queue_capacity = 0;
   int64_t alertmanagers_discovered = 0;
   std::vector<AlertmanagerStats> alertmanagers;  // sorted by url
+  // prometheus_sd_discovered_targets{name="notify",config=<set name>}:
+  // per set, in config order, the targets of its static_configs and
+  // discovered groups before relabelling.
+  std::vector<std::pair<std::string, int64_t>> discovered_targets;
 };
 
 class Notifier {
@@ -172,9 +181,10 @@ class Notifier {
   struct Counters {
     int64_t sent = 0;
     int64_t errors = 0;
-    double latency_sum = 0;
-    int64_t latency_count = 0;
+    // Kept across reloads with the rest (shared, not copied).
+    std::shared_ptr<metrics::SummaryChild> latency = NewLatency();
   };
+  static std::shared_ptr<metrics::SummaryChild> NewLatency();
 
   const int queue_capacity_;
   const int max_batch_size_;

@@ -250,9 +250,8 @@ void Api::FormatQuery(const net::HttpRequest& req,
                       net::HttpResponse* resp) const {
   auto expr = promql::ParseExpr(FormValue(req, "query"));
   if (!expr.ok()) return RespondInvalidParam(resp, "query", expr.status());
-  // TODO(issue#9): Prometheus pretty-prints (Expr.Pretty) and breaks long
-  // expressions over lines; this is the one-line canonical form.
-  const std::string s = promql::Format(**expr);
+  // Prometheus answers Expr.Pretty(0): lines of at most 100 characters.
+  const std::string s = promql::Pretty(**expr);
   RespondData(resp, [&s](JsonWriter& w) { w.String(s); });
 }
 
