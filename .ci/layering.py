@@ -41,9 +41,10 @@ LAYERS = [
                                                     "rules/template"]),
     ("server",             ["server/"],            ["core", "storage", "promql", "promql/promqltest",
                                                     "rules/template", "rules"]),
-    ("tests",              ["tests/"],             LIBS),
-    ("bench",              ["bench/"],             LIBS),
     ("examples",           ["examples/"],          LIBS),
+    # tests/ also tests the examples' programs (the simulator, examples/sim/)
+    ("tests",              ["tests/"],             LIBS + ["examples"]),
+    ("bench",              ["bench/"],             LIBS),
 ]
 
 # Libraries: their headers outside an internal/ folder are public (STYLE §3.2).
