@@ -468,7 +468,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml,
 }
 
 std::string JoinDir(std::string_view dir, std::string_view p) {
-  if (p.empty() || p[0] == '/') return std::string(p);
+  if (p.empty() || p[0] == '/' || dir.empty()) return std::string(p);
   return go::CleanPath(std::string(dir) + "/" + std::string(p));
 }
 

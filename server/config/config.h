@@ -184,7 +184,8 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path);
 // and credentials files, log files) to `dir`, as Prometheus's SetDirectory.
 void SetDirectory(Config* c, std::string_view dir);
 
-// Go's filepath.Join(dir, p) unless p is empty or absolute.
+// Go's filepath.Join(dir, p) unless p is empty or absolute, or dir is
+// empty (p is then already relative to the working directory).
 std::string JoinDir(std::string_view dir, std::string_view p);
 
 }  // namespace vigil::config

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "server/config/config.h"
 #include "server/config/file_sd.h"
 
 namespace {
@@ -38,4 +39,15 @@ TEST_CASE("file_sd errors", "[file_sd]") {
   auto none = vigil::config::ReadFileSD({"none/*.json"}, kDir);
   REQUIRE(none.ok());
   CHECK(none->empty());
+}
+
+TEST_CASE("a relative file_sd path of a relative config file stays relative",
+          "[config][file_sd]") {
+  // LoadConfigFile joins files to the config's directory; discovery lists
+  // them again with no base: that must not make them absolute.
+  CHECK(vigil::config::JoinDir("", "examples/sim/targets.json") ==
+        "examples/sim/targets.json");
+  CHECK(vigil::config::JoinDir("examples/sim/", "targets.json") ==
+        "examples/sim/targets.json");
+  CHECK(vigil::config::JoinDir("/etc/vigil", "/abs.json") == "/abs.json");
 }
