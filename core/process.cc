@@ -19,6 +19,13 @@ void TuneMallocForQueries() {
 #endif
 }
 
+void TuneMallocForServer() {
+#ifdef M_ARENA_MAX
+  mallopt(M_ARENA_MAX, 2);
+  mallopt(M_TRIM_THRESHOLD, 16 << 20);
+#endif
+}
+
 void DisableLockGraph() {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 }

@@ -22,6 +22,12 @@ void InitProcess();
 // heap for reuse and serves blocks below 32 MiB from the heap.
 void TuneMallocForQueries();
 
+// The long-running server instead: at most two malloc arenas (each scrape,
+// HTTP and evaluation thread would otherwise get its own, and every arena
+// keeps its own free memory resident) and 16 MiB of free heap kept for
+// reuse. Measured with bench/compare_scrape.sh (see bench/README.md).
+void TuneMallocForServer();
+
 // Turns off Abseil's debug-time lock-order graph, which costs a few percent
 // on every absl::Mutex operation. Vigil's lock order is fixed by design
 // (commit lock, then series lock; the symbol table's lock is a leaf).

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (args.empty() || args[0].rfind("-", 0) == 0) {
+    vigil::TuneMallocForServer();
     auto parsed = vigil::server::ParseServerFlags(args);
     if (!parsed.ok()) {
       std::fprintf(stderr, "vigil: error: %s, try --help\n",

@@ -90,11 +90,18 @@ absl::Status DBImpl::OpenImpl() {
   data_cf.level_compaction_dynamic_level_bytes = true;
   rocksdb::ColumnFamilyOptions small_cf = SmallCfOptions();
 
+  // WAL records live until the next checkpoint deletes them: compressing
+  // them when a memtable is flushed, and again when flushed files are
+  // compacted, is CPU spent on data that is about to go.
+  rocksdb::ColumnFamilyOptions wal_cf = small_cf;
+  wal_cf.compression = rocksdb::kNoCompression;
+  wal_cf.bottommost_compression = rocksdb::kNoCompression;
+
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, small_cf},
       {kCfSeries, small_cf},
       {kCfChunks, data_cf},
-      {kCfWal, small_cf},
+      {kCfWal, wal_cf},
       {kCfHead, small_cf},
       {kCfMeta, small_cf}};
   // A format-1 directory still has `postings`; RocksDB opens a directory
