@@ -239,8 +239,15 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   auto gone = [deleted](Timestamp mint, Timestamp maxt) {
     return deleted != nullptr && CoveredBy(*deleted, mint, maxt);
   };
+  // Appends are in time order and chunks are written oldest first, so
+  // every chunk in RocksDB ends before the oldest one the head still holds.
+  Timestamp head_mint = kMaxTimestamp;
   {
     SpinLockHolder l(&s->mu);
+    for (const auto& p : s->pending) head_mint = std::min(head_mint, p.mint);
+    if (s->chunk.num_samples() > 0) {
+      head_mint = std::min(head_mint, s->chunk.min_time());
+    }
     for (const auto& p : s->pending) {
       if (p.maxt >= mint_ && p.mint <= maxt_ && !gone(p.mint, p.maxt))
         head.push_back({p.mint, p.maxt, p.bytes});
@@ -255,7 +262,8 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   Timestamp lo = std::max(mint_, db_->min_time_.load());
   Timestamp hi = std::min(maxt_, db_->max_time_.load());
   const int64_t range = db_->options().chunk_range_ms;
-  if (lo <= hi) {
+  // A recent range the head covers needs no seek (most of a live query).
+  if (lo <= hi && lo < head_mint) {
     // The iterator is a snapshot: refresh it after the head copy above if
     // chunks were written since it was taken, so a chunk the head no longer
     // holds is visible. (A read-only DB has no writers, and RocksDB cannot
