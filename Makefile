@@ -1,8 +1,9 @@
 # Vigil: the two entry points a fresh Debian machine needs.
 #   make test   install build deps, build, run every test (ctest)
 #   make lint   formatting and include layering (STYLE.md, DESIGN.md); CI runs it
-#   make demo   install, build, simulate an LLM cluster with two incidents,
-#               import it, replay the LLM rule pack, print the alert timeline
+#   make demo   install, build, run a simulated LLM GPU fleet live with 3 h
+#               of history, Vigil scraping it with the LLM rule pack, alerts
+#               printed as they change (Ctrl-C stops; DEMO_SECONDS=N: N s, check)
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -65,25 +66,21 @@ lint:
 	@bash .ci/lint.sh
 
 DEMO_DIR ?= demo-data
-# The demo cluster: 3 h of 4 hosts x 8 H100s starting 2026-01-01T00:00:00Z,
-# with a KV-cache saturation on gpu-node-0 (40-60 % of the run) and an
-# XID 79 on gpu-node-1 GPU 3 (from 70 %). The LLM rule pack is replayed over
-# it: the alert timeline shows both incidents.
-DEMO_START := 2026-01-01T00:00:00Z
-DEMO_END   := 2026-01-01T02:59:45Z
-DEMO_AT    := 2026-01-01T01:30:00Z
-demo: vigil
-	rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	python3 examples/gen_cluster.py $(DEMO_DIR)/cluster.om --hosts 4 --hours 3
-	$(BUILD)/vigil tsdb import openmetrics $(DEMO_DIR)/cluster.om $(DEMO_DIR)/tsdb
-	$(BUILD)/vigil tsdb analyze $(DEMO_DIR)/tsdb --limit 5
-	$(BUILD)/vigil check rules examples/llm/rules/recording.yml examples/llm/rules/alerts.yml
-	$(BUILD)/vigil rules replay --storage.tsdb.path=$(DEMO_DIR)/tsdb \
-	  --start=$(DEMO_START) --end=$(DEMO_END) \
-	  examples/llm/rules/recording.yml examples/llm/rules/alerts.yml
-	@echo; echo "== llm:* at $(DEMO_AT), during the KV-cache saturation of gpu-node-0 =="
-	@for q in 'llm:kv_usage:1m' 'llm:queue_max:1m' 'llm:ttft_p95:5m' 'llm:out_tps:5m'; do \
-	  $(BUILD)/vigil query instant --time=$(DEMO_AT) "$$q" --storage.tsdb.path=$(DEMO_DIR)/tsdb; done
+# The live demo (examples/llm/demo/run.sh): vigil-sim writes 3 h of history of
+# 4 engine hosts (vLLM V1, SGLang, vLLM V0) + 1 TRT-LLM host x 8 H100s and
+# keeps serving it live, `vigil tsdb import openmetrics` loads the history,
+# then vigil serves examples/llm/demo/prometheus.yml on 127.0.0.1:$(DEMO_PORT).
+# scenario.yml fills gpu-node-0's KV cache at +2 min and puts an XID 79 on
+# gpu-node-1 at +3 min; the console shows KVCacheCritical and XidError go
+# pending, firing, resolved within about 9 minutes. Runs until Ctrl-C, or
+# DEMO_SECONDS=N seconds and then exits 0 only if the check passes (540
+# covers the whole timeline).
+DEMO_PORT    ?= 9090
+DEMO_SECONDS ?= 0
+demo: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target vigil vigil-sim
+	BUILD=$(BUILD) DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) DEMO_SECONDS=$(DEMO_SECONDS) \
+	  bash examples/llm/demo/run.sh
 
 bench: build
 	bash bench/compare_import.sh

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The demo's pass/fail check (run.sh --for N runs it before stopping).
+
+  check.py --url http://127.0.0.1:9090 --rules ../rules/recording.yml \
+      --state sd/alerts.json
+
+Passes (exit 0) only if
+- every active target is up, except the TRT-LLM engine (job "trtllm"),
+  whose /metrics is missing on purpose (LLMEngineDown);
+- every llm:* recording rule of the rule file has at least one series now
+  (and no rule reports an evaluation error);
+- KVCacheCritical or KVCacheHigh, and XidError, were seen firing
+  (alert_sink.py's --state file).
+Prints one line per check. Python 3 standard library only.
+"""
+import argparse
+import json
+import re
+import sys
+import urllib.parse
+import urllib.request
+
+
+def get(url, path, **params):
+    q = ("?" + urllib.parse.urlencode(params)) if params else ""
+    with urllib.request.urlopen(url + path + q, timeout=10) as r:
+        return json.load(r)["data"]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--url", required=True)
+    p.add_argument("--rules", required=True)
+    p.add_argument("--state", required=True)
+    a = p.parse_args()
+    failures = []
+
+    def check(ok, what):
+        print(f"  {'ok  ' if ok else 'FAIL'} {what}", flush=True)
+        if not ok:
+            failures.append(what)
+
+    targets = get(a.url, "/api/v1/targets")["activeTargets"]
+    down = [t for t in targets if t["health"] != "up"]
+    bad = [t for t in down if t["labels"].get("job") != "trtllm"]
+    check(targets and not bad,
+          f"{len(targets)} targets, {len(down)} down"
+          + (f" (only TRT-LLM)" if down and not bad else "")
+          + "".join(f"\n         {t['labels'].get('job')} {t['scrapeUrl']}: {t['lastError']}"
+                    for t in bad))
+
+    names = sorted(set(re.findall(r"record:\s*(llm:\S+)", open(a.rules).read())))
+    empty = []
+    for n in names:
+        if not get(a.url, "/api/v1/query", query=f"count({n})")["result"]:
+            empty.append(n)
+    check(names and not empty,
+          f"{len(names) - len(empty)} of {len(names)} llm:* recording rules have values"
+          + (f"; empty: {', '.join(empty)}" if empty else ""))
+
+    errors = [f"{r['name']}: {r.get('lastError')}"
+              for g in get(a.url, "/api/v1/rules")["groups"] for r in g["rules"]
+              if r.get("health") not in ("ok", "unknown")]
+    check(not errors, "every rule evaluates" + "".join(f"\n         {e}" for e in errors))
+
+    try:
+        seen = json.load(open(a.state))
+    except (OSError, ValueError):
+        seen = {}
+    firing = set(seen.get("firing", []))
+    check(bool(firing & {"KVCacheCritical", "KVCacheHigh"}), "a KV-cache alert fired")
+    check("XidError" in firing, "XidError fired")
+    print(f"  alerts seen firing: {', '.join(sorted(firing)) or 'none'}; "
+          f"resolved: {', '.join(sorted(seen.get('resolved', []))) or 'none'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
