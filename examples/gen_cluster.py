@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Simulated LLM-serving GPU cluster, written as an OpenMetrics backfill file.
 
-Vigil's own demo generator (deterministic for a given --seed). Each host has
+A compact generator kept for bench/compare_rules.sh (deterministic for a
+given --seed); the demo and everything else use examples/sim/ (vigil-sim). Each host has
 8 GPUs exported by dcgm-exporter, one vLLM engine and node-exporter CPU
 counters, scraped every --step seconds. Incidents are injected so the alert
 rules have something to find:

@@ -77,6 +77,20 @@ class Series {
   // A new iterator from the start of the series' range. The Series (that
   // is, its SeriesSet) must outlive the iterator.
   virtual std::unique_ptr<SeriesIterator> Iterator() const = 0;
+  // The newest sample at or before `t` in the series' range (an instant
+  // selector's answer): *found is false if there is none. The default
+  // walks Iterator(); a storage may answer from what it keeps in memory.
+  virtual absl::Status Latest(Timestamp t, bool* found, Timestamp* ts,
+                              double* v) const {
+    *found = false;
+    auto it = Iterator();
+    while (it->Next() && it->t() <= t) {
+      *found = true;
+      *ts = it->t();
+      *v = it->v();
+    }
+    return it->err();
+  }
 };
 
 // Series in ascending label order (Compare). Thread-compatible; must be

@@ -44,10 +44,28 @@ absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
 // it must not touch shared state), then `sink(std::move(r))` consumes the
 // results on the calling thread, in series order. Decoding and `make` run
 // on two threads when there are enough series to pay for the second one.
+// The newest sample of `s` in [mint, maxt] into ts/vals (cleared first):
+// all an instant selector of a one-step query looks at.
+absl::Status ReadLatest(const storage::Series& s, int64_t mint, int64_t maxt,
+                        std::vector<int64_t>* ts, std::vector<double>* vals) {
+  ts->clear();
+  vals->clear();
+  bool found = false;
+  int64_t t = 0;
+  double v = 0;
+  VIGIL_RETURN_IF_ERROR(s.Latest(maxt, &found, &t, &v));
+  if (found && t >= mint) {
+    ts->push_back(t);
+    vals->push_back(v);
+  }
+  return absl::OkStatus();
+}
+
+// With `latest_only`, each series gets only its newest sample in range.
 template <typename R, typename Make, typename Sink>
 absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
                            int64_t mint, int64_t maxt, const Evaluator& ev,
-                           Make make, Sink sink) {
+                           Make make, Sink sink, bool latest_only = false) {
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
   // Unsorted, as Prometheus's engine selects: the storage's order (series
   // creation order) is what decides ties in topk/bottomk.
@@ -68,7 +86,10 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
     BlockRange r = BlockOf(b, kBlock, all.size());
     for (size_t i = r.begin; st.ok() && i < r.end; i++) {
       st = ev.CheckDeadline();
-      if (st.ok()) st = ReadColumns(*all[i], mint, maxt, &ts, &vals);
+      if (st.ok()) {
+        st = latest_only ? ReadLatest(*all[i], mint, maxt, &ts, &vals)
+                         : ReadColumns(*all[i], mint, maxt, &ts, &vals);
+      }
       if (st.ok()) make(all[i]->labels(), ts, vals, &results[i]);
     }
     errs[b] = std::move(st);
@@ -128,8 +149,9 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
     out.push_back(std::move(ser));
     return absl::OkStatus();
   };
-  VIGIL_RETURN_IF_ERROR(
-      ForEachSeries<Series>(queryable_, vs, mint, maxt, *this, make, sink));
+  // One step (an instant query, a rule): only the newest sample matters.
+  VIGIL_RETURN_IF_ERROR(ForEachSeries<Series>(queryable_, vs, mint, maxt, *this,
+                                              make, sink, steps == 1));
   return MakeVector(std::move(out));
 }
 

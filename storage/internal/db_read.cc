@@ -8,6 +8,7 @@
 // not returned.
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "core/parallel.h"
 #include "core/status_macros.h"
@@ -134,17 +135,36 @@ class DBSeriesIterator : public SeriesIterator {
 
 class DBSeries : public Series {
  public:
+  // `last_t`/`last_v`: the series' newest sample when its chunks were
+  // copied (kMinTimestamp if unknown).
   DBSeries(Labels l, std::vector<ChunkData> c, Timestamp mint, Timestamp maxt,
-           Intervals deleted)
+           Intervals deleted, Timestamp last_t, double last_v)
       : labels_(std::move(l)),
         chunks_(std::move(c)),
         deleted_(std::move(deleted)),
         mint_(mint),
-        maxt_(maxt) {}
+        maxt_(maxt),
+        last_t_(last_t),
+        last_v_(last_v) {}
   const Labels& labels() const override { return labels_; }
   std::unique_ptr<SeriesIterator> Iterator() const override {
     return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_,
                                               &deleted_);
+  }
+  // A live instant query asks for the newest sample, which the head keeps
+  // decoded: no chunk is decoded when it is in range and not deleted.
+  absl::Status Latest(Timestamp t, bool* found, Timestamp* ts,
+                      double* v) const override {
+    if (last_t_ != kMinTimestamp && last_t_ <= t && last_t_ >= mint_ &&
+        last_t_ <= maxt_ && !chunks_.empty() &&
+        chunks_.back().maxt == last_t_ &&
+        (deleted_.empty() || !CoveredBy(deleted_, last_t_, last_t_))) {
+      *found = true;
+      *ts = last_t_;
+      *v = last_v_;
+      return absl::OkStatus();
+    }
+    return Series::Latest(t, found, ts, v);
   }
 
  private:
@@ -152,6 +172,8 @@ class DBSeries : public Series {
   std::vector<ChunkData> chunks_;
   Intervals deleted_;
   Timestamp mint_, maxt_;
+  Timestamp last_t_;
+  double last_v_;
 };
 
 class VectorSeriesSet : public SeriesSet {
@@ -200,9 +222,10 @@ class DBQuerier : public Querier {
   };
   // Loads the chunks of `s` overlapping the range, in time order, but for
   // those wholly inside `deleted` (may be null).
+  // With `last`, also the newest sample of the series, read with the head.
   absl::Status LoadChunks(MemSeries* s, ChunkCursor* cur,
-                          const Intervals* deleted,
-                          std::vector<ChunkData>* out);
+                          const Intervals* deleted, std::vector<ChunkData>* out,
+                          std::pair<Timestamp, double>* last = nullptr);
   // Whether the series of ref `s` has samples left in [mint, maxt]: one
   // Next() over its chunks. Looks the tombstones up before the chunks, so
   // a CleanTombstones finishing meanwhile is seen either way.
@@ -233,7 +256,8 @@ std::vector<MemSeries*> DBQuerier::Matching(
 
 absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
                                    const Intervals* deleted,
-                                   std::vector<ChunkData>* out) {
+                                   std::vector<ChunkData>* out,
+                                   std::pair<Timestamp, double>* last) {
   rocksdb::Iterator* it = cur->it.get();
   std::vector<ChunkData> head;
   auto gone = [deleted](Timestamp mint, Timestamp maxt) {
@@ -244,6 +268,7 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   Timestamp head_mint = kMaxTimestamp;
   {
     SpinLockHolder l(&s->mu);
+    if (last != nullptr) *last = {s->last_t, s->last_v};
     for (const auto& p : s->pending) head_mint = std::min(head_mint, p.mint);
     if (s->chunk.num_samples() > 0) {
       head_mint = std::min(head_mint, s->chunk.min_time());
@@ -329,8 +354,9 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(MemSeries* s,
                     db_->tombstones().Get(s->ref, &t) &&
                     Overlaps(t.intervals, mint_, maxt_);
   std::vector<ChunkData> chunks;
+  std::pair<Timestamp, double> last{kMinTimestamp, 0};
   VIGIL_RETURN_IF_ERROR(
-      LoadChunks(s, cur, tomb ? &t.intervals : nullptr, &chunks));
+      LoadChunks(s, cur, tomb ? &t.intervals : nullptr, &chunks, &last));
   if (chunks.empty()) return nullptr;
   if (tomb) {
     DBSeriesIterator probe(&chunks, mint_, maxt_, &t.intervals);
@@ -342,7 +368,8 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(MemSeries* s,
     t.intervals.clear();
   }
   return std::make_unique<DBSeries>(db_->head().LabelsOf(*s), std::move(chunks),
-                                    mint_, maxt_, std::move(t.intervals));
+                                    mint_, maxt_, std::move(t.intervals),
+                                    last.first, last.second);
 }
 
 absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
