@@ -196,14 +196,6 @@ double Counter::Value() const {
   auto it = children_.find({});
   return it == children_.end() ? 0 : it->second->Value();
 }
-CounterChild* Counter::WithLabelValues(
-    std::initializer_list<std::string_view> values) {
-  return Get(values);
-}
-bool Counter::RemoveLabelValues(
-    std::initializer_list<std::string_view> values) {
-  return Remove(values);
-}
 void Counter::Collect(std::vector<FamilySnapshot>* out) const {
   FamilySnapshot f{opts_.name, opts_.help, MetricType::kCounter, {}};
   ForEach([&](auto labels, const CounterChild& c) {
@@ -231,13 +223,6 @@ double Gauge::Value() const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = children_.find({});
   return it == children_.end() ? 0 : it->second->Value();
-}
-GaugeChild* Gauge::WithLabelValues(
-    std::initializer_list<std::string_view> values) {
-  return Get(values);
-}
-bool Gauge::RemoveLabelValues(std::initializer_list<std::string_view> values) {
-  return Remove(values);
 }
 void Gauge::Collect(std::vector<FamilySnapshot>* out) const {
   FamilySnapshot f{opts_.name, opts_.help, MetricType::kGauge, {}};
@@ -281,14 +266,6 @@ std::unique_ptr<HistogramChild> Histogram::NewChild() const {
 }
 void Histogram::Observe(double v) {
   if (auto* c = Get({})) c->Observe(v);
-}
-HistogramChild* Histogram::WithLabelValues(
-    std::initializer_list<std::string_view> values) {
-  return Get(values);
-}
-bool Histogram::RemoveLabelValues(
-    std::initializer_list<std::string_view> values) {
-  return Remove(values);
 }
 void Histogram::Collect(std::vector<FamilySnapshot>* out) const {
   FamilySnapshot f{opts_.name, opts_.help, MetricType::kHistogram, {}};
@@ -399,14 +376,6 @@ std::unique_ptr<SummaryChild> Summary::NewChild() const {
 }
 void Summary::Observe(double v) {
   if (auto* c = Get({})) c->Observe(v);
-}
-SummaryChild* Summary::WithLabelValues(
-    std::initializer_list<std::string_view> values) {
-  return Get(values);
-}
-bool Summary::RemoveLabelValues(
-    std::initializer_list<std::string_view> values) {
-  return Remove(values);
 }
 void Summary::Collect(std::vector<FamilySnapshot>* out) const {
   FamilySnapshot f{opts_.name, opts_.help, MetricType::kSummary, {}};

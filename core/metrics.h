@@ -141,12 +141,22 @@ class SummaryChild {
 };
 
 namespace internal {
-// The label-children machinery shared by Counter, Gauge and Histogram.
+// The label-children machinery shared by Counter, Gauge, Histogram and
+// Summary.
 template <typename ChildT>
 class Family : public Collector {
  public:
   std::vector<std::string> FamilyNames() const override { return {opts_.name}; }
   const Opts& opts() const { return opts_; }
+  // The series for these label values (created at zero on first use). The
+  // pointer stays valid until RemoveLabelValues of the same values.
+  // Null if the number of values is not the number of label names.
+  ChildT* WithLabelValues(std::initializer_list<std::string_view> values) {
+    return Get(values);
+  }
+  bool RemoveLabelValues(std::initializer_list<std::string_view> values) {
+    return Remove(values);
+  }
 
  protected:
   explicit Family(Opts opts) : opts_(std::move(opts)) {}
@@ -173,11 +183,6 @@ class Counter final : public internal::Family<CounterChild> {
   // The unlabelled series. REQUIRES: no label names.
   void Inc(double v = 1);
   double Value() const;
-  // The series for these label values (created at 0 on first use). The
-  // pointer stays valid until RemoveLabelValues of the same values.
-  // Null if the number of values is not the number of label names.
-  CounterChild* WithLabelValues(std::initializer_list<std::string_view> values);
-  bool RemoveLabelValues(std::initializer_list<std::string_view> values);
   void Collect(std::vector<FamilySnapshot>* out) const override;
 
  private:
@@ -192,8 +197,6 @@ class Gauge final : public internal::Family<GaugeChild> {
   void Inc() { Add(1); }
   void Dec() { Add(-1); }
   double Value() const;
-  GaugeChild* WithLabelValues(std::initializer_list<std::string_view> values);
-  bool RemoveLabelValues(std::initializer_list<std::string_view> values);
   void Collect(std::vector<FamilySnapshot>* out) const override;
 
  private:
@@ -207,9 +210,6 @@ class Histogram final : public internal::Family<HistogramChild> {
   // `buckets`: increasing upper bounds; +Inf is implied.
   Histogram(Opts opts, std::vector<double> buckets);
   void Observe(double v);  // REQUIRES: no label names
-  HistogramChild* WithLabelValues(
-      std::initializer_list<std::string_view> values);
-  bool RemoveLabelValues(std::initializer_list<std::string_view> values);
   void Collect(std::vector<FamilySnapshot>* out) const override;
 
  private:
@@ -226,8 +226,6 @@ class Summary final : public internal::Family<SummaryChild> {
           SummaryChild::Clock::duration max_age = std::chrono::minutes(10),
           int age_buckets = 5);
   void Observe(double v);  // REQUIRES: no label names
-  SummaryChild* WithLabelValues(std::initializer_list<std::string_view> values);
-  bool RemoveLabelValues(std::initializer_list<std::string_view> values);
   void Collect(std::vector<FamilySnapshot>* out) const override;
 
  private:
