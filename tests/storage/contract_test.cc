@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "storage/db.h"
+#include "tests/storage/db_testutil.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -24,20 +25,11 @@ static_assert(!std::is_copy_constructible_v<Querier> &&
               !std::is_move_constructible_v<Querier> &&
               !std::is_move_assignable_v<Querier>);
 
-using Samples = std::vector<std::pair<Timestamp, double>>;
+using testutil::Eq;
+using testutil::MustOpen;
+using testutil::Samples;
 
 const Labels kUp{{"__name__", "up"}, {"job", "a"}};
-
-std::unique_ptr<DB> MustOpen(const std::string& dir, Options o = {}) {
-  auto db = DB::Open(o, dir);
-  INFO(db.status().ToString());
-  REQUIRE(db.ok());
-  return std::move(*db);
-}
-
-Matcher Eq(std::string_view n, std::string_view v) {
-  return *Matcher::Make(MatchType::kEqual, n, v);
-}
 
 void Commit(DB* db, const Labels& l, Timestamp from, Timestamp to) {
   auto app = db->NewAppender();

@@ -11,42 +11,16 @@
 #include <map>
 
 #include "fmt/format.h"
+#include "tests/storage/db_testutil.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
 namespace {
 
-using Samples = std::vector<std::pair<Timestamp, double>>;
-
-std::unique_ptr<DB> MustOpen(const std::string& dir, Options o = {}) {
-  auto db = DB::Open(o, dir);
-  INFO(db.status().ToString());
-  REQUIRE(db.ok());
-  return std::move(*db);
-}
-
-Matcher Eq(std::string_view n, std::string_view v) {
-  return *Matcher::Make(MatchType::kEqual, n, v);
-}
-
-// All series matching `ms` in [mint, maxt], by label string.
-std::map<std::string, Samples> Query(DB* db, std::vector<Matcher> ms,
-                                     Timestamp mint = kMinTimestamp,
-                                     Timestamp maxt = kMaxTimestamp) {
-  auto q = db->NewQuerier(mint, maxt);
-  REQUIRE(q.ok());
-  auto set = (*q)->Select(ms);
-  INFO(set.status().ToString());
-  REQUIRE(set.ok());
-  std::map<std::string, Samples> out;
-  while ((*set)->Next()) {
-    auto it = (*set)->At().Iterator();
-    Samples& s = out[(*set)->At().labels().ToString()];
-    while (it->Next()) s.push_back({it->t(), it->v()});
-    REQUIRE(it->err().ok());
-  }
-  return out;
-}
+using testutil::Eq;
+using testutil::MustOpen;
+using testutil::Query;
+using testutil::Samples;
 
 TEST_CASE("Committed samples are visible, buffered ones are not", "[db]") {
   testutil::TempDir tmp;

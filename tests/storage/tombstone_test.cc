@@ -12,6 +12,7 @@
 #include "rocksdb/db.h"
 #include "storage/db.h"
 #include "storage/internal/tombstones.h"
+#include "tests/storage/db_testutil.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -20,41 +21,16 @@ namespace {
 using internal::AddInterval;
 using internal::Interval;
 using internal::Intervals;
+using testutil::Eq;
+using testutil::Query;
+using testutil::Re;
+using testutil::Samples;
 using testutil::TempDir;
-using Samples = std::vector<std::pair<Timestamp, double>>;
 
+// Without retention: the tests' timestamps are near the epoch.
 std::unique_ptr<DB> MustOpen(const std::string& dir, Options o = {}) {
   o.retention_ms = 0;
-  auto db = DB::Open(o, dir);
-  INFO(db.status().ToString());
-  REQUIRE(db.ok());
-  return std::move(*db);
-}
-
-Matcher Eq(std::string_view n, std::string_view v) {
-  return *Matcher::Make(MatchType::kEqual, n, v);
-}
-Matcher Re(std::string_view n, std::string_view v) {
-  return *Matcher::Make(MatchType::kRegexMatch, n, v);
-}
-
-std::map<std::string, Samples> Query(DB* db, std::vector<Matcher> ms,
-                                     Timestamp mint = kMinTimestamp,
-                                     Timestamp maxt = kMaxTimestamp) {
-  auto q = db->NewQuerier(mint, maxt);
-  REQUIRE(q.ok());
-  auto set = (*q)->Select(ms);
-  INFO(set.status().ToString());
-  REQUIRE(set.ok());
-  std::map<std::string, Samples> out;
-  while ((*set)->Next()) {
-    auto it = (*set)->At().Iterator();
-    Samples& s = out[(*set)->At().labels().ToString()];
-    while (it->Next()) s.push_back({it->t(), it->v()});
-    REQUIRE(it->err().ok());
-  }
-  REQUIRE((*set)->err().ok());
-  return out;
+  return testutil::MustOpen(dir, o);
 }
 
 std::vector<std::string> Values(DB* db, const std::string& name,
