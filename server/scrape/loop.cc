@@ -380,9 +380,10 @@ void ScrapeLoop::MarkStale(storage::Appender* app,
                            const std::vector<storage::SeriesRef>* except,
                            Timestamp t) {
   // Both sorted: a merge walk finds the refs that left the page.
-  auto keep = except ? except->begin()
-                     : std::vector<storage::SeriesRef>::const_iterator();
-  auto keep_end = except ? except->end() : keep;
+  static const std::vector<storage::SeriesRef> kNone;
+  const std::vector<storage::SeriesRef>& kept = except ? *except : kNone;
+  auto keep = kept.begin();
+  const auto keep_end = kept.end();
   for (storage::SeriesRef ref : series) {
     while (keep != keep_end && *keep < ref) ++keep;
     if (keep != keep_end && *keep == ref) continue;

@@ -269,13 +269,13 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   {
     SpinLockHolder l(&s->mu);
     if (last != nullptr) *last = {s->last_t, s->last_v};
-    for (const auto& p : s->pending) head_mint = std::min(head_mint, p.mint);
-    if (s->chunk.num_samples() > 0) {
-      head_mint = std::min(head_mint, s->chunk.min_time());
-    }
     for (const auto& p : s->pending) {
+      head_mint = std::min(head_mint, p.mint);
       if (p.maxt >= mint_ && p.mint <= maxt_ && !gone(p.mint, p.maxt))
         head.push_back({p.mint, p.maxt, p.bytes});
+    }
+    if (s->chunk.num_samples() > 0) {
+      head_mint = std::min(head_mint, s->chunk.min_time());
     }
     if (s->chunk.num_samples() > 0 && s->chunk.max_time() >= mint_ &&
         s->chunk.min_time() <= maxt_ &&
