@@ -125,10 +125,10 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
   if (!instant)
     VIGIL_RETURN_IF_ERROR(CheckRangeRequest(expr, start, end, step_ms));
   Annotations annos;
-  int64_t samples = 0;
+  internal::SampleCounters counters;
   internal::Deadline deadline = internal::Deadline::For(options_, ctx);
   internal::Evaluator ev(options_, q, start, instant ? start : end,
-                         instant ? 1 : step_ms, &annos, deadline, &samples);
+                         instant ? 1 : step_ms, &annos, deadline, &counters);
   VIGIL_ASSIGN_OR_RETURN(EvalValue v, ev.Eval(expr));
   Result r;
   switch (v.type) {
@@ -162,6 +162,8 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
       return absl::InternalError("expression evaluated to no value");
   }
   annos.Render(query, &r.warnings, &r.infos);
+  r.total_queryable_samples = counters.queried.load();
+  r.peak_samples = counters.peak;
   return r;
 }
 

@@ -163,6 +163,12 @@ struct Result {
   Value value;
   std::vector<std::string> warnings;
   std::vector<std::string> infos;
+  // Prometheus's query statistics (the API's stats=1): the samples the
+  // selectors read (one per step and series for an instant selector, every
+  // sample in every step's window for a range selector) and the most
+  // samples the query held in memory at once.
+  int64_t total_queryable_samples = 0;
+  int64_t peak_samples = 0;
 };
 
 class Engine {

@@ -274,7 +274,8 @@ double Quantile(double q, std::vector<double>* values) {
 
 Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q,
                      int64_t start, int64_t end, int64_t interval,
-                     Annotations* annos, Deadline deadline, int64_t* samples)
+                     Annotations* annos, Deadline deadline,
+                     SampleCounters* counters)
     : opts_(opts),
       queryable_(q),
       start_(start),
@@ -282,14 +283,15 @@ Evaluator::Evaluator(const EngineOptions& opts, storage::Queryable* q,
       interval_(interval),
       annos_(annos),
       deadline_(deadline),
-      samples_(samples),
+      counters_(counters),
+      samples_(&counters->current),
       query_start_(start),
       query_end_(end),
       query_step_(start == end ? 0 : interval) {}
 
 Evaluator Evaluator::Child(int64_t start, int64_t end, int64_t interval) const {
   Evaluator c(opts_, queryable_, start, end, interval, annos_, deadline_,
-              samples_);
+              counters_);
   c.query_start_ = query_start_;
   c.query_end_ = query_end_;
   c.query_step_ = query_step_;
@@ -325,6 +327,7 @@ absl::Status Deadline::Check() const {
 
 absl::Status Evaluator::AddSamples(int64_t n) {
   *samples_ += n;
+  if (*samples_ > counters_->peak) counters_->peak = *samples_;
   if (*samples_ > opts_.max_samples) {
     return absl::ResourceExhaustedError(
         "query processing would load too many samples into memory in query "

@@ -15,6 +15,7 @@
 #define VIGIL_PROMQL_INTERNAL_EVAL_H_
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -225,6 +226,17 @@ struct Deadline {
   absl::Status Check() const;
 };
 
+// The sample counts of one query, shared by its evaluators (subqueries
+// included): held now (against max_samples), the most held at once, and
+// Prometheus's totalQueryableSamples (a point per step and series for
+// instant selectors, every sample of every step's window for range
+// selectors). `queried` is atomic: RangeSeriesAll's blocks add to it.
+struct SampleCounters {
+  int64_t current = 0;
+  int64_t peak = 0;
+  std::atomic<int64_t> queried{0};
+};
+
 // Counts the work of an inner loop (samples, steps) and checks the
 // deadline every kEvery units: often enough that a cancelled query stops
 // within a millisecond or so, rarely enough to cost nothing measurable.
@@ -250,7 +262,7 @@ class Evaluator {
  public:
   Evaluator(const EngineOptions& opts, storage::Queryable* q, int64_t start,
             int64_t end, int64_t interval, Annotations* annos,
-            Deadline deadline, int64_t* samples);
+            Deadline deadline, SampleCounters* counters);
 
   // Evaluates `e` over all steps. The sample count of the result stays
   // accounted (against max_samples) until the caller's own result replaces
@@ -283,6 +295,10 @@ class Evaluator {
   absl::Status CheckDeadline() const { return deadline_.Check(); }
   const Deadline& deadline() const { return deadline_; }
   absl::Status AddSamples(int64_t n);
+  // Adds to the query's totalQueryableSamples. Thread-safe.
+  void AddQueried(int64_t n) const {
+    counters_->queried.fetch_add(n, std::memory_order_relaxed);
+  }
   // Fails like AddSamples if `n` more samples would exceed the limit,
   // without accounting them.
   absl::Status CheckRoomFor(int64_t n) const;
@@ -348,7 +364,8 @@ class Evaluator {
   int64_t start_, end_, interval_;
   Annotations* annos_;
   Deadline deadline_;
-  int64_t* samples_;
+  SampleCounters* counters_;
+  int64_t* samples_;  // &counters_->current
   int64_t query_start_, query_end_;
   int64_t query_step_;  // 0 for an instant query
 };

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 
+#include "absl/cleanup/cleanup.h"
 #include "core/go/strconv.h"
 #include "core/parallel.h"
 #include "core/status_macros.h"
@@ -100,6 +101,8 @@ absl::Status Evaluator::RangeSeries(
     out->vs.reserve(most);
   }
   WorkMeter meter(deadline_);
+  int64_t queried = 0;  // reported once, even when a check fails midway
+  absl::Cleanup report = [&] { AddQueried(queried); };
   // Two pointers: [lo, hi) is the window (ref - range, ref]; both only move
   // forward as the steps advance (a pinned window stays put).
   for (int64_t t = start_; t <= end_; t += interval_, step++) {
@@ -108,6 +111,7 @@ absl::Status Evaluator::RangeSeries(
     while (hi < n && rs.ts[hi] <= ref) hi++;
     while (lo < hi && rs.ts[lo] <= from) lo++;
     VIGIL_RETURN_IF_ERROR(meter.Add(hi - lo + 1));
+    queried += static_cast<int64_t>(hi - lo);
     if (lo >= hi) continue;
     VIGIL_RETURN_IF_ERROR(CheckRoomFor(static_cast<int64_t>(hi - lo)));
     if (fn == nullptr) {

@@ -145,6 +145,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
   };
   auto sink = [&](Series ser) -> absl::Status {
     if (ser.ts.empty()) return absl::OkStatus();
+    AddQueried(static_cast<int64_t>(ser.ts.size()));
     VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
     out.push_back(std::move(ser));
     return absl::OkStatus();
@@ -249,6 +250,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalMatrixTop(const Expr& e) {
       }
     }
     if (s.ts.empty()) continue;
+    AddQueried(static_cast<int64_t>(s.ts.size()));
     VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(s.ts.size())));
     v.mat.push_back(std::move(s));
   }

@@ -206,9 +206,43 @@ TEST_CASE("query limit truncates with a warning; stats adds timings", "[api]") {
             {{"query", "up"}, {"time", "600"}, {"stats", "true"}});
   CHECK(r.body.find(R"("stats":{"timings":{"evalTotalTime":)") !=
         std::string::npos);
+  // As Prometheus counts them: a point per series and step for an instant
+  // selector (Prometheus 2.42 answers 2 and 2 here too).
   CHECK(r.body.find(
-            R"("samples":{"totalQueryableSamples":0,"peakSamples":0}})") !=
+            R"("samples":{"totalQueryableSamples":2,"peakSamples":2}})") !=
         std::string::npos);
+}
+
+// totalQueryableSamples counts every sample of every step's window for a
+// range selector, (t - range, t] as Prometheus 3 selects them (Prometheus
+// 2.42's windows also include t - range: 10 and 15 there).
+TEST_CASE("query stats count the samples the selectors read", "[api]") {
+  Fixture f;
+  auto samples = [](const std::string& body) {
+    size_t at = body.find(R"("samples":)");
+    return at == std::string::npos ? std::string() : body.substr(at);
+  };
+  auto r = f.Get(
+      "/api/v1/query",
+      {{"query", "count_over_time(up[1m])"}, {"time", "600"}, {"stats", "1"}});
+  CHECK(samples(r.body).find(R"("totalQueryableSamples":8,)") !=
+        std::string::npos);
+  r = f.Get("/api/v1/query_range", {{"query", "rate(req_total[1m])"},
+                                    {"start", "540"},
+                                    {"end", "600"},
+                                    {"step", "30"},
+                                    {"stats", "1"}});
+  CHECK(samples(r.body).find(R"("totalQueryableSamples":12,)") !=
+        std::string::npos);
+  r = f.Get("/api/v1/query_range", {{"query", "sum(up)"},
+                                    {"start", "540"},
+                                    {"end", "600"},
+                                    {"step", "30"},
+                                    {"stats", "1"}});
+  // Six points read; the peak holds at least the six loaded at once.
+  CHECK(samples(r.body).find(R"("totalQueryableSamples":6,"peakSamples":)") !=
+        std::string::npos);
+  CHECK(samples(r.body).find(R"("peakSamples":0)") == std::string::npos);
 }
 
 TEST_CASE("query_range returns a sorted matrix, by GET and form POST",

@@ -35,9 +35,9 @@ size_t Points(const promql::Value& v) {
   return n;
 }
 
-// Prometheus's default stats renderer: timings and sample counts (Vigil's
-// engine does not count queryable samples per query yet: 0).
-void WriteStats(JsonWriter& w, double queue_s, double eval_s, double total_s) {
+// Prometheus's default stats renderer: timings and sample counts.
+void WriteStats(JsonWriter& w, const promql::Result& r, double queue_s,
+                double eval_s, double total_s) {
   w.StartObject();
   w.Key("timings");
   w.StartObject();
@@ -57,9 +57,9 @@ void WriteStats(JsonWriter& w, double queue_s, double eval_s, double total_s) {
   w.Key("samples");
   w.StartObject();
   w.Key("totalQueryableSamples");
-  w.Int(0);
+  w.Int(r.total_queryable_samples);
   w.Key("peakSamples");
-  w.Int(0);
+  w.Int(r.peak_samples);
   w.EndObject();
   w.EndObject();
 }
@@ -210,7 +210,7 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
     w.Value(result->value, limit);
     if (stats) {
       w.Key("stats");
-      WriteStats(w, queue_s, eval_s, total_s);
+      WriteStats(w, *result, queue_s, eval_s, total_s);
     }
     w.EndObject();
   };
