@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -192,7 +193,11 @@ absl::StatusOr<std::vector<config::TargetGroup>> ResolveDNS(
 
 struct DiscoveryManager::State {
   Provider provider;
-  int64_t next_refresh_ms = 0;  // 0: now
+  bool is_dns = false;
+  std::thread worker;               // DNS only; guarded by mu_
+  bool stop = false;                // DNS only; guarded by mu_
+  std::atomic<bool> exited{false};  // set by the worker as it returns
+  int64_t next_refresh_ms = 0;      // 0: now
   std::string file_sig;
   bool have_groups = false;
   std::vector<config::TargetGroup> groups;  // guarded by mu_ for reads
@@ -202,10 +207,12 @@ struct DiscoveryManager::State {
 };
 
 DiscoveryManager::DiscoveryManager(UpdateFn on_update, Logger* logger,
-                                   int64_t poll_interval_ms)
+                                   int64_t poll_interval_ms,
+                                   DnsResolveFn resolve)
     : on_update_(std::move(on_update)),
       logger_(logger),
-      poll_ms_(poll_interval_ms) {}
+      poll_ms_(poll_interval_ms),
+      resolve_(resolve ? std::move(resolve) : DnsResolveFn(ResolveName)) {}
 
 DiscoveryManager::~DiscoveryManager() { Stop(); }
 
@@ -220,11 +227,50 @@ void DiscoveryManager::ApplyConfig(std::vector<Provider> providers) {
     }
     auto s = std::make_shared<State>();
     s->provider = std::move(p);
+    s->is_dns = std::holds_alternative<config::DNSSDConfig>(s->provider.config);
     next[s->provider.key] = std::move(s);
   }
+  for (auto& [key, s] : states_) {
+    auto it = next.find(key);
+    if (it != next.end() && it->second == s) continue;
+    if (s->worker.joinable()) {
+      s->stop = true;
+      retired_.push_back(s);
+    }
+  }
   states_ = std::move(next);
+  for (auto& [key, s] : states_) StartDNSLocked(s);
+  ReapLocked();
   kick_ = true;
   cv_.notify_all();
+}
+
+void DiscoveryManager::StartDNSLocked(const std::shared_ptr<State>& s) {
+  if (!started_ || stop_ || !s->is_dns || s->worker.joinable()) return;
+  s->stop = false;
+  s->exited = false;
+  s->worker = std::thread([this, s] { RunDNS(s); });
+}
+
+void DiscoveryManager::ReapLocked() {
+  std::erase_if(retired_, [](const std::shared_ptr<State>& s) {
+    if (!s->exited) return false;
+    s->worker.join();  // it has returned: immediate
+    return true;
+  });
+}
+
+void DiscoveryManager::RunDNS(std::shared_ptr<State> s) {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stop_ && !s->stop) {
+    l.unlock();
+    Refresh(*s, NowMs());
+    l.lock();
+    int64_t wait = std::max<int64_t>(s->next_refresh_ms - NowMs(), 1);
+    cv_.wait_for(l, std::chrono::milliseconds(wait),
+                 [&] { return stop_ || s->stop; });
+  }
+  s->exited = true;
 }
 
 std::vector<config::TargetGroup> DiscoveryManager::Groups(
@@ -239,16 +285,26 @@ void DiscoveryManager::Start() {
   std::lock_guard<std::mutex> l(mu_);
   if (thread_.joinable()) return;
   stop_ = false;
+  started_ = true;
   thread_ = std::thread([this] { Run(); });
+  for (auto& [key, s] : states_) StartDNSLocked(s);
 }
 
 void DiscoveryManager::Stop() {
+  std::vector<std::thread> threads;
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
+    started_ = false;
     cv_.notify_all();
+    if (thread_.joinable()) threads.push_back(std::move(thread_));
+    for (auto& [key, s] : states_) {
+      if (s->worker.joinable()) threads.push_back(std::move(s->worker));
+    }
+    for (auto& s : retired_) threads.push_back(std::move(s->worker));
+    retired_.clear();
   }
-  if (thread_.joinable()) thread_.join();
+  for (std::thread& t : threads) t.join();
 }
 
 void DiscoveryManager::Run() {
@@ -256,7 +312,9 @@ void DiscoveryManager::Run() {
   while (!stop_) {
     kick_ = false;
     std::vector<std::shared_ptr<State>> states;
-    for (const auto& [k, s] : states_) states.push_back(s);
+    for (const auto& [k, s] : states_) {
+      if (!s->is_dns) states.push_back(s);  // DNS ones run on their own
+    }
     l.unlock();
     for (const auto& s : states) {
       Refresh(*s, NowMs());
@@ -311,7 +369,7 @@ void DiscoveryManager::Refresh(State& s, int64_t now_ms) {
     std::vector<config::TargetGroup> out;
     bool any_ok = false;
     for (const std::string& name : d.names) {
-      auto g = ResolveName(d, name);
+      auto g = resolve_(d, name);
       if (g.ok()) {
         any_ok = true;
         s.dns_last[name] = *g;
@@ -333,6 +391,7 @@ void DiscoveryManager::Refresh(State& s, int64_t now_ms) {
   bool changed;
   {
     std::lock_guard<std::mutex> l(mu_);
+    if (s.stop) return;  // removed while it looked up: report nothing
     changed = !s.have_groups || !SameGroups(s.groups, *fresh);
     if (changed) {
       s.groups = *fresh;

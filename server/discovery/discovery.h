@@ -6,10 +6,14 @@
 // discovery manager: file_sd_configs (re-read when a file's mtime or size
 // changes, polled every poll_interval, and at least every refresh_interval)
 // and dns_sd_configs (A, AAAA through getaddrinfo; SRV through res_query;
-// resolved every refresh_interval). One thread for all providers.
+// resolved every refresh_interval). The file providers share one thread;
+// each DNS provider refreshes on a thread of its own, as Prometheus runs
+// every provider in its own goroutine, so a resolver that takes seconds to
+// time out delays no other discovery.
 //
 // Each provider produces the full list of its target groups; `on_update` is
-// called (on the discovery thread, no lock held) when that list changes,
+// called (on a discovery thread, no lock held; possibly concurrently for
+// different keys) when that list changes,
 // and once after the first successful refresh. Errors on a refresh keep the
 // last good groups and are logged, as Prometheus does. Thread-safe.
 #ifndef VIGIL_SERVER_DISCOVERY_DISCOVERY_H_
@@ -55,11 +59,17 @@ absl::StatusOr<config::TargetGroup> ParseSRVAnswer(const unsigned char* answer,
                                                    int n,
                                                    const std::string& name);
 
+// Resolves one name of a dns_sd config into its group (ResolveDNS's step).
+using DnsResolveFn = std::function<absl::StatusOr<config::TargetGroup>(
+    const config::DNSSDConfig& c, const std::string& name)>;
+
 class DiscoveryManager {
  public:
-  // `logger` may be null; it must outlive the manager.
+  // `logger` may be null; it must outlive the manager. `resolve` replaces
+  // the system resolver (null: getaddrinfo / res_query).
   DiscoveryManager(UpdateFn on_update, Logger* logger,
-                   int64_t poll_interval_ms = 2000);
+                   int64_t poll_interval_ms = 2000,
+                   DnsResolveFn resolve = nullptr);
   ~DiscoveryManager();
   DiscoveryManager(const DiscoveryManager&) = delete;
   DiscoveryManager& operator=(const DiscoveryManager&) = delete;
@@ -78,16 +88,26 @@ class DiscoveryManager {
  private:
   struct State;
   void Run();
+  void RunDNS(std::shared_ptr<State> s);
+  // REQUIRES: mu_ held. Starts the thread of a DNS provider once started.
+  void StartDNSLocked(const std::shared_ptr<State>& s);
+  // REQUIRES: mu_ held. Joins retired DNS threads that have finished.
+  void ReapLocked();
   void Refresh(State& s, int64_t now_ms);
 
   UpdateFn on_update_;
   Logger* logger_;
   int64_t poll_ms_;
+  DnsResolveFn resolve_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
   bool kick_ = false;
+  bool started_ = false;
   std::map<std::string, std::shared_ptr<State>> states_;
+  // DNS providers removed by ApplyConfig whose thread may still be in a
+  // lookup; joined once it has finished, or by Stop().
+  std::vector<std::shared_ptr<State>> retired_;
   std::thread thread_;
 };
 

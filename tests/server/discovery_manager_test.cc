@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -301,4 +303,63 @@ TEST_CASE("SRV answers give host:port targets with the meta labels",
   CHECK(g->targets[1].Get("__address__") == "web-1.svc.cluster.local:8081");
 
   CHECK(!vigil::server::discovery::ParseSRVAnswer(m.data(), 5, name).ok());
+}
+
+// A resolver that takes seconds (a DNS server that never answers) delays
+// neither the file providers nor another DNS provider, and removing or
+// stopping its provider does not wait for the lookup to give up.
+TEST_CASE("a slow DNS lookup blocks no other provider", "[discovery]") {
+  vigil::testutil::TempDir dir;
+  const std::string file = dir.Sub("t.json");
+  std::ofstream(file) << R"([{"targets": ["a:1"]}])";
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<int> slow_lookups{0};
+  auto resolve = [&](const DNSSDConfig&,
+                     const std::string& name) -> absl::StatusOr<TargetGroup> {
+    if (name == "slow.example") {
+      ++slow_lookups;
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait_for(l, std::chrono::seconds(20), [&] { return release; });
+    }
+    TargetGroup g;
+    g.source = name;
+    g.targets.push_back(vigil::Labels{{"__address__", name + ":80"}});
+    return g;
+  };
+  Recorder rec;
+  DiscoveryManager dm([&](const std::string& k,
+                          const std::vector<TargetGroup>& g) { rec.On(k, g); },
+                      nullptr, 50, resolve);
+  DNSSDConfig slow, fast;
+  slow.names = {"slow.example"};
+  fast.names = {"fast.example"};
+  slow.type = fast.type = DNSRecordType::kA;
+  slow.port = fast.port = 80;
+  FileSDConfig f;
+  f.files = {file};
+  dm.ApplyConfig(
+      {Provider{"slow", slow}, Provider{"fast", fast}, Provider{"file", f}});
+  dm.Start();
+  REQUIRE(WaitFor([&] { return slow_lookups.load() == 1; }));
+  // While the slow lookup hangs, the others report and keep following.
+  REQUIRE(WaitFor([&] { return rec.Addrs("fast").size() == 1; }, 2000));
+  REQUIRE(WaitFor([&] { return rec.Addrs("file").size() == 1; }, 2000));
+  std::ofstream(file) << R"([{"targets": ["a:1", "b:2"]}])";
+  CHECK(WaitFor([&] { return rec.Addrs("file").size() == 2; }, 2000));
+  CHECK(rec.Addrs("slow").empty());
+
+  // Dropping the slow provider returns at once; its lookup ends later.
+  auto t0 = std::chrono::steady_clock::now();
+  dm.ApplyConfig({Provider{"fast", fast}, Provider{"file", f}});
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
+  {
+    std::lock_guard<std::mutex> l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  dm.Stop();  // joins the slow lookup's thread
+  CHECK(slow_lookups.load() == 1);
+  CHECK(rec.Addrs("slow").empty());  // a removed provider reports nothing
 }
