@@ -355,6 +355,7 @@ absl::Status ScrapeLoop::AppendPage(storage::Appender* app,
     switch (*e) {
       case textparse::Entry::kEOF:
         if (limit_hit) {
+          rep->sample_limit_exceeded = true;
           return absl::ResourceExhaustedError("sample limit exceeded");
         }
         return absl::OkStatus();

@@ -59,6 +59,9 @@ struct ScrapeReport {
   // Samples storage refused without failing the scrape.
   uint64_t out_of_order = 0;
   uint64_t duplicate = 0;
+  // The scrape failed because it had more samples than sample_limit
+  // (prometheus_target_scrapes_exceeded_sample_limit_total).
+  bool sample_limit_exceeded = false;
 };
 
 // HELP / TYPE / UNIT of one metric family, as last seen on the page.

@@ -531,7 +531,7 @@ void ScrapeManager::WorkerMain() {
       const ScrapeReport rep = st->loop.LastReport();
       absl::MutexLock stl(&stats_mu_);
       stats_.sample_out_of_order_total += rep.out_of_order;
-      if (rep.error == "sample limit exceeded") {
+      if (rep.sample_limit_exceeded) {
         ++stats_.exceeded_sample_limit_total;
       }
       if (st->prev_start > 0 && w.start > st->prev_start) {

@@ -196,10 +196,13 @@ TEST_CASE("sample_limit fails the scrape and appends nothing", "[scrape]") {
   auto o = Opts();
   o.sample_limit = 2;
   ScrapeLoop loop(db.app.get(), kTarget, "u", o, nullptr);
-  REQUIRE(Scrape(loop, "a 1\nb 2\n", kT0).up);
+  auto ok = Scrape(loop, "a 1\nb 2\n", kT0);
+  REQUIRE(ok.up);
+  CHECK_FALSE(ok.sample_limit_exceeded);
   auto rep = Scrape(loop, "a 1\nb 2\nc 3\n", kT0 + kStep);
   CHECK_FALSE(rep.up);
   CHECK(rep.error == "sample limit exceeded");
+  CHECK(rep.sample_limit_exceeded);
   CHECK(db.Metric("c").empty());
   CHECK(db.ValueAt("scrape_samples_scraped", kT0 + kStep) == 3);
   CHECK(db.ValueAt("scrape_samples_post_metric_relabeling", kT0 + kStep) == 3);
