@@ -45,6 +45,8 @@ struct Metadata {
 struct DBStats {
   uint64_t num_series = 0;        // series known (head + persisted)
   uint64_t head_samples = 0;      // samples in open head chunks
+  uint64_t head_chunks = 0;       // chunks in memory (open and not yet
+                                  // written), of series not deleted
   uint64_t appended_samples = 0;  // samples accepted since Open
   uint64_t out_of_order = 0;      // samples rejected as out of order
   uint64_t duplicate = 0;         // same timestamp, different value

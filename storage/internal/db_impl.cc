@@ -524,9 +524,13 @@ DBStats DBImpl::Stats() {
   st.num_series = head_->NumSeries();
   uint64_t hidden = 0;
   head_->ForEach([&](MemSeries* s) {
-    if (s->indexed.load(std::memory_order_relaxed) && Hidden(s)) ++hidden;
+    const bool hide = s->indexed.load(std::memory_order_relaxed) && Hidden(s);
+    if (hide) ++hidden;
     SpinLockHolder l(&s->mu);
     st.head_samples += s->chunk.num_samples();
+    if (!hide) {
+      st.head_chunks += s->pending.size() + (s->chunk.num_samples() > 0);
+    }
   });
   st.num_series -= std::min(hidden, st.num_series);
   st.appended_samples = appended_.load();

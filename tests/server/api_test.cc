@@ -527,6 +527,7 @@ TEST_CASE("status/tsdb reports the cardinality audit", "[api]") {
       r.body.rfind(
           R"({"status":"success","data":{"headStats":{"numSeries":3,"numLabelPairs":4,)",
           0) == 0);
+  CHECK(r.body.find(R"("chunkCount":3,)") != std::string::npos);
   CHECK(r.body.find(R"("seriesCountByMetricName":[{"name":"up","value":2}])") !=
         std::string::npos);
   CHECK(

@@ -356,5 +356,40 @@ TEST_CASE("Iterators: Seek, NextBatch and Next agree across chunks and ranges",
   }
 }
 
+// Stats().head_chunks is what ForEachChunk reports as in the head, without
+// walking the chunks on disk (status/tsdb's chunkCount).
+TEST_CASE("Stats counts the chunks held in memory", "[db]") {
+  testutil::TempDir tmp;
+  Options o;
+  o.max_chunk_samples = 16;
+  auto db = MustOpen(tmp.path(), o);
+  auto in_head = [&] {
+    uint64_t n = 0;
+    REQUIRE(
+        db->ForEachChunk(kMinTimestamp, kMaxTimestamp, [&](const ChunkMeta& c) {
+            n += c.in_head ? 1 : 0;
+          }).ok());
+    return n;
+  };
+  CHECK(db->Stats().head_chunks == 0);
+  auto app = db->NewAppender();
+  for (int i = 0; i < 40; ++i) {
+    REQUIRE(app->Append(0, {{"__name__", "m"}, {"a", "1"}}, i * 1000, i).ok());
+    REQUIRE(app->Append(0, {{"__name__", "m"}, {"a", "2"}}, i * 1000, i).ok());
+  }
+  REQUIRE(app->Commit().ok());
+  const uint64_t before = db->Stats().head_chunks;
+  CHECK(before >= 2);  // each series' open chunk at least
+  CHECK(before == in_head());
+  REQUIRE(db->Flush().ok());
+  CHECK(db->Stats().head_chunks == in_head());
+  // A deleted series' chunks are not counted.
+  REQUIRE(db->DeleteSeries(std::vector{Eq("a", "2")}, kMinTimestamp,
+                           kMaxTimestamp)
+              .ok());
+  CHECK(db->Stats().head_chunks == in_head());
+  CHECK(db->Stats().head_chunks <= before / 2);
+}
+
 }  // namespace
 }  // namespace vigil::storage

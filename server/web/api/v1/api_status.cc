@@ -174,9 +174,7 @@ void Api::StatusTsdb(const net::HttpRequest& req,
       min_time = st.min_time;
       max_time = st.max_time;
     }
-    (void)opts_.db->ForEachChunk(
-        min_time, max_time,
-        [&](const storage::ChunkMeta& c) { chunks += c.in_head ? 1 : 0; });
+    chunks = static_cast<int64_t>(st.head_chunks);
   }
   std::vector<Stat> metric_stats(by_metric.begin(), by_metric.end());
   std::vector<Stat> pair_stats(by_pair.begin(), by_pair.end());
