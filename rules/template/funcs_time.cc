@@ -116,6 +116,14 @@ const Table& DurationMethods() {
 }  // namespace
 
 const FuncDef* LookupMethod(const Value& receiver, std::string_view name) {
+  const MethodSet* own = nullptr;
+  if (receiver.kind == Kind::kRecord && receiver.record)
+    own = receiver.record->methods.get();
+  if (receiver.kind == Kind::kList && receiver.list)
+    own = receiver.list->methods.get();
+  if (receiver.kind == Kind::kMap && receiver.map)
+    own = receiver.map->methods.get();
+  if (own != nullptr) return own->methods.Find(name);
   const Table* table = nullptr;
   if (receiver.kind == Kind::kTime) table = &TimeMethods();
   if (receiver.kind == Kind::kDuration) table = &DurationMethods();
