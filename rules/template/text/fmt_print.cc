@@ -3,6 +3,7 @@
 #include "core/go/time.h"
 #include "core/go/utf8.h"
 #include "rules/template/text/fmt_printer.h"
+#include "rules/template/time_zone.h"
 
 namespace vigil::rules::tmpl {
 
@@ -139,7 +140,7 @@ void Printer::PrintValue(const Value& v, int verb, int depth) {
           verb == 'q') {
         // Strings take all five verbs.
         (void)FmtString(v.nil_ptr               ? "<nil>"
-                        : v.kind == Kind::kTime ? go::TimeString(v.i, v.nsec)
+                        : v.kind == Kind::kTime ? TimeValueString(v)
                                                 : go::DurationString(v.i),
                         verb);
         return;
