@@ -82,6 +82,15 @@ class TemplateSet::Impl {
 
 namespace {
 
+// Go's text of an errno: strerror with a lower-case first letter
+// ("no such file or directory").
+std::string Errno(int err) {
+  std::string s = std::strerror(err);
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z')
+    s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
+
 std::string Basename(const std::string& path) {
   size_t end = path.find_last_not_of('/');
   if (end == std::string::npos) return path.empty() ? "." : "/";
@@ -96,7 +105,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::InvalidArgumentError(
-        fmt::format("open {}: {}", path, std::strerror(errno)));
+        fmt::format("open {}: {}", path, Errno(errno)));
   }
   std::string data;
   char buf[65536];
@@ -107,7 +116,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
       int err = errno;
       ::close(fd);
       return absl::InvalidArgumentError(
-          fmt::format("read {}: {}", path, std::strerror(err)));
+          fmt::format("read {}: {}", path, Errno(err)));
     }
     if (r == 0) break;
     data.append(buf, static_cast<size_t>(r));

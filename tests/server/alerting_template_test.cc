@@ -3,6 +3,7 @@
 // override named templates, Go's parse and execution errors, and Vigil's
 // default messages (asserted by content, not byte for byte).
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -185,4 +186,261 @@ TEST_CASE("Notification data: KV methods", "[alerting][template]") {
   CHECK(ExecError("{{ .GroupLabels.Remove }}") ==
         "template: :1:15: executing \"\" at <.GroupLabels.Remove>: wrong "
         "number of args for Remove: want 1 got 0");
+}
+
+TEST_CASE("Functions", "[alerting][template]") {
+  CHECK(Exec("{{ toUpper \"abc é\" }} {{ toLower \"ABC É\" }}") ==
+        "ABC É abc é");
+  CHECK(Exec("{{ title \"hELLO wORLD don't foo_bar 1st x-y a.b\" }}") ==
+        "Hello World Don't Foo_bar 1St X-Y A.b");  // as Alertmanager prints
+  CHECK(Exec("[{{ trimSpace \" \\t x y \\n\" }}]") == "[x y]");
+  CHECK(Exec("{{ stringSlice \"a\" \"b\" | join \", \" }}") == "a, b");
+  CHECK(Exec("{{ printf \"%T %v\" (stringSlice) (stringSlice) }}") ==
+        "[]string []");
+  CHECK(Exec("{{ join \"-\" nil }}") == "");
+  CHECK(Exec("{{ match \"^gpu-[0-9]\" \"gpu-1:8000\" }} {{ match \"x$\" \"y\" "
+             "}}") == "true false");
+  CHECK(Exec("{{ reReplaceAll \"(.*):[0-9]+\" \"$1\" \"gpu-1:8000\" }}") ==
+        "gpu-1");
+  CHECK(Exec("{{ safeHtml \"<b>\" }} {{ printf \"%T\" (safeHtml \"x\") }}") ==
+        "<b> template.HTML");
+  CHECK(Exec("{{ date \"2006-01-02 15:04\" (index .Alerts 0).StartsAt }}") ==
+        "2024-01-15 10:00");
+  CHECK(Exec("{{ (index .Alerts 0).StartsAt | tz \"Europe/Berlin\" }}") ==
+        "2024-01-15 11:00:00 +0100 CET");
+  CHECK(Exec("{{ (index .Alerts 0).StartsAt | tz \"America/New_York\" | date "
+             "\"15:04 MST -07:00 Z0700\" }}") == "05:00 EST -05:00 -0500");
+  CHECK(Exec("{{ ((index .Alerts 0).StartsAt | tz \"UTC\").Format \"Z07:00\" "
+             "}}") == "Z");
+  CHECK(Exec("{{ (index .Alerts 0).StartsAt | tz \"Asia/Kolkata\" | date "
+             "\"Jan 2 15:04 Z07:00\" }}") == "Jan 15 15:30 +05:30");
+  // since counts from the notification's time: now is T0+10m.
+  CHECK(Exec("{{ since (index .Alerts 0).StartsAt }}") == "10m0s");
+  CHECK(Exec("{{ since (index .Alerts 1).StartsAt | humanizeDuration }}") ==
+        "9m 0s");
+  CHECK(Exec("{{ humanizeDuration 3725 }} {{ humanizeDuration \"90\" }}") ==
+        "1h 2m 5s 1m 30s");
+}
+
+TEST_CASE("Function errors read as Go's", "[alerting][template]") {
+  CHECK(ExecError("{{ reReplaceAll \"(\" \"x\" \"y\" }}") ==
+        "template: :1:3: executing \"\" at <reReplaceAll \"(\" \"x\" \"y\">: "
+        "error calling reReplaceAll: regexp: Compile(`(`): error parsing "
+        "regexp: missing closing ): `(`");
+  CHECK(ExecError("{{ match \"(\" \"x\" }}") ==
+        "template: :1:3: executing \"\" at <match \"(\" \"x\">: error calling "
+        "match: error parsing regexp: missing closing ): `(`");
+  CHECK(ExecError("{{ toUpper 1 }}") ==
+        "template: :1:11: executing \"\" at <1>: expected string; found 1");
+  CHECK(ExecError("{{ join \",\" \"a\" }}") ==
+        "template: :1:12: executing \"\" at <\"a\">: can't handle \"a\" for "
+        "arg of type []string");
+  CHECK(ExecError("{{ join \",\" .Alerts }}") ==
+        "template: :1:12: executing \"\" at <.Alerts>: wrong type for value; "
+        "expected []string; got template.Alerts");
+  CHECK(ExecError("{{ title }}") ==
+        "template: :1:3: executing \"\" at <title>: wrong number of args for "
+        "title: want 1 got 0");
+  CHECK(ExecError("{{ date \"15:04\" \"x\" }}") ==
+        "template: :1:16: executing \"\" at <\"x\">: can't handle \"x\" for "
+        "arg of type time.Time");
+  CHECK(ExecError("{{ date \"15:04\" .Receiver }}") ==
+        "template: :1:16: executing \"\" at <.Receiver>: wrong type for "
+        "value; expected time.Time; got string");
+  CHECK(ExecError("{{ date \"15:04\" nil }}") ==
+        "template: :1:16: executing \"\" at <nil>: cannot assign nil to "
+        "time.Time");
+  CHECK(ExecError("{{ (index .Alerts 0).StartsAt | tz \"Mars/Base\" }}") ==
+        "template: :1:32: executing \"\" at <tz \"Mars/Base\">: error calling "
+        "tz: unknown time zone Mars/Base");
+  CHECK(ExecError("{{ humanizeDuration \"x\" }}") ==
+        "template: :1:3: executing \"\" at <humanizeDuration \"x\">: error "
+        "calling humanizeDuration: strconv.ParseFloat: parsing \"x\": invalid "
+        "syntax");
+  CHECK(ExecError("{{ index .Alerts 5 }}") ==
+        "template: :1:3: executing \"\" at <index .Alerts 5>: error calling "
+        "index: index out of range: 5");
+  CHECK(ExecError("{{ .Nope }}") ==
+        "template: :1:3: executing \"\" at <.Nope>: can't evaluate field Nope "
+        "in type *template.Data");
+  CHECK(ExecError("{{ (index .Alerts 0).Labels.Nope.X }}") ==
+        "template: :1:18: executing \"\" at <0>: can't evaluate field X in "
+        "type string");
+  // Prometheus's functions are not Alertmanager's.
+  auto set = Defaults();
+  CHECK(set->Check("{{ humanize 1 }}").message() ==
+        "template: :1: function \"humanize\" not defined");
+  CHECK(set->Check("{{ query \"up\" }}").message() ==
+        "template: :1: function \"query\" not defined");
+  CHECK(set->Check("{{ if }}").message() ==
+        "template: :1: missing value for if");
+  CHECK(set->Check("{{ template \"slack.default.title\" . }}").ok());
+  CHECK(Defaults()->ExecuteText("", Sample()).value().empty());
+}
+
+TEST_CASE("Template files define and override named templates",
+          "[alerting][template][files]") {
+  TempDir dir;
+  WriteFile(dir.Sub("a.tmpl"),
+            "{{ define \"team.title\" }}{{ .CommonLabels.alertname }} on "
+            "{{ .CommonLabels.cluster }}{{ end }}\n"
+            "{{ define \"vigil.default.title\" }}CUSTOM "
+            "{{ template \"team.title\" . }}{{ end }}\n");
+  WriteFile(dir.Sub("b.tmpl"),
+            "{{ define \"team.title\" }}{{ .Status }}: "
+            "{{ .CommonLabels.alertname }}{{ end }}");
+  WriteFile(dir.Sub("body.txt"), "body of {{ .Receiver }}");
+  auto set = TemplateSet::Load(
+      {dir.Sub("*.tmpl"), dir.Sub("body.txt"), dir.Sub("none-*.tmpl")});
+  REQUIRE(set.ok());
+  Notification n = Sample();
+  // b.tmpl comes after a.tmpl and replaces its team.title.
+  CHECK((*set)->ExecuteText("{{ template \"team.title\" . }}", n).value() ==
+        "firing: KVCacheCritical");
+  // Overriding a default changes the Alertmanager names aliased to it.
+  CHECK((*set)
+            ->ExecuteText("{{ template \"slack.default.title\" . }}", n)
+            .value() == "CUSTOM firing: KVCacheCritical");
+  CHECK((*set)->ExecuteText("{{ template \"__subject\" . }}", n).value() ==
+        "CUSTOM firing: KVCacheCritical");
+  // A file's body is a template named after the file.
+  CHECK((*set)->ExecuteText("{{ template \"body.txt\" . }}", n).value() ==
+        "body of team-a\\.pager");
+  // The text's own definitions win over the files'.
+  CHECK((*set)
+            ->ExecuteText("{{ define \"team.title\" }}inline{{ end }}"
+                          "{{ template \"slack.default.title\" . }}",
+                          n)
+            .value() == "CUSTOM inline");
+  CHECK((*set)->Check("{{ template \"nosuch\" . }}").ok());  // parses
+  CHECK((*set)
+            ->ExecuteText("{{ template \"nosuch\" . }}", n)
+            .status()
+            .message() ==
+        "template: :1:12: executing \"\" at <{{template \"nosuch\" .}}>: "
+        "template \"nosuch\" not defined");
+  // An empty redefinition does not replace a template (Go's rule).
+  WriteFile(dir.Sub("c.tmpl"), "{{ define \"team.title\" }} {{ end }}");
+  auto set2 = TemplateSet::Load({dir.Sub("*.tmpl")});
+  REQUIRE(set2.ok());
+  CHECK((*set2)->ExecuteText("{{ template \"team.title\" . }}", n).value() ==
+        "firing: KVCacheCritical");
+}
+
+TEST_CASE("Template file errors name the file and line",
+          "[alerting][template][files]") {
+  TempDir dir;
+  WriteFile(dir.Sub("bad.tmpl"),
+            "{{ define \"x\" }}\nok\n{{ humanize 1 }}\n{{ end }}\n");
+  auto bad = TemplateSet::Load({dir.Sub("bad.tmpl")});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() ==
+        "template: bad.tmpl:3: function \"humanize\" not defined");
+
+  WriteFile(dir.Sub("bad.tmpl"), "line one\n{{ define \"x\" }}{{ .Status ");
+  bad = TemplateSet::Load({dir.Sub("bad.tmpl")});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() == "template: bad.tmpl:2: unclosed action");
+
+  WriteFile(dir.Sub("bad.tmpl"), "{{ define \"x\" }}{{ if }}{{ end }}");
+  bad = TemplateSet::Load({dir.Sub("bad.tmpl")});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() == "template: bad.tmpl:1: missing value for if");
+
+  bad = TemplateSet::Load({dir.Sub("[")});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() == "syntax error in pattern");
+
+  std::filesystem::create_directory(dir.Sub("d.tmpl"));
+  bad = TemplateSet::Load({dir.Sub("d.tmpl")});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() ==
+        "read " + dir.Sub("d.tmpl") + ": is a directory");
+
+  // An execution error inside a file's template names that file.
+  TempDir ok_dir;
+  WriteFile(ok_dir.Sub("my.tmpl"),
+            "{{ define \"my.title\" }}\n  {{ .Nope }}{{ end }}");
+  auto set = TemplateSet::Load({ok_dir.Sub("*.tmpl")});
+  REQUIRE(set.ok());
+  CHECK((*set)
+            ->ExecuteText("{{ template \"my.title\" . }}", Sample())
+            .status()
+            .message() ==
+        "template: my.tmpl:2:5: executing \"my.title\" at <.Nope>: can't "
+        "evaluate field Nope in type *template.Data");
+}
+
+TEST_CASE("Default templates", "[alerting][template][defaults]") {
+  Notification n = Sample();
+  std::string title = Exec("{{ template \"vigil.default.title\" . }}", n);
+  CHECK(title.find("[FIRING:2") == 0);
+  CHECK(title.find("RESOLVED:1") != std::string::npos);
+  CHECK(title.find("KVCacheCritical (cluster=a, severity=critical)") !=
+        std::string::npos);
+  CHECK(title.find('\n') == std::string::npos);
+
+  std::string msg = Exec("{{ template \"vigil.default.message\" . }}", n);
+  for (const char* want :
+       {"Firing (2)", "Resolved (1)", "KV cache full on gpu-1",
+        "KV cache full on gpu-2", "KV cache full on gpu-3", "Usage is 99%",
+        "https://runbooks.example/kv", "https://runbooks.example/kv2",
+        "instance=gpu-1:8000", "2024-01-15 10:00:00 UTC",
+        "http://vigil:9090/graph?g0.expr=up"}) {
+    INFO(want);
+    CHECK(msg.find(want) != std::string::npos);
+  }
+  // Firing alerts come before resolved ones.
+  CHECK(msg.find("gpu-2") < msg.find("Resolved (1)"));
+  CHECK(msg.find("Resolved (1)") < msg.find("gpu-3"));
+
+  // Only resolved alerts: no firing section, title says RESOLVED.
+  Notification resolved = Sample();
+  resolved.alerts.erase(resolved.alerts.begin(), resolved.alerts.begin() + 2);
+  CHECK(Exec("{{ template \"vigil.default.title\" . }}", resolved)
+            .find("[RESOLVED] KVCacheCritical") == 0);
+  std::string rmsg =
+      Exec("{{ template \"vigil.default.message\" . }}", resolved);
+  CHECK(rmsg.find("Firing") == std::string::npos);
+  CHECK(rmsg.find("Resolved (1)") != std::string::npos);
+
+  // Every Alertmanager name users' templates reference renders something.
+  for (const char* name :
+       {"__subject", "email.default.subject", "email.default.html",
+        "slack.default.title", "slack.default.text", "discord.default.title",
+        "discord.default.message", "telegram.default.message",
+        "msteams.default.title", "msteams.default.text", "vigil.default.html",
+        "vigil.default.subject", "vigil.default.text",
+        "vigil.default.wecom.message", "vigil.default.dingtalk.message",
+        "vigil.default.feishu.message"}) {
+    INFO(name);
+    std::string out = Exec(std::string("{{ template \"") + name + "\" . }}", n);
+    bool names_it = out.find("KVCacheCritical") != std::string::npos ||
+                    out.find("KV cache full on gpu-1") != std::string::npos;
+    CHECK(names_it);
+  }
+  std::string list = Exec("{{ template \"__text_alert_list\" .Alerts }}", n);
+  CHECK(list.find("KV cache full on gpu-3") != std::string::npos);
+}
+
+TEST_CASE("HTML execution escapes printed values",
+          "[alerting][template][html]") {
+  Notification n = Sample();
+  n.alerts[0].annotations =
+      Labels{{"summary", "<script>alert('x') & \"y\" +1</script>"}};
+  auto set = Defaults();
+  std::string text = "{{ (index .Alerts 0).Annotations.summary }}";
+  CHECK(set->ExecuteHtml(text, n).value() ==
+        "&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34; &#43;1&lt;/"
+        "script&gt;");
+  CHECK(set->ExecuteText(text, n).value() ==
+        "<script>alert('x') & \"y\" +1</script>");
+  // Template text and template.HTML values pass through.
+  CHECK(set->ExecuteHtml("<b>{{ safeHtml \"<i>x</i>\" }}</b>", n).value() ==
+        "<b><i>x</i></b>");
+  std::string body =
+      set->ExecuteHtml("{{ template \"email.default.html\" . }}", n).value();
+  CHECK(body.find("&lt;script&gt;") != std::string::npos);
+  CHECK(body.find("<script>") == std::string::npos);
+  CHECK(body.find("<table") != std::string::npos);
 }
