@@ -136,6 +136,7 @@ constexpr std::string_view kDefaults = R"tmpl(
 
 {{/* ---- Alertmanager's names, as aliases ---- */}}
 
+{{ define "__alertmanager" }}Vigil{{ end }}
 {{ define "__subject" }}{{ template "vigil.default.title" . }}{{ end }}
 {{ define "__description" }}{{ end }}
 {{ define "__text_alert_list" }}{{ template "vigil.default.alert_list" . }}{{ end }}
@@ -144,11 +145,20 @@ constexpr std::string_view kDefaults = R"tmpl(
 {{ define "email.default.html" }}{{ template "vigil.default.html" . }}{{ end }}
 {{ define "slack.default.title" }}{{ template "vigil.default.title" . }}{{ end }}
 {{ define "slack.default.text" }}{{ template "vigil.default.slack.message" . }}{{ end }}
+{{ define "slack.default.username" }}{{ template "__alertmanager" . }}{{ end }}
+{{ define "slack.default.titlelink" }}{{ template "__alertmanagerURL" . }}{{ end }}
+{{ define "slack.default.fallback" }}{{ template "slack.default.title" . }}{{ end }}
+{{ define "slack.default.callbackid" }}{{ end }}
+{{ define "slack.default.pretext" }}{{ end }}
+{{ define "slack.default.iconemoji" }}{{ end }}
+{{ define "slack.default.iconurl" }}{{ end }}
+{{ define "slack.default.footer" }}{{ end }}
 {{ define "discord.default.title" }}{{ template "vigil.default.title" . }}{{ end }}
 {{ define "discord.default.message" }}{{ template "vigil.default.message" . }}{{ end }}
 {{ define "telegram.default.message" }}{{ template "vigil.default.telegram.message" . }}{{ end }}
 {{ define "msteams.default.title" }}{{ template "vigil.default.title" . }}{{ end }}
 {{ define "msteams.default.text" }}{{ template "vigil.default.message" . }}{{ end }}
+{{ define "msteams.default.summary" }}{{ template "vigil.default.title" . }}{{ end }}
 )tmpl";
 
 }  // namespace

@@ -409,8 +409,9 @@ TEST_CASE("Default templates", "[alerting][template][defaults]") {
        {"__subject", "email.default.subject", "email.default.html",
         "slack.default.title", "slack.default.text", "discord.default.title",
         "discord.default.message", "telegram.default.message",
-        "msteams.default.title", "msteams.default.text", "vigil.default.html",
-        "vigil.default.subject", "vigil.default.text",
+        "msteams.default.title", "msteams.default.text",
+        "msteams.default.summary", "slack.default.fallback",
+        "vigil.default.html", "vigil.default.subject", "vigil.default.text",
         "vigil.default.wecom.message", "vigil.default.dingtalk.message",
         "vigil.default.feishu.message"}) {
     INFO(name);
@@ -421,6 +422,40 @@ TEST_CASE("Default templates", "[alerting][template][defaults]") {
   }
   std::string list = Exec("{{ template \"__text_alert_list\" .Alerts }}", n);
   CHECK(list.find("KV cache full on gpu-3") != std::string::npos);
+}
+
+// Configurations written for Alertmanager may list its own template files
+// (Debian installs them): they load, override Vigil's aliases, and render
+// as Alertmanager's template semantics say.
+TEST_CASE("Alertmanager's own template files load and render",
+          "[alerting][template][files]") {
+  const std::string dir = "/usr/share/prometheus/alertmanager/";
+  REQUIRE(std::filesystem::exists(dir + "default.tmpl"));
+  auto set = TemplateSet::Load({dir + "default.tmpl", dir + "email.tmpl"});
+  REQUIRE(set.ok());
+  Notification n = Sample();
+  // __subject: status and firing count, the group's values, then the
+  // common labels' values beyond the group's.
+  CHECK((*set)
+            ->ExecuteText("{{ template \"slack.default.title\" . }}", n)
+            .value() == "[FIRING:2] KVCacheCritical a (critical)");
+  std::string list =
+      (*set)
+          ->ExecuteText("{{ template \"__text_alert_list\" .Alerts.Firing }}",
+                        n)
+          .value();
+  CHECK(list.find(" - instance = gpu-2:8000\n") != std::string::npos);
+  CHECK(list.find(" - summary = KV cache full on gpu-1\n") !=
+        std::string::npos);
+  CHECK(list.find("gpu-3") == std::string::npos);
+  CHECK((*set)
+            ->ExecuteText("{{ template \"slack.default.titlelink\" . }}", n)
+            .value() == "http://vigil:9093/#/alerts?receiver=team-a%5C.pager");
+  auto html = (*set)->ExecuteHtml("{{ template \"email.default.html\" . }}", n);
+  REQUIRE(html.ok());
+  CHECK(html->find("KV cache full on gpu-3") != std::string::npos);
+  CHECK(html->find("3 alerts for") != std::string::npos);
+  CHECK(html->find("[2] Firing") != std::string::npos);
 }
 
 TEST_CASE("HTML execution escapes printed values",
