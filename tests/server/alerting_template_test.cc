@@ -3,12 +3,22 @@
 // override named templates, Go's parse and execution errors, and Vigil's
 // default messages (asserted by content, not byte for byte).
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/go/time.h"
+#include "rapidjson/document.h"
 #include "server/alerting/template.h"
+#include "server/net/http_client.h"
+#include "server/net/http_server.h"
+#include "tests/testutil/ports.h"
+#include "tests/testutil/process.h"
+#include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
 
 namespace {
@@ -478,4 +488,155 @@ TEST_CASE("HTML execution escapes printed values",
   CHECK(body.find("&lt;script&gt;") != std::string::npos);
   CHECK(body.find("<script>") == std::string::npos);
   CHECK(body.find("<table") != std::string::npos);
+}
+
+namespace {
+
+// A template exercising the data model and the functions, rendered by a
+// real Alertmanager (into a Slack message) and by Vigil.
+constexpr char kProbeTemplate[] = R"tmpl(
+{{ define "probe.title" }}{{ .Receiver }}|{{ .Status }}|{{ .ExternalURL }}|{{ .GroupLabels }}|{{ .CommonLabels.SortedPairs }}|{{ .CommonAnnotations }}|{{ .CommonLabels.Names | join "," }}|{{ .CommonLabels.Values | join "," }}|{{ (.CommonLabels.Remove .GroupLabels.Names) }}|{{ len .Alerts.Firing }}/{{ len .Alerts.Resolved }}{{ end }}
+{{ define "probe.text" }}{{ range $i, $a := .Alerts }}{{ $i }} {{ .Status }} {{ .Labels }} {{ .Annotations.SortedPairs }} {{ .StartsAt }} {{ .EndsAt }} {{ .StartsAt.Unix }} {{ .StartsAt.Format "Mon Jan 2 15:04:05.000" }} {{ .GeneratorURL }} {{ .Fingerprint }}
+{{ end }}{{ range .Alerts.Firing }}F:{{ .Labels.instance }} {{ end }}{{ range .Alerts.Resolved }}R:{{ .Labels.instance }} {{ end }}
+{{ toUpper "abc" }} {{ toLower "ÀBC" }} {{ title "hello wORLD x-y 1st" }} {{ match "^gpu" .CommonLabels.alertname }} {{ reReplaceAll "(\\w+)-(\\d)" "$2-$1" "gpu-1 gpu-2" }} {{ safeHtml "<b>" }} {{ stringSlice "a" "b" }} {{ printf "%T %T %T %T" . .Alerts .CommonLabels .CommonLabels.SortedPairs }} {{ printf "%v" (index .Alerts 0).Labels.SortedPairs.Names }} {{ .Receiver | urlquery }} {{ printf "%q" .Status }}{{ end }}
+)tmpl";
+
+std::string Rfc3339Ms(int64_t ms) {
+  return vigil::go::TimeFormat(ms / 1000,
+                               static_cast<int32_t>(ms % 1000) * 1000000,
+                               "2006-01-02T15:04:05.000Z07:00");
+}
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+TEST_CASE("Templates render as a real Alertmanager renders them",
+          "[alerting][template][peer]") {
+  const char kAlertmanager[] = "prometheus-alertmanager";
+  if (!vigil::testutil::HaveCommand(kAlertmanager)) {
+    WARN("skipped: " << kAlertmanager << " not installed");
+    return;
+  }
+  // The Slack endpoint Alertmanager posts its rendered message to.
+  std::mutex mu;
+  std::vector<std::string> posts;
+  vigil::net::HttpServer sink;
+  sink.Handle(
+      "POST", "/slack",
+      [&](const vigil::net::HttpRequest& req, vigil::net::HttpResponse* resp) {
+        std::lock_guard<std::mutex> l(mu);
+        posts.push_back(req.body);
+        resp->status = 200;
+        resp->body = "ok";
+      });
+  auto sink_port = sink.Start("127.0.0.1:0");
+  REQUIRE(sink_port.ok());
+
+  TempDir dir;
+  WriteFile(dir.Sub("probe.tmpl"), kProbeTemplate);
+  WriteFile(dir.Sub("am.yml"),
+            "route:\n"
+            "  receiver: team.chat\n"
+            "  group_by: [alertname, cluster]\n"
+            "  group_wait: 1s\n"
+            "receivers:\n"
+            "  - name: team.chat\n"
+            "    slack_configs:\n"
+            "      - api_url: http://127.0.0.1:" +
+                std::to_string(*sink_port) +
+                "/slack\n"
+                "        channel: '#x'\n"
+                "        send_resolved: true\n"
+                "        title: '{{ template \"probe.title\" . }}'\n"
+                "        text: '{{ template \"probe.text\" . }}'\n"
+                "templates: ['" +
+                dir.Sub("*.tmpl") + "']\n");
+  const int port = vigil::testutil::FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  vigil::testutil::Process am(
+      {kAlertmanager, "--config.file=" + dir.Sub("am.yml"),
+       "--storage.path=" + dir.Sub("data"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port),
+       "--web.external-url=http://am.example:9093",
+       "--cluster.listen-address="},
+      dir.Sub("am.log"));
+  REQUIRE(am.started());
+
+  // Two firing alerts and one resolved a minute ago, all in one group.
+  const int64_t now = WallMs();
+  Notification n;
+  n.receiver = "team.chat";
+  n.group_labels = Labels{{"alertname", "GpuHot"}, {"cluster", "a"}};
+  n.external_url = "http://am.example:9093";
+  const int64_t starts[] = {now - 3600123, now - 1800456, now - 7200789};
+  for (int i = 0; i < 3; ++i) {
+    Alert a = MakeAlert(
+        {{"alertname", "GpuHot"},
+         {"cluster", "a"},
+         {"instance", "gpu-" + std::to_string(i + 1)},
+         {"severity", "critical"}},
+        {{"summary", "hot <" + std::to_string(i + 1) + ">"}, {"team", "infra"}},
+        starts[i], i == 2 ? now - 60000 : 0);
+    n.alerts.push_back(a);
+  }
+  std::string payload = "[";
+  for (size_t i = 0; i < n.alerts.size(); ++i) {
+    const Alert& a = n.alerts[i];
+    if (i > 0) payload += ",";
+    payload += "{\"labels\":{";
+    for (size_t j = 0; j < a.labels.size(); ++j) {
+      payload += (j ? ",\"" : "\"") + a.labels[j].name + "\":\"" +
+                 a.labels[j].value + "\"";
+    }
+    payload += "},\"annotations\":{\"summary\":\"" +
+               std::string(a.annotations.Get("summary")) +
+               "\",\"team\":\"infra\"},\"startsAt\":\"" +
+               Rfc3339Ms(a.starts_at) + "\",";
+    if (a.ends_at != 0)
+      payload += "\"endsAt\":\"" + Rfc3339Ms(a.ends_at) + "\",";
+    payload += "\"generatorURL\":\"" + a.generator_url + "\"}";
+  }
+  payload += "]";
+
+  vigil::net::HttpClient client;
+  bool posted = false;
+  for (int i = 0; i < 100 && !posted; ++i) {
+    vigil::net::FetchRequest req;
+    req.method = "POST";
+    req.url = base + "/api/v2/alerts";
+    req.headers = {{"Content-Type", "application/json"}};
+    req.body = payload;
+    req.timeout_ms = 2000;
+    auto r = client.FetchSync(req);
+    posted = r.error.empty() && r.status == 200;
+    if (!posted) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  INFO("alertmanager log: " << vigil::testutil::ReadFile(dir.Sub("am.log")));
+  REQUIRE(posted);
+  std::string body;
+  for (int i = 0; i < 100 && body.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard<std::mutex> l(mu);
+    if (!posts.empty()) body = posts[0];
+  }
+  REQUIRE_FALSE(body.empty());
+  rapidjson::Document doc;
+  doc.Parse(body.c_str());
+  REQUIRE(doc.IsObject());
+  const auto& att = doc["attachments"][0];
+  std::string am_title = att["title"].GetString();
+  std::string am_text = att["text"].GetString();
+
+  n.now = WallMs();
+  auto set = TemplateSet::Load({dir.Sub("*.tmpl")});
+  REQUIRE(set.ok());
+  CHECK((*set)->ExecuteText("{{ template \"probe.title\" . }}", n).value() ==
+        am_title);
+  CHECK((*set)->ExecuteText("{{ template \"probe.text\" . }}", n).value() ==
+        am_text);
 }
