@@ -1,7 +1,11 @@
 // The notification template set: Alertmanager's data model (template.Data,
 // KV, Pairs, Alerts), its function map, template files that define and
 // override named templates, Go's parse and execution errors, and Vigil's
-// default messages (asserted by content, not byte for byte).
+// default messages (asserted by content, not byte for byte); and a probe
+// template rendered by a real Alertmanager into a Slack message and by
+// Vigil, compared byte for byte.
+#include <rapidjson/document.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -12,7 +16,6 @@
 #include <vector>
 
 #include "core/go/time.h"
-#include "rapidjson/document.h"
 #include "server/alerting/template.h"
 #include "server/net/http_client.h"
 #include "server/net/http_server.h"
