@@ -384,9 +384,9 @@ TEST_CASE("Stats counts the chunks held in memory", "[db]") {
   REQUIRE(db->Flush().ok());
   CHECK(db->Stats().head_chunks == in_head());
   // A deleted series' chunks are not counted.
-  REQUIRE(db->DeleteSeries(std::vector{Eq("a", "2")}, kMinTimestamp,
-                           kMaxTimestamp)
-              .ok());
+  REQUIRE(
+      db->DeleteSeries(std::vector{Eq("a", "2")}, kMinTimestamp, kMaxTimestamp)
+          .ok());
   CHECK(db->Stats().head_chunks == in_head());
   CHECK(db->Stats().head_chunks <= before / 2);
 }
