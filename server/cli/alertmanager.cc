@@ -46,7 +46,7 @@ std::string CheckTemplates(const std::vector<std::string>& globs) {
 }
 
 // treeprint's layout: "." then one "├── " / "└── " line per node, children
-// indented by "│   " or "    ".
+// indented by "│" plus padding, or four spaces.
 struct TreeNode {
   std::string text;
   std::vector<TreeNode> children;
@@ -57,7 +57,9 @@ void PrintTree(const std::vector<TreeNode>& nodes, const std::string& indent,
   for (size_t i = 0; i < nodes.size(); ++i) {
     const bool last = i + 1 == nodes.size();
     *out += indent + (last ? "└── " : "├── ") + nodes[i].text + "\n";
-    PrintTree(nodes[i].children, indent + (last ? "    " : "│   "), out);
+    // treeprint pads the link with two no-break spaces.
+    PrintTree(nodes[i].children, indent + (last ? "    " : "│\u00a0\u00a0 "),
+              out);
   }
 }
 

@@ -170,11 +170,12 @@ void DecodeMatchMap(GoYamlDecoder& d, const YAML::Node& n, bool regex,
   }
   if (!d.StringMap(n, &entries)) return;
   for (const auto& [f, v] : entries) {
+    // Alertmanager keeps a match_re value as its anchored regexp's text
+    // ("^(?:a|b)$"), which shows in route keys and trees.
     auto m = Matcher::Make(regex ? MatchType::kRegexMatch : MatchType::kEqual,
-                           f.key, v);
+                           f.key, regex ? "^(?:" + v + ")$" : v);
     if (!m.ok()) {
-      d.Fail(PosOf(f.value),
-             "error parsing regexp: " + std::string(m.status().message()));
+      d.Fail(PosOf(f.value), std::string(RegexpError(v, m.status()).message()));
       return;
     }
     out->push_back(*std::move(m));
