@@ -76,6 +76,22 @@ TEST_CASE("check alertmanager-config prints amtool's summary",
   CHECK(a.out == v.out);
 }
 
+TEST_CASE("check alertmanager-config parses the template files",
+          "[alerting][am-cli]") {
+  const RunResult v =
+      InData(kVigil + " check alertmanager-config bad_template.yml");
+  CHECK(v.code == 1);
+  CHECK(v.out ==
+        "Checking 'bad_template.yml'  SUCCESS\nFound:\n - global config\n"
+        " - route\n - 0 inhibit rules\n - 1 receivers\n - 1 templates\n"
+        "  FAILED: template: broken.tmpl:1: function \"nosuchfunc\" not "
+        "defined\n\n");
+  if (!HaveAmtool()) return;
+  const RunResult a = InData("amtool check-config bad_template.yml");
+  CHECK(a.code == 1);
+  CHECK(a.out == v.out);
+}
+
 TEST_CASE("check alertmanager-config fails where amtool fails",
           "[alerting][am-cli]") {
   const bool amtool = HaveAmtool();
