@@ -20,6 +20,10 @@ Commands:
   check metrics                      lint a /metrics page read from stdin
   check rules FILE...                validate rule files (promtool check rules)
   check config FILE...               validate prometheus.yml and its rule files
+  check alertmanager-config FILE...  validate alertmanager.yml (amtool check-config)
+  alertmanager routes [show] FILE    print the routing tree (amtool config routes)
+  alertmanager routes test FILE [--verify.receivers=R,..] [--tree] LABEL=VALUE...
+                                     the receivers a label set reaches
   tsdb import openmetrics FILE DIR   backfill an OpenMetrics file into DIR
   tsdb dump DIR [--match=SELECTOR] [--min-time=MS] [--max-time=MS]
                                      print every sample (promtool's format)
@@ -82,6 +86,10 @@ int main(int argc, char** argv) {
   if (cmd == "check" && sub == "rules") return vigil::cli::CheckRules(rest(2));
   if (cmd == "check" && sub == "config")
     return vigil::cli::CheckConfig(rest(2));
+  if (cmd == "check" && sub == "alertmanager-config")
+    return vigil::cli::CheckAlertmanagerConfig(rest(2));
+  if (cmd == "alertmanager" && sub == "routes")
+    return vigil::cli::AlertmanagerRoutes(rest(2));
   if (cmd == "test" && sub == "promql") return vigil::cli::TestPromql(rest(2));
   if (cmd == "test" && sub == "rules") return vigil::cli::TestRules(rest(2));
   if (cmd == "query") return vigil::cli::Query(rest(1));
