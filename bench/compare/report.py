@@ -123,7 +123,8 @@ def main():
     w(f"- load: `vigil-sim` (vLLM V1, V1, SGLang, vLLM V0 cycled over the hosts, "
       f"8 GPUs each with ECC counters, 96-CPU node pages, one gateway), "
       f"scraped every {a.interval} through its file_sd file; "
-      f"each server {a.warmup} s of warm-up, then a {window} s window; "
+      f"1 % of the gateway's requests answered 5xx (fault `gateway-5xx`, so "
+      f"the 5xx-ratio query has series); each server {a.warmup} s of warm-up, then a {window} s window; "
       f"rule pack `examples/llm/rules` (recording group every 15 s, alert "
       f"groups at the 15 s evaluation interval)\n")
     w(f"- queries: median `time_total` of {a.repeat} curl runs through each "
@@ -140,7 +141,8 @@ def main():
       "evaluates the rule pack and writes the results back through remote "
       "write); its samples count (`vm_rows_added_to_storage_total`) includes "
       "those; `-search.disableCache` so repeats are not answered from its "
-      "result cache. Prometheus and Vigil: `prometheus_tsdb_head_samples_"
+      "result cache, `-search.latencyOffset=0s` so it answers for the last "
+      "30 s as the other two do (its default hides them). Prometheus and Vigil: `prometheus_tsdb_head_samples_"
       "appended_total`, active series `prometheus_tsdb_head_series`; "
       "VictoriaMetrics: `vm_cache_entries{type=\"storage/hour_metric_ids\"}`\n")
     w("- disk: each server stopped with SIGTERM (Prometheus writes its head to "

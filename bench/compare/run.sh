@@ -274,8 +274,12 @@ for n in $sizes; do
   "$sim" --hosts="$n" --engines=vllm-v1,vllm-v1,sglang,vllm-v0 --cpus=96 --ecc --seed=1 \
     --listen=127.0.0.1:0 --sd-file="$sd" >"$work/sim-$n.log" 2>&1 &
   simpid=$!; PIDS+=("$simpid")
-  for _ in $(seq 200); do [ -s "$sd" ] && break; sleep 0.05; done
+  for _ in $(seq 200); do [ -s "$sd" ] && grep -q 'control on' "$work/sim-$n.log" && break; sleep 0.05; done
   [ -s "$sd" ] || { cat "$work/sim-$n.log" >&2; die "vigil-sim wrote no $sd"; }
+  # 1 % gateway 5xx, so that the seed's 5xx-ratio query has series to divide.
+  control=$(sed -n 's/.*control on \([0-9.:]*\).*/\1/p' "$work/sim-$n.log")
+  curl -sf -o /dev/null -XPOST -d '{"kind":"gateway-5xx","fraction":0.01}' "http://$control/control/fault" ||
+    die "vigil-sim at $control refused the gateway-5xx fault"
   targets=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$sd")
   write_configs "$sd"
   rec "$n" - targets "$targets"
