@@ -77,6 +77,7 @@ cleanup() {
   stopping=1
   trap '' INT TERM
   local p alive
+  [ -n "${NAP_PID:-}" ] && kill "$NAP_PID" 2>/dev/null
   for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for _ in $(seq 100); do
     alive=0
@@ -91,6 +92,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
+
+# Sleeps in the background and waits for it, so that a trapped signal is
+# handled at once rather than after the sleep.
+NAP_PID=
+nap() {
+  sleep "$1" &
+  NAP_PID=$!
+  wait "$NAP_PID" || true
+  NAP_PID=
+}
 
 results=$work/results.tsv
 : >"$results"
@@ -289,12 +300,12 @@ for n in $sizes; do
     echo "# $s: $n hosts ($targets targets) every $interval; warm-up ${warmup}s, window ${window}s" >&2
     start_server "$s" "$data" "$(free_port)"
     pids=("$SPID" ${VMALERT_PID:+"$VMALERT_PID"})
-    sleep "$warmup"
+    nap "$warmup"
     read -r samples0 _ <<<"$(counts "$s")"
     cpu0=$(cpu_seconds "${pids[@]}"); simcpu0=$(cpu_seconds "$simpid")
     : >"$work/rss"
     end=$((SECONDS + window))
-    while [ $SECONDS -lt $end ]; do status_kb VmRSS "${pids[@]}" >>"$work/rss"; sleep 2; done
+    while [ $SECONDS -lt $end ]; do status_kb VmRSS "${pids[@]}" >>"$work/rss"; nap 2; done
     cpu1=$(cpu_seconds "${pids[@]}"); simcpu1=$(cpu_seconds "$simpid")
     read -r samples1 active <<<"$(counts "$s")"
     rec "$n" "$s" cpu_s "$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { print b - a }')"
