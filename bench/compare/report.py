@@ -53,6 +53,8 @@ def derived(m, interval_s):
         "disk_per_sample": num(m.get("disk_bytes")) / num(m.get("samples_total"))
         if num(m.get("samples_total")) > 0 else math.nan,
         "disk_mib": num(m.get("disk_bytes")) / 2**20,
+        "snap_per_sample": num(m.get("snapshot_bytes")) / num(m.get("samples_total"))
+        if num(m.get("samples_total")) > 0 else math.nan,
         "stop_s": num(m.get("stop_ms")) / 1000,
         "ready_s": num(m.get("restart_ready_ms")) / 1000,
         "first_query_s": num(m.get("restart_query_ms")) / 1000,
@@ -72,6 +74,7 @@ ROWS = [
     ("rss_per_series", "RSS B / active series (steady)", 0.5, "best"),
     ("disk_mib", "disk MiB after the stop (du -sb)", None, None),
     ("disk_per_sample", "disk B / sample ingested", 1.0, "victoriametrics"),
+    ("snap_per_sample", "snapshot B / sample (admin snapshot before the stop)", None, None),
     ("stop_s", "stop (SIGTERM to exit, flushing) s", None, None),
     ("ready_s", "restart with that data: ready s", None, None),
     ("first_query_s", "restart with that data: first answer with data s", None, None),
@@ -147,9 +150,17 @@ def main():
       "VictoriaMetrics: `vm_cache_entries{type=\"storage/hour_metric_ids\"}`\n")
     w("- disk: each server stopped with SIGTERM (Prometheus writes its head to "
       "the WAL and `chunks_head/`, nothing is compacted into a block in a short "
-      "run; VictoriaMetrics flushes its in-memory parts; Vigil flushes), then "
+      "run; VictoriaMetrics flushes its in-memory parts; Vigil checkpoints its "
+      "open head chunks and truncates its `wal` family, but RocksDB keeps "
+      "them in its own write-ahead `.log` until a memtable flush, so after "
+      "a short run the directory is mostly that log), then "
       "`du -sb` of the whole data directory, divided by all samples ingested "
-      "over the run\n")
+      "over the run. A short run measures mostly write-ahead logs and fixed "
+      "overhead; the snapshot row (taken just before the stop through the "
+      "admin API: Prometheus writes its head into a compacted block, Vigil "
+      "a RocksDB checkpoint, VictoriaMetrics hard links to its parts; "
+      "`du -sb` of the snapshot directory) shows the compacted size where "
+      "the server compacts on a snapshot\n")
     w("- restart: the same binary started again on that directory (no "
       "vmalert); time to its ready endpoint (`/-/ready`, VictoriaMetrics "
       "`/health`) and to the first `up` query (at a time before the stop) "

@@ -168,12 +168,12 @@ start_server() {
   case $name in
     vigil)
       "$vigil" --config.file="$work/prom.yml" --storage.tsdb.path="$data" \
-        --web.listen-address="127.0.0.1:$port" --log.level=error \
+        --web.listen-address="127.0.0.1:$port" --web.enable-admin-api --log.level=error \
         >>"$work/$name.log" 2>&1 &
       SPID=$!; SREADY=/-/ready ;;
     prometheus)
       prometheus --config.file="$work/prom.yml" --storage.tsdb.path="$data" \
-        --storage.tsdb.retention.time=100y \
+        --storage.tsdb.retention.time=100y --web.enable-admin-api \
         --web.listen-address="127.0.0.1:$port" --log.level=error \
         >>"$work/$name.log" 2>&1 &
       SPID=$!; SREADY=/-/ready ;;
@@ -228,6 +228,26 @@ counts() {  # NAME -> "samples_ingested active_series"
 
 # result_series FILE -> number of series (or 1 for a scalar) of a query
 # answer, "error: ..." if it is not a success.
+# snapshot_bytes NAME DATA: asks the server for a snapshot of its data
+# (Prometheus writes its head into a block, Vigil a RocksDB checkpoint,
+# VictoriaMetrics hard links to its parts), prints `du -sb` of it and
+# removes it; "nan" if the server refuses.
+snapshot_bytes() {
+  local name=$1 data=$2 snap
+  if [ "$name" = victoriametrics ]; then
+    snap=$(curl -sf "$SAPI/snapshot/create" | python3 -c 'import json,sys; print(json.load(sys.stdin)["snapshot"])' 2>/dev/null) || snap=
+  else
+    snap=$(curl -sf -XPOST "$SAPI/api/v1/admin/tsdb/snapshot" | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["name"])' 2>/dev/null) || snap=
+  fi
+  if [ -z "$snap" ] || [ ! -d "$data/snapshots/$snap" ]; then echo nan; return 0; fi
+  du -sb "$data/snapshots/$snap" | cut -f1
+  if [ "$name" = victoriametrics ]; then
+    curl -sf -o /dev/null "$SAPI/snapshot/delete?snapshot=$snap" || rm -rf "$data/snapshots/$snap"
+  else
+    rm -rf "$data/snapshots/$snap"
+  fi
+}
+
 result_series() {
   python3 - "$1" <<'PY'
 import json, sys
@@ -321,6 +341,7 @@ for n in $sizes; do
     done <"$work/queries.tsv"
     read -r samples_total _ <<<"$(counts "$s")"
     rec "$n" "$s" samples_total "$samples_total"
+    rec "$n" "$s" snapshot_bytes "$(snapshot_bytes "$s" "$data")"
     tstop=$(date +%s)
     [ -n "${VMALERT_PID:-}" ] && stop_pid "$VMALERT_PID"
     t0=$(now_ms); stop_pid "$SPID"; rec "$n" "$s" stop_ms $(( $(now_ms) - t0 ))
