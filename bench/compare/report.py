@@ -158,9 +158,10 @@ def main():
       "over the run. A short run measures mostly write-ahead logs and fixed "
       "overhead; the snapshot row (taken just before the stop through the "
       "admin API: Prometheus writes its head into a compacted block, Vigil "
-      "a RocksDB checkpoint, VictoriaMetrics hard links to its parts; "
-      "`du -sb` of the snapshot directory) shows the compacted size where "
-      "the server compacts on a snapshot\n")
+      "a RocksDB checkpoint, VictoriaMetrics hard links to the parts it has "
+      "already written, which in a short run leaves out most samples, so its "
+      "figure is an undercount; `du -sb` of the snapshot directory) shows "
+      "the compacted size of Prometheus and Vigil\n")
     w("- restart: the same binary started again on that directory (no "
       "vmalert); time to its ready endpoint (`/-/ready`, VictoriaMetrics "
       "`/health`) and to the first `up` query (at a time before the stop) "

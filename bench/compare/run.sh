@@ -300,6 +300,7 @@ restart_time() {
 }
 
 echo "# work dir $work; results in $results" >&2
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 for n in $sizes; do
   sd=$work/sd-$n.json
   "$sim" --hosts="$n" --engines=vllm-v1,vllm-v1,sglang,vllm-v0 --cpus=96 --ecc --seed=1 \
@@ -357,7 +358,7 @@ done
 machine="$(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/^MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
 versions="vigil: $("$vigil" --version 2>&1 | head -1) ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')); prometheus: $(prometheus --version 2>&1 | head -1); victoria-metrics and vmalert: $(dpkg-query -W -f='${Version}' victoria-metrics 2>/dev/null || echo '?') (Debian)"
 python3 "$here/report.py" --results "$results" --queries "$work/queries.tsv" \
-  --machine "$machine" --versions "$versions" --command "$cmdline" --quick "$quick" \
+  --machine "$machine; load average $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end" --versions "$versions" --command "$cmdline" --quick "$quick" \
   --interval "$interval" --warmup "$warmup" --window "$window" --repeat "$repeat" \
   --step "$step" --range "$range" >"$work/report.md"
 cat "$work/report.md"
