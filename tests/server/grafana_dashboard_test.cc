@@ -6,26 +6,41 @@
 // Vigil itself) emit, and the threshold bands sit at the alert thresholds of
 // rules/alerts.yml.
 //
-// CheckQueriesReturnData (below) is the hook for the live check against a
-// running server fed by the simulator; the test case that calls it is hidden
-// ([.live]) and runs only when VIGIL_DASHBOARD_LIVE_URL is set.
+// And live ([live_sim]): Vigil scraping a small vigil-sim fleet every second
+// with the rule pack, every query of the dashboard (panels, annotations,
+// template variables; variables at All) returns data as an instant and as a
+// range query, faults injected through the simulator's control endpoint for
+// the panels that only have data during one (FaultFed). The same check
+// against any running server: VIGIL_DASHBOARD_LIVE_URL=http://host:port and
+// the hidden [.live] test.
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "promql/ast.h"
 #include "promql/parser.h"
 #include "rules/rule_file.h"
+#include "tests/testutil/ports.h"
+#include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
+#include "tests/testutil/tempdir.h"
 
 namespace {
 
@@ -358,52 +373,179 @@ std::vector<Selection> Selections() {
   };
 }
 
-}  // namespace
+// The answer of one HTTP API call: the API's error (or curl's / JSON's), or
+// the number of result series (1 for a scalar, the values of a label list).
+struct ApiAnswer {
+  std::string error;
+  size_t series = 0;
+};
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? "'\\''" : std::string(1, c);
+  return out + "'";
+}
+
+// GET base_url + path with the URL-encoded form `params`.
+ApiAnswer Api(const std::string& base_url, const std::string& path,
+              const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string cmd = "curl -sS -G --max-time 10";
+  for (const auto& [k, v] : params)
+    cmd += " --data-urlencode " + ShellQuote(k + "=" + v);
+  const auto res = Run(cmd + " " + ShellQuote(base_url + path));
+  ApiAnswer a;
+  rapidjson::Document body;
+  body.Parse(res.out.c_str());
+  if (res.code != 0) {
+    a.error = "curl: " + res.err;
+  } else if (body.HasParseError() || !body.IsObject()) {
+    a.error = "not JSON: " + res.out.substr(0, 200);
+  } else if (Str(body, "status") != "success") {
+    a.error = Str(body, "error");
+  } else if (body["data"].IsArray()) {
+    a.series = body["data"].Size();  // label values
+  } else if (body["data"]["result"].IsArray()) {
+    a.series = body["data"]["result"].Size();
+  } else {
+    a.series = 1;  // a scalar
+  }
+  return a;
+}
 
 // A query of the dashboard against a live server, and what came back.
 struct LiveResult {
   std::string where, query;
-  std::string error;  // the API's error, or curl's / JSON's
-  size_t series = 0;  // result series of the instant query
+  std::string error;        // interpolation error, or the API's
+  size_t series = 0;        // instant query at now (variables: values)
+  size_t range_series = 0;  // range query over the last `range_s` seconds
 };
 
-// The live check: runs every panel query (variables at All) as an instant
-// query against BASE_URL (e.g. "http://127.0.0.1:9090", a Vigil fed by the
-// simulator) and reports per query the API error or the number of series.
-// Empty results are reported, not judged: some panels need optional
-// exporter features (ECC counters, speculative decoding, a gateway).
-std::vector<LiveResult> CheckQueriesReturnData(const std::string& base_url) {
+// Runs every dashboard query, variables at All (the dashboard's allValue,
+// as Grafana sends it), against BASE_URL: panel and annotation queries as
+// an instant query now and as a range query over the last range_s seconds
+// at a step of range_s / 4 (range_s 0: instant only); variable queries as
+// Grafana's Prometheus data source runs label_values(selector, label), i.e.
+// /api/v1/label/<label>/values?match[]=selector.
+std::vector<LiveResult> CheckQueriesReturnData(const std::string& base_url,
+                                               int range_s = 0) {
   const rapidjson::Document d = LoadDashboard();
   const auto vars = Variables(d);
+  const std::string now = std::to_string(std::time(nullptr));
   std::vector<LiveResult> out;
   for (const auto& q : Queries(d)) {
-    if (q.is_variable) continue;
-    LiveResult r{q.where, "", "", 0};
+    LiveResult r{q.where, "", "", 0, 0};
     r.query = Interpolate(q.text, vars, {}, &r.error);
-    if (r.error.empty()) {
-      std::string quoted = "'";
-      for (char c : r.query) quoted += c == '\'' ? "'\\''" : std::string(1, c);
-      quoted += "'";
-      const auto res = Run("curl -sS -G --data-urlencode query=" + quoted +
-                           " '" + base_url + "/api/v1/query'");
-      rapidjson::Document body;
-      body.Parse(res.out.c_str());
-      if (res.code != 0) {
-        r.error = "curl: " + res.err;
-      } else if (body.HasParseError() || !body.IsObject()) {
-        r.error = "not JSON: " + res.out.substr(0, 200);
-      } else if (Str(body, "status") != "success") {
-        r.error = Str(body, "error");
-      } else if (body["data"]["result"].IsArray()) {
-        r.series = body["data"]["result"].Size();
+    if (!r.error.empty()) {
+      out.push_back(r);
+      continue;
+    }
+    if (q.is_variable) {
+      static const std::regex kLabelValues(
+          R"(^\s*label_values\(\s*(.*\S)\s*,\s*([a-zA-Z_]\w*)\s*\)\s*$)");
+      std::smatch m;
+      if (!std::regex_match(r.query, m, kLabelValues)) {
+        r.error = "not label_values(selector, label): not checked live";
       } else {
-        r.series = 1;  // a scalar
+        const ApiAnswer a =
+            Api(base_url, "/api/v1/label/" + m[2].str() + "/values",
+                {{"match[]", m[1]}});
+        r.error = a.error;
+        r.series = r.range_series = a.series;
       }
+      out.push_back(r);
+      continue;
+    }
+    ApiAnswer a =
+        Api(base_url, "/api/v1/query", {{"query", r.query}, {"time", now}});
+    r.error = a.error;
+    r.series = a.series;
+    if (r.error.empty() && range_s > 0) {
+      const int64_t end = std::stoll(now);
+      a = Api(base_url, "/api/v1/query_range",
+              {{"query", r.query},
+               {"start", std::to_string(end - range_s)},
+               {"end", now},
+               {"step", std::to_string(std::max(1, range_s / 4))}});
+      r.error = a.error;
+      r.range_series = a.series;
     }
     out.push_back(r);
   }
   return out;
 }
+
+// Where vigil-sim was built: the compile definition when CMake gives one,
+// else $VIGIL_SIM_BINARY, else next to `vigil` (both are in the build
+// directory's top level).
+std::string SimBinary() {
+#ifdef VIGIL_SIM_BINARY
+  return VIGIL_SIM_BINARY;
+#else
+  if (const char* e = std::getenv("VIGIL_SIM_BINARY")) return e;
+  return (fs::path(VIGIL_BINARY).parent_path() / "vigil-sim").string();
+#endif
+}
+
+// Dashboard queries that have data only while a fault is injected, and the
+// fault (POST /control/fault of vigil-sim) the live test injects for them.
+const std::map<std::string, std::string>& FaultFed() {
+  static const std::map<std::string, std::string> k = {
+      // nginx counts no 5xx series until one is answered.
+      {"Gateway 5xx share", R"({"kind":"gateway-5xx","fraction":0.2})"},
+      // ALERTS{severity="critical"} needs a firing critical alert: XidError
+      // has for: 0m (code 13, an application fault: the GPU stays up).
+      {"annotation Critical alerts",
+       R"({"kind":"xid","host":0,"gpu":1,"code":13})"},
+  };
+  return k;
+}
+
+// Dashboard queries that return no data on the simulated fleet, and why.
+// They must still run without error, and must stay empty (so the list is
+// kept honest: a query that starts returning data is taken off it).
+const std::map<std::string, std::string>& NoDataOnSim() {
+  static const std::map<std::string, std::string> k = {
+      {"panel 8 \"Requests/s\" C",
+       "sglang:num_requests_total is newer than the SGLang 0.4 page the "
+       "simulator follows (fixtures sglang.txt, CATALOG.md section 2); "
+       "the panel's vLLM and gateway rates have data"},
+  };
+  return k;
+}
+
+// vigil-sim's file_sd groups with the engine's `framework` and `variant`
+// added to the dcgm-exporter group of the same node, as
+// examples/llm/prometheus.yml labels its GPU hosts (the GPU panels filter
+// on them; the simulator gives dcgm groups only `job` and `node`).
+std::string LabelGpuHosts(const std::string& sd_json) {
+  rapidjson::Document d;
+  d.Parse(sd_json.c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  REQUIRE(d.IsArray());
+  std::map<std::string, std::pair<std::string, std::string>> engine;
+  for (const auto& g : d.GetArray()) {
+    const auto& l = g["labels"];
+    if (!Str(l, "framework").empty() && !Str(l, "variant").empty())
+      engine[Str(l, "node")] = {Str(l, "framework"), Str(l, "variant")};
+  }
+  size_t labelled = 0;
+  for (auto& g : d.GetArray()) {
+    auto& l = g["labels"];
+    auto it = engine.find(Str(l, "node"));
+    if (Str(l, "job") != "dcgm-exporter" || it == engine.end()) continue;
+    auto& a = d.GetAllocator();
+    l.AddMember("framework", rapidjson::Value(it->second.first.c_str(), a), a);
+    l.AddMember("variant", rapidjson::Value(it->second.second.c_str(), a), a);
+    ++labelled;
+  }
+  CHECK(labelled == engine.size());
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  d.Accept(w);
+  return buf.GetString();
+}
+
+}  // namespace
 
 TEST_CASE("grafana dashboard has what Grafana's import needs", "[grafana]") {
   const rapidjson::Document d = LoadDashboard();
@@ -641,4 +783,124 @@ TEST_CASE("grafana dashboard queries return data from a live server",
     CHECK(r.error.empty());
     if (r.error.empty() && r.series == 0) WARN(r.where << ": no data");
   }
+}
+
+TEST_CASE("grafana dashboard queries return data from vigil fed by vigil-sim",
+          "[grafana][live_sim]") {
+  using vigil::testutil::FreePort;
+  using vigil::testutil::Process;
+  using vigil::testutil::TempDir;
+  using vigil::testutil::WaitHttp;
+  const std::string sim_bin = SimBinary();
+  INFO("vigil-sim at " << sim_bin << " (build target vigil-sim)");
+  REQUIRE(fs::exists(sim_bin));
+  TempDir dir;
+  const std::string sd = dir.Sub("sd.json");
+
+  // A small mixed fleet: a vLLM V1 and an SGLang host, 2 GPUs each, with the
+  // ECC counters (the ECC panel needs them).
+  Process sim({sim_bin, "--hosts=2", "--engines=vllm-v1,sglang", "--gpus=2",
+               "--cpus=4", "--ecc", "--listen=127.0.0.1:0", "--sd-file=" + sd},
+              dir.Sub("sim.log"));
+  std::string control;
+  for (int i = 0; i < 100 && control.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::string log = ReadFile(dir.Sub("sim.log"));
+    std::smatch m;
+    if (std::regex_search(log, m, std::regex("control on ([0-9.:]+)")))
+      control = m[1];
+  }
+  INFO(ReadFile(dir.Sub("sim.log")));
+  REQUIRE_FALSE(control.empty());
+  REQUIRE(ReadFile(sd).find("\"job\":\"sglang\"") != std::string::npos);
+  const std::string targets = dir.Sub("targets.json");
+  std::ofstream(targets) << LabelGpuHosts(ReadFile(sd));
+  for (const auto& [what, fault] : FaultFed()) {
+    INFO(what << ": " << fault);
+    const auto r =
+        Run("curl -sS -o /dev/null -w '%{http_code}' -XPOST -d " +
+            ShellQuote(fault) + " http://" + control + "/control/fault");
+    CHECK(r.out == "201");
+  }
+
+  // The rule pack at a 1 s evaluation interval (the recording group sets
+  // its own 15s: that one line is changed in a copy), scrapes every second,
+  // Vigil scraping itself as job "vigil" (the freshness row), and an
+  // Alertmanager nobody listens on (the notification-error series).
+  std::string recording = ReadFile(kLlm + "/rules/recording.yml");
+  const std::string before = recording;
+  recording = std::regex_replace(recording, std::regex("\n    interval: 15s\n"),
+                                 "\n    interval: 1s\n");
+  REQUIRE(recording != before);
+  std::ofstream(dir.Sub("recording.yml")) << recording;
+  const int port = FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  std::ofstream(dir.Sub("prometheus.yml"))
+      << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+      << "  evaluation_interval: 1s\n"
+      << "rule_files:\n  - " << dir.Sub("recording.yml") << "\n  - " << kLlm
+      << "/rules/alerts.yml\n"
+      << "alerting:\n  alertmanagers:\n    - static_configs:\n"
+      << "        - targets: ['127.0.0.1:" << FreePort() << "']\n"
+      << "scrape_configs:\n  - job_name: sim\n    file_sd_configs:\n"
+      << "      - files: ['" << targets << "']\n"
+      << "  - job_name: vigil\n    static_configs:\n"
+      << "      - targets: ['127.0.0.1:" << port << "']\n";
+  Process vigil({VIGIL_BINARY, "--config.file=" + dir.Sub("prometheus.yml"),
+                 "--storage.tsdb.path=" + dir.Sub("data"),
+                 "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+                dir.Sub("vigil.log"));
+  INFO(ReadFile(dir.Sub("vigil.log")));
+  REQUIRE(WaitHttp(base + "/-/ready"));
+
+  // Until every query has data (the rules need two scrapes for rate()), at
+  // most 60 s.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::vector<LiveResult> results;
+  while (true) {
+    results = CheckQueriesReturnData(base, 10);
+    const bool all =
+        std::all_of(results.begin(), results.end(), [](const LiveResult& r) {
+          return r.error.empty() && ((r.series > 0 && r.range_series > 0) ||
+                                     NoDataOnSim().count(r.where));
+        });
+    if (all || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  CHECK(results.size() > 30);
+  for (const auto& r : results) {
+    INFO(r.where << "\n  " << r.query);
+    CHECK(r.error.empty());
+    if (auto it = NoDataOnSim().find(r.where); it != NoDataOnSim().end()) {
+      INFO("listed as having no data here (" << it->second
+                                             << "); it has now: unlist it");
+      CHECK(r.series + r.range_series == 0);
+      continue;
+    }
+    CHECK(r.series > 0);
+    CHECK(r.range_series > 0);
+  }
+  for (const auto& [where, why] : NoDataOnSim()) {
+    INFO(where << " is not a query of the dashboard");
+    CHECK(std::any_of(results.begin(), results.end(),
+                      [&](const LiveResult& r) { return r.where == where; }));
+  }
+
+  // The dashboard's framework filter reaches the llm:* series: the rules
+  // keep the target's `framework` label (one engine target each).
+  for (const char* fw : {"vllm", "sglang"}) {
+    for (const char* rule : {"llm:kv_usage:1m", "llm:out_tps:5m",
+                             "llm:ttft_p99:5m", "llm:queue_max:1m"}) {
+      const std::string q = std::string(rule) + "{framework=\"" + fw + "\"}";
+      const ApiAnswer a = Api(base, "/api/v1/query", {{"query", q}});
+      INFO(q << ": " << a.error);
+      CHECK(a.series == 1);
+    }
+  }
+
+  vigil.Signal(SIGTERM);
+  CHECK(vigil.Wait(15000) == 0);
+  sim.Signal(SIGTERM);
+  CHECK(sim.Wait(5000) >= 0);
 }
