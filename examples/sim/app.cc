@@ -82,10 +82,14 @@ std::vector<std::pair<std::string, std::string>> App::TargetLabels(
             {"job", EngineJob(e)},        {"node", node},
             {"service", "llm-inference"}, {"variant", EngineName(e)}};
   }
+  // The GPU host's exporters say which engine and variant its GPUs serve,
+  // as examples/llm/prometheus.yml labels them, so GPU panels filter too.
   return {
+      {"framework", EngineJob(e)},
       {"instance", instance},
       {"job", t.kind == PageKind::kDcgm ? "dcgm-exporter" : "node-exporter"},
-      {"node", node}};
+      {"node", node},
+      {"variant", EngineName(e)}};
 }
 
 std::string App::SdJson() const {

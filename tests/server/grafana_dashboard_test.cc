@@ -513,11 +513,11 @@ const std::map<std::string, std::string>& NoDataOnSim() {
   return k;
 }
 
-// vigil-sim's file_sd groups with the engine's `framework` and `variant`
-// added to the dcgm-exporter group of the same node, as
+// vigil-sim's file_sd labels each GPU host's exporters with the
+// `framework` and `variant` of the engine on the same node, as
 // examples/llm/prometheus.yml labels its GPU hosts (the GPU panels filter
-// on them; the simulator gives dcgm groups only `job` and `node`).
-std::string LabelGpuHosts(const std::string& sd_json) {
+// on them). Returns how many exporter groups carry them.
+size_t GpuHostsLabelled(const std::string& sd_json) {
   rapidjson::Document d;
   d.Parse(sd_json.c_str());
   REQUIRE_FALSE(d.HasParseError());
@@ -525,24 +525,21 @@ std::string LabelGpuHosts(const std::string& sd_json) {
   std::map<std::string, std::pair<std::string, std::string>> engine;
   for (const auto& g : d.GetArray()) {
     const auto& l = g["labels"];
-    if (!Str(l, "framework").empty() && !Str(l, "variant").empty())
+    if (Str(l, "service") == "llm-inference")
       engine[Str(l, "node")] = {Str(l, "framework"), Str(l, "variant")};
   }
   size_t labelled = 0;
-  for (auto& g : d.GetArray()) {
-    auto& l = g["labels"];
+  for (const auto& g : d.GetArray()) {
+    const auto& l = g["labels"];
+    const std::string job = Str(l, "job");
+    if (job != "dcgm-exporter" && job != "node-exporter") continue;
     auto it = engine.find(Str(l, "node"));
-    if (Str(l, "job") != "dcgm-exporter" || it == engine.end()) continue;
-    auto& a = d.GetAllocator();
-    l.AddMember("framework", rapidjson::Value(it->second.first.c_str(), a), a);
-    l.AddMember("variant", rapidjson::Value(it->second.second.c_str(), a), a);
-    ++labelled;
+    REQUIRE(it != engine.end());
+    CHECK(Str(l, "framework") == it->second.first);
+    CHECK(Str(l, "variant") == it->second.second);
+    labelled += !Str(l, "framework").empty() && !Str(l, "variant").empty();
   }
-  CHECK(labelled == engine.size());
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  d.Accept(w);
-  return buf.GetString();
+  return labelled;
 }
 
 }  // namespace
@@ -740,6 +737,18 @@ TEST_CASE("grafana dashboard thresholds are the alert thresholds",
   }
   CHECK(lines.size() >= 7);  // KV x2, queue x2, TTFT, TPOT, GPU temperature
 
+  // A panel of a recorded series shows what its expression reads (the
+  // hottest-GPU panel draws GPUTempHigh's line over llm:gpu_temp_max:1m).
+  const auto recording =
+      vigil::rules::ReadRuleFile(kLlm + "/rules/recording.yml");
+  REQUIRE(recording.ok());
+  std::map<std::string, std::set<std::string>> reads;
+  for (const auto& g : recording.groups) {
+    for (const auto& r : g.rules) {
+      CheckQuery(r.expr_text, false, &reads[r.name]);
+    }
+  }
+
   const rapidjson::Document d = LoadDashboard();
   const auto vars = Variables(d);
   const auto queries = Queries(d);
@@ -749,6 +758,11 @@ TEST_CASE("grafana dashboard thresholds are the alert thresholds",
       std::string err;
       std::set<std::string> names;
       CheckQuery(Interpolate(q.text, vars, {}, &err), q.is_variable, &names);
+      for (const std::string& used : std::set<std::string>(names)) {
+        auto it = reads.find(used);
+        if (it != reads.end())
+          names.insert(it->second.begin(), it->second.end());
+      }
       if (!names.count(name)) continue;
       for (double t : q.thresholds) found |= std::fabs(t - n) < 1e-9;
     }
@@ -813,8 +827,8 @@ TEST_CASE("grafana dashboard queries return data from vigil fed by vigil-sim",
   INFO(ReadFile(dir.Sub("sim.log")));
   REQUIRE_FALSE(control.empty());
   REQUIRE(ReadFile(sd).find("\"job\":\"sglang\"") != std::string::npos);
-  const std::string targets = dir.Sub("targets.json");
-  std::ofstream(targets) << LabelGpuHosts(ReadFile(sd));
+  CHECK(GpuHostsLabelled(ReadFile(sd)) == 2 * 2);  // dcgm + node, 2 hosts
+  const std::string targets = sd;
   for (const auto& [what, fault] : FaultFed()) {
     INFO(what << ": " << fault);
     const auto r =

@@ -15,10 +15,10 @@ import sys
 
 DS = {"type": "prometheus", "uid": "${datasource}"}
 
-# Label filters of the dashboard variables. The llm:* rules keep `job` (the
-# engine), `instance`, `variant` and `model_name`; the GPU hosts' exporters
-# carry `framework` and `variant` from prometheus.yml.
-ENG = 'job=~"$framework", variant=~"$variant", instance=~"$instance"'
+# Label filters of the dashboard variables. The llm:* rules keep
+# `framework`, `variant`, `job`, `instance` and `model_name`; the GPU hosts'
+# exporters carry `framework` and `variant` from prometheus.yml.
+ENG = 'framework=~"$framework", variant=~"$variant", instance=~"$instance"'
 GPU = 'framework=~"$framework", variant=~"$variant"'
 
 # Alert thresholds of rules/alerts.yml (warning, critical).
@@ -305,8 +305,7 @@ def gpu_row(d):
         "Hottest GPU per host",
         "llm:gpu_temp_max:1m of the dcgm-exporter targets that match the "
         "filters. Orange line: GPUTempHigh (any GPU > 85 C for 5m).",
-        targets(("llm:gpu_temp_max:1m and on (job, instance) group by (job, instance) "
-                 f"(DCGM_FI_DEV_GPU_TEMP{{{GPU}}})", "{{instance}}")),
+        targets((f"llm:gpu_temp_max:1m{{{GPU}}}", "{{instance}}")),
         unit="celsius", thresholds=steps("green", (GPU_TEMP_WARN, "orange"))), 8)
     d.add(timeseries(
         "GPU memory used",
@@ -363,7 +362,7 @@ def capacity_row(d):
         "Generated tokens/s per GPU, by variant",
         "sum of llm:out_tps:5m over the GPUs dcgm-exporter reports for the "
         "variant (needs the variant label on both, as in prometheus.yml).",
-        targets(('sum by (variant) (llm:out_tps:5m{job=~"$framework", variant=~"$variant"})'
+        targets(('sum by (variant) (llm:out_tps:5m{framework=~"$framework", variant=~"$variant"})'
                  f" / count by (variant) (DCGM_FI_DEV_GPU_UTIL{{{GPU}}})", "{{variant}}")),
         lo=0), 6)
     d.add(timeseries(
@@ -399,13 +398,13 @@ def templating():
          "query": "prometheus", "refresh": 1, "regex": "", "hide": 0,
          "current": {}, "options": []},
         variable("framework", "Framework",
-                 'label_values(up{service="llm-inference"}, job)',
-                 "Engine (the scrape job: vllm, sglang, trtllm)."),
+                 'label_values(up{service="llm-inference"}, framework)',
+                 "Engine (vllm, sglang, trtllm), from prometheus.yml."),
         variable("variant", "Variant",
-                 'label_values(up{service="llm-inference", job=~"$framework"}, variant)',
+                 'label_values(up{service="llm-inference", framework=~"$framework"}, variant)',
                  "Model and quantisation, from prometheus.yml."),
         variable("instance", "Instance",
-                 'label_values(up{service="llm-inference", job=~"$framework", variant=~"$variant"}, instance)',
+                 'label_values(up{service="llm-inference", framework=~"$framework", variant=~"$variant"}, instance)',
                  "Engine targets (filters the engine panels)."),
     ]}
 
