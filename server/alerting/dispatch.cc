@@ -51,7 +51,7 @@ struct FlushState {
   std::string group_key;
   std::string receiver;
   Labels group_labels;
-  std::vector<std::pair<uint64_t, Alert>> flushed;  // the group's snapshot
+  std::vector<std::pair<uint64_t, Alert>> flushed;    // the group's snapshot
   std::vector<Alert> firing_alerts, resolved_alerts;  // after muting
   std::vector<uint64_t> firing, resolved;             // sorted
   int64_t repeat_ms = 0;
@@ -83,7 +83,9 @@ class IntegrationWorker {
         external_url_(std::move(external_url)) {}
   ~IntegrationWorker() { Stop(); }
 
-  void Start() { thread_ = std::thread([this] { Run(); }); }
+  void Start() {
+    thread_ = std::thread([this] { Run(); });
+  }
   void Stop() {
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -191,9 +193,9 @@ class IntegrationWorker {
     Timestamp t0 = Now();
     auto start = std::chrono::steady_clock::now();
     NotifyResult r = integ_->Notify(*j.n, f.deadline);
-    double secs = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (deps_.metrics)
       deps_.metrics->ObserveAttempt(integ_->name(), secs, !r.status.ok());
     if (r.status.ok()) {
@@ -233,8 +235,8 @@ class IntegrationWorker {
   }
 
   void LogSent(const FlushState& f) {
-    absl::Status s = deps_.nflog->Log(Key(), f.group_key, f.firing,
-                                      f.resolved, f.now, 2 * f.repeat_ms);
+    absl::Status s = deps_.nflog->Log(Key(), f.group_key, f.firing, f.resolved,
+                                      f.now, 2 * f.repeat_ms);
     if (!s.ok() && deps_.logger)
       deps_.logger->Error("notification log write failed",
                           {{"err", std::string(s.message())}});
@@ -372,7 +374,8 @@ void Dispatcher::Run() {
       l.lock();
       continue;
     }
-    cv_.wait_for(l, std::chrono::milliseconds(std::max<int64_t>(next - now, 1)));
+    cv_.wait_for(l,
+                 std::chrono::milliseconds(std::max<int64_t>(next - now, 1)));
   }
 }
 

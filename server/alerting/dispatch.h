@@ -144,7 +144,7 @@ class Dispatcher {
   bool started_ = false, stopping_ = false;
   uint64_t next_id_ = 1;
   std::map<std::pair<const RouteNode*, uint64_t>, std::unique_ptr<Group>>
-      groups_;                             // by route and group labels' fp
+      groups_;  // by route and group labels' fp
   std::map<uint64_t, Group*> groups_by_id_;
   Timestamp last_maintenance_ = 0;
   std::thread thread_;

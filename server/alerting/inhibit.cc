@@ -41,10 +41,10 @@ std::optional<uint64_t> Inhibitor::Mutes(const Labels& labels,
     std::optional<uint64_t> best;
     for (const auto& [fp, src] : r.sources) {
       if (src.ends_at != 0 && src.ends_at <= now) continue;  // resolved
-      bool equal = std::all_of(
-          r.cfg.equal.begin(), r.cfg.equal.end(), [&](const std::string& n) {
-            return src.labels.Get(n) == labels.Get(n);
-          });
+      bool equal = std::all_of(r.cfg.equal.begin(), r.cfg.equal.end(),
+                               [&](const std::string& n) {
+                                 return src.labels.Get(n) == labels.Get(n);
+                               });
       if (!equal) continue;
       if (two_sided && All(r.cfg.target_matchers, src.labels)) continue;
       if (!best || fp < *best) best = fp;

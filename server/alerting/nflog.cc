@@ -1,15 +1,16 @@
 // The notification log over a StateStore, and the dedup decision.
 #include "server/alerting/nflog.h"
 
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <algorithm>
 
 #include "core/labels.h"
 #include "core/logger.h"
 #include "core/status_macros.h"
 #include "fmt/format.h"
-#include "rapidjson/document.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
 #include "server/alerting/state.h"
 
 namespace vigil::alerting {
@@ -26,7 +27,8 @@ std::string Key(const std::string& group_key, const NflogReceiver& r) {
 }
 
 // Every element of `sub` (sorted) is in `set` (sorted).
-bool Subset(const std::vector<uint64_t>& sub, const std::vector<uint64_t>& set) {
+bool Subset(const std::vector<uint64_t>& sub,
+            const std::vector<uint64_t>& set) {
   return std::includes(set.begin(), set.end(), sub.begin(), sub.end());
 }
 
@@ -101,8 +103,8 @@ absl::StatusOr<NflogEntry> DecodeNflogEntry(std::string_view json) {
     if (it == d.MemberEnd() || !it->value.IsInt64()) return bad(k);
     *out = it->value.GetInt64();
   }
-  for (auto [k, out] : {std::pair{"firing", &e.firing},
-                        std::pair{"resolved", &e.resolved}}) {
+  for (auto [k, out] :
+       {std::pair{"firing", &e.firing}, std::pair{"resolved", &e.resolved}}) {
     auto it = d.FindMember(k);
     if (it == d.MemberEnd() || !it->value.IsArray()) return bad(k);
     for (const auto& v : it->value.GetArray()) {
@@ -168,7 +170,8 @@ int Nflog::GC(Timestamp now) {
   int n = 0;
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->second.expires_at <= now) {
-      if (absl::Status st = state_->Delete(Key(it->first.first, it->first.second));
+      if (absl::Status st =
+              state_->Delete(Key(it->first.first, it->first.second));
           !st.ok()) {
         if (logger_)
           logger_->Warn("nflog GC: delete failed",

@@ -59,8 +59,9 @@ struct NflogEntry {
 class Nflog {
  public:
   // Loads every stored entry; undecodable records are logged and skipped.
-  static absl::StatusOr<std::unique_ptr<Nflog>> Open(
-      StateStore* state, Logger* logger, int64_t retention_ms);
+  static absl::StatusOr<std::unique_ptr<Nflog>> Open(StateStore* state,
+                                                     Logger* logger,
+                                                     int64_t retention_ms);
 
   std::optional<NflogEntry> Query(const std::string& group_key,
                                   const NflogReceiver& r) const;

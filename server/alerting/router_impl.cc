@@ -66,15 +66,15 @@ class RouterImpl final : public Router {
   absl::Status Init() {
     if (opts_.state == nullptr)
       return absl::InvalidArgumentError("router: no state store given");
-    VIGIL_ASSIGN_OR_RETURN(silences_, Silences::Open(opts_.state, opts_.logger));
-    VIGIL_ASSIGN_OR_RETURN(nflog_, Nflog::Open(opts_.state, opts_.logger,
-                                               kDefaultRetentionMs));
+    VIGIL_ASSIGN_OR_RETURN(silences_,
+                           Silences::Open(opts_.state, opts_.logger));
+    VIGIL_ASSIGN_OR_RETURN(
+        nflog_, Nflog::Open(opts_.state, opts_.logger, kDefaultRetentionMs));
     metrics_ = std::make_unique<AlertingMetrics>(
         [this] { return CountAlerts(); },
         [this] {
           Silences::Counts c = silences_->CountStates(clock_->NowMs());
-          return AlertingMetrics::SilenceCounts{c.active, c.expired,
-                                                c.pending};
+          return AlertingMetrics::SilenceCounts{c.active, c.expired, c.pending};
         });
     return Annotate(metrics_->Register(opts_.registry),
                     "router: register self-metrics");
@@ -96,7 +96,8 @@ class RouterImpl final : public Router {
     for (const config::am::Receiver& r : file->receivers) {
       VIGIL_ASSIGN_OR_RETURN(auto integs, BuildIntegrations(r, ideps));
       auto& out = cfg.receivers[r.name];
-      for (auto& i : integs) out.push_back(std::shared_ptr<Integration>(std::move(i)));
+      for (auto& i : integs)
+        out.push_back(std::shared_ptr<Integration>(std::move(i)));
     }
     cfg.inhibitor = std::make_shared<Inhibitor>(file->inhibit_rules);
     DispatchDeps deps;
@@ -218,10 +219,11 @@ class RouterImpl final : public Router {
       std::sort(v.alerts.begin(), v.alerts.end(), AlertLess);
       out.push_back(std::move(v));
     }
-    std::sort(out.begin(), out.end(), [](const GroupView& a, const GroupView& b) {
-      if (a.labels == b.labels) return a.receiver < b.receiver;
-      return a.labels < b.labels;
-    });
+    std::sort(out.begin(), out.end(),
+              [](const GroupView& a, const GroupView& b) {
+                if (a.labels == b.labels) return a.receiver < b.receiver;
+                return a.labels < b.labels;
+              });
     return out;
   }
 

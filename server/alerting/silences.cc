@@ -1,6 +1,10 @@
 // The silence store: Alertmanager's silence.Silences over a StateStore.
 #include "server/alerting/silences.h"
 
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <algorithm>
 #include <random>
 
@@ -8,9 +12,6 @@
 #include "core/logger.h"
 #include "core/status_macros.h"
 #include "fmt/format.h"
-#include "rapidjson/document.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
 #include "server/alerting/state.h"
 
 namespace vigil::alerting {
@@ -19,9 +20,7 @@ namespace {
 
 constexpr std::string_view kKeyPrefix = "silence/";
 
-std::string Key(const std::string& id) {
-  return std::string(kKeyPrefix) + id;
-}
+std::string Key(const std::string& id) { return std::string(kKeyPrefix) + id; }
 
 bool SameMatchers(const std::vector<Matcher>& a,
                   const std::vector<Matcher>& b) {
@@ -95,8 +94,8 @@ absl::Status ValidateSilence(const Silence& s) {
     if ((m.type() == MatchType::kEqual || m.type() == MatchType::kNotEqual) &&
         !go::ValidString(m.value())) {
       return absl::InvalidArgumentError(
-          fmt::format("invalid label matcher {}: invalid label value \"{}\"",
-                      i, m.value()));
+          fmt::format("invalid label matcher {}: invalid label value \"{}\"", i,
+                      m.value()));
     }
     if (!m.MatchesEmpty()) all_match_empty = false;
   }
@@ -109,8 +108,7 @@ absl::Status ValidateSilence(const Silence& s) {
   if (s.ends_at == 0)
     return absl::InvalidArgumentError("invalid zero end timestamp");
   if (s.ends_at < s.starts_at)
-    return absl::InvalidArgumentError(
-        "end time must not be before start time");
+    return absl::InvalidArgumentError("end time must not be before start time");
   if (s.updated_at == 0)
     return absl::InvalidArgumentError("invalid zero update timestamp");
   return absl::OkStatus();
@@ -345,8 +343,9 @@ int Silences::GC(Timestamp now) {
     if (it->second.ends_at + retention_ms_ <= now) {
       if (absl::Status st = state_->Delete(Key(it->first)); !st.ok()) {
         if (logger_)
-          logger_->Warn("silence GC: delete failed",
-                        {{"id", it->first}, {"err", std::string(st.message())}});
+          logger_->Warn(
+              "silence GC: delete failed",
+              {{"id", it->first}, {"err", std::string(st.message())}});
         ++it;
         continue;
       }

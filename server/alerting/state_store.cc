@@ -22,10 +22,9 @@ class StorageStore final : public StateStore {
   absl::Status Delete(std::string_view key) override {
     return db_->DeleteState(Key(key));
   }
-  absl::Status Scan(
-      std::string_view prefix,
-      const std::function<void(std::string_view, std::string_view)>& f)
-      override {
+  absl::Status Scan(std::string_view prefix,
+                    const std::function<void(std::string_view,
+                                             std::string_view)>& f) override {
     return db_->ScanState(Key(prefix),
                           [&](std::string_view k, std::string_view v) {
                             f(k.substr(kPrefix.size()), v);
@@ -53,10 +52,9 @@ class MemoryStore final : public StateStore {
     kv_.erase(std::string(key));
     return absl::OkStatus();
   }
-  absl::Status Scan(
-      std::string_view prefix,
-      const std::function<void(std::string_view, std::string_view)>& f)
-      override {
+  absl::Status Scan(std::string_view prefix,
+                    const std::function<void(std::string_view,
+                                             std::string_view)>& f) override {
     std::map<std::string, std::string> copy;
     {
       std::lock_guard<std::mutex> l(mu_);

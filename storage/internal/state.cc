@@ -17,10 +17,10 @@ absl::Status DBImpl::PutState(std::string_view key, std::string_view value) {
   if (cf_state_.load() == nullptr) VIGIL_RETURN_IF_ERROR(EnsureStateFamily());
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(db_->Put(wo, cf_state_.load(),
-                            rocksdb::Slice(key.data(), key.size()),
-                            rocksdb::Slice(value.data(), value.size())),
-                   "put state");
+  return FromRocks(
+      db_->Put(wo, cf_state_.load(), rocksdb::Slice(key.data(), key.size()),
+               rocksdb::Slice(value.data(), value.size())),
+      "put state");
 }
 
 absl::Status DBImpl::DeleteState(std::string_view key) {
@@ -30,9 +30,8 @@ absl::Status DBImpl::DeleteState(std::string_view key) {
   if (cf == nullptr) return absl::OkStatus();  // nothing was ever stored
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(
-      db_->Delete(wo, cf, rocksdb::Slice(key.data(), key.size())),
-      "delete state");
+  return FromRocks(db_->Delete(wo, cf, rocksdb::Slice(key.data(), key.size())),
+                   "delete state");
 }
 
 absl::Status DBImpl::ScanState(
@@ -43,8 +42,8 @@ absl::Status DBImpl::ScanState(
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), cf));
   for (it->Seek(rocksdb::Slice(prefix.data(), prefix.size()));
-       it->Valid() && it->key().starts_with(
-                          rocksdb::Slice(prefix.data(), prefix.size()));
+       it->Valid() &&
+       it->key().starts_with(rocksdb::Slice(prefix.data(), prefix.size()));
        it->Next()) {
     f(std::string_view(it->key().data(), it->key().size()),
       std::string_view(it->value().data(), it->value().size()));

@@ -96,10 +96,11 @@ Alert A(Labels l, Timestamp starts, Timestamp ends) {
 
 // A dispatcher over one config, its nflog and silences in `state`.
 struct Fixture {
-  explicit Fixture(config::am::AlertmanagerFile f,
-                   std::map<std::string, std::vector<std::shared_ptr<Integration>>>
-                       receivers,
-                   StateStore* st = nullptr)
+  explicit Fixture(
+      config::am::AlertmanagerFile f,
+      std::map<std::string, std::vector<std::shared_ptr<Integration>>>
+          receivers,
+      StateStore* st = nullptr)
       : own_state(st ? nullptr : MemoryStateStore()),
         state(st ? st : own_state.get()),
         metrics([] { return AlertingMetrics::AlertCounts{}; },
@@ -293,9 +294,10 @@ TEST_CASE("dispatch: silences and inhibition apply at notification time",
   }
 }
 
-TEST_CASE("dispatch: a failing integration is retried and counted, others "
-          "are not delayed",
-          "[alerting][dispatch]") {
+TEST_CASE(
+    "dispatch: a failing integration is retried and counted, others "
+    "are not delayed",
+    "[alerting][dispatch]") {
   auto good = std::make_shared<Recorder>("webhook", true);
   auto bad = std::make_shared<Recorder>("slack", true);
   bad->FailNext(2);

@@ -33,9 +33,10 @@ config::am::InhibitRule Rule(std::vector<Matcher> src, std::vector<Matcher> tgt,
 
 TEST_CASE("inhibit: source mutes targets with equal labels",
           "[alerting][inhibit]") {
-  Inhibitor ih({Rule({M("alertname", "LLMEngineDown")},
-                     {M("alertname", "QueueHigh|TTFTHigh", MatchType::kRegexMatch)},
-                     {"instance"})});
+  Inhibitor ih(
+      {Rule({M("alertname", "LLMEngineDown")},
+            {M("alertname", "QueueHigh|TTFTHigh", MatchType::kRegexMatch)},
+            {"instance"})});
   Labels down{{"alertname", "LLMEngineDown"}, {"instance", "gpu1"}};
   Labels queue1{{"alertname", "QueueHigh"}, {"instance", "gpu1"}};
   Labels queue2{{"alertname", "QueueHigh"}, {"instance", "gpu2"}};
@@ -83,8 +84,9 @@ TEST_CASE("inhibit: an alert matching both sides is not muted by its peers",
 
   // A source that matches only the source side still mutes a two-sided
   // target.
-  Inhibitor ih2({Rule({M("severity", "critical|warning", MatchType::kRegexMatch)},
-                      {M("severity", "warning")}, {"alertname"})});
+  Inhibitor ih2(
+      {Rule({M("severity", "critical|warning", MatchType::kRegexMatch)},
+            {M("severity", "warning")}, {"alertname"})});
   Labels crit{{"alertname", "Z"}, {"severity", "critical"}};
   Labels warn{{"alertname", "Z"}, {"severity", "warning"}};
   ih2.Observe(A(warn), Fingerprint(warn));

@@ -90,7 +90,8 @@ TEST_CASE("nflog: records decode or are refused clearly", "[alerting][nflog]") {
                          R"("index":0,"timestamp":1,"expiresAt":2,)"
                          R"("firing":["x"],"resolved":[]})")
             .status()
-            .message() == "nflog record: \"firing\" missing or of the wrong type");
+            .message() ==
+        "nflog record: \"firing\" missing or of the wrong type");
 }
 
 TEST_CASE("nflog: persists across reopening a real data directory",

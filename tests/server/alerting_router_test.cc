@@ -134,7 +134,8 @@ TEST_CASE("router: silenced and inhibited alerts are suppressed",
   const Timestamp now = Now();
   REQUIRE(r->PutAlerts({A({{"alertname", "Down"}, {"instance", "a"}}),
                         A({{"alertname", "Slow"}, {"instance", "a"}}),
-                        A({{"alertname", "Slow2"}, {"instance", "a"},
+                        A({{"alertname", "Slow2"},
+                           {"instance", "a"},
                            {"severity", "critical"}})},
                        now)
               .ok());
@@ -177,7 +178,8 @@ TEST_CASE("router: silenced and inhibited alerts are suppressed",
   r->Stop();
 }
 
-TEST_CASE("router: silence errors read as Alertmanager's", "[alerting][router]") {
+TEST_CASE("router: silence errors read as Alertmanager's",
+          "[alerting][router]") {
   auto st = MemoryStateStore();
   auto r = Make(st.get());
   const Timestamp now = Now();

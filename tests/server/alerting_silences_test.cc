@@ -216,11 +216,12 @@ TEST_CASE("silences: records decode or are refused clearly",
         "silence record is not a JSON object");
   CHECK(DecodeSilence(R"({"id":"x"})").status().message() ==
         "silence record: \"createdBy\" missing or not a string");
-  CHECK(DecodeSilence(
-            R"({"id":"x","createdBy":"","comment":"","startsAt":1,"endsAt":2,)"
-            R"("updatedAt":1,"matchers":[{"type":"~~","name":"a","value":"b"}]})")
-            .status()
-            .message() == "unknown matcher type ~~");
+  CHECK(
+      DecodeSilence(
+          R"({"id":"x","createdBy":"","comment":"","startsAt":1,"endsAt":2,)"
+          R"("updatedAt":1,"matchers":[{"type":"~~","name":"a","value":"b"}]})")
+          .status()
+          .message() == "unknown matcher type ~~");
 
   // An undecodable record is skipped on open; the others load.
   auto st = MemoryStateStore();

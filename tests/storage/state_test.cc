@@ -15,8 +15,8 @@ using testutil::MustOpen;
 std::map<std::string, std::string> ScanAll(DB* db, std::string_view prefix) {
   std::map<std::string, std::string> out;
   REQUIRE(db->ScanState(prefix, [&](std::string_view k, std::string_view v) {
-               out[std::string(k)] = std::string(v);
-             }).ok());
+              out[std::string(k)] = std::string(v);
+            }).ok());
   return out;
 }
 
@@ -42,8 +42,8 @@ TEST_CASE("state: put, scan by prefix, delete, survive reopen",
   {
     auto db = MustOpen(dir.path());
     auto all = ScanAll(db.get(), "");
-    CHECK(all == std::map<std::string, std::string>{{"a/1", "uno"},
-                                                    {"b/1", "other"}});
+    CHECK(all ==
+          std::map<std::string, std::string>{{"a/1", "uno"}, {"b/1", "other"}});
   }
   {  // read-only: readable, not writable
     Options o;
@@ -73,8 +73,8 @@ TEST_CASE("state: a directory without the family opens and gains it",
   }
   {  // the tombstones family and the state family together
     auto db = MustOpen(dir.path());
-    REQUIRE(db->DeleteSeries(std::vector<Matcher>{testutil::Eq("__name__", "up")},
-                             0, 2000)
+    REQUIRE(db->DeleteSeries(
+                  std::vector<Matcher>{testutil::Eq("__name__", "up")}, 0, 2000)
                 .ok());
   }
   {
