@@ -294,6 +294,44 @@ TEST_CASE("dispatch: silences and inhibition apply at notification time",
   }
 }
 
+TEST_CASE("dispatch: mute and active time intervals of the route",
+          "[alerting][dispatch]") {
+  auto muted = std::make_shared<Recorder>("webhook", true);
+  auto inactive = std::make_shared<Recorder>("webhook", true);
+  auto open = std::make_shared<Recorder>("webhook", true);
+  auto f = File(100, 300, 60'000);
+  config::am::NamedTimeInterval always{"always", {config::am::TimeInterval{}}};
+  config::am::TimeInterval y2000;
+  y2000.years = {{2000, 2000}};
+  config::am::NamedTimeInterval past{"y2000", {y2000}};
+  f.time_intervals = {always, past};
+  auto route = [&](const char* recv, std::vector<std::string> mute,
+                   std::vector<std::string> active) {
+    config::am::Route r;
+    r.receiver = recv;
+    r.matchers = {M("alertname", "X")};
+    r.continue_ = true;
+    r.mute_time_intervals = std::move(mute);
+    r.active_time_intervals = std::move(active);
+    f.route.routes.push_back(r);
+    config::am::Receiver rc;
+    rc.name = recv;
+    f.receivers.push_back(rc);
+  };
+  route("muted", {"always"}, {});
+  route("inactive", {}, {"y2000"});
+  route("open", {"y2000"}, {"always"});
+  Fixture fx(f,
+             {{"muted", {muted}}, {"inactive", {inactive}}, {"open", {open}}});
+  const Timestamp t0 = Now();
+  fx.Put(A({{"alertname", "X"}}, t0, t0 + 60'000));
+  REQUIRE(open->WaitFor(1, 2000));
+  SleepMs(500);
+  CHECK(muted->sent().empty());
+  CHECK(inactive->sent().empty());
+  CHECK(open->sent().size() == 1);
+}
+
 TEST_CASE(
     "dispatch: a failing integration is retried and counted, others "
     "are not delayed",
