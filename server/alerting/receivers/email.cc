@@ -215,7 +215,7 @@ class Email : public IntegrationBase {
           c_.smarthost);
     }
     std::string msg = fmt::format("send email to {}: {}", c_.smarthost, what);
-    if (reply != 0) msg += fmt::format(" (last SMTP reply {})", reply);
+    if (reply >= 400) msg += fmt::format(" (last SMTP reply {})", reply);
     if (rc == CURLE_OPERATION_TIMEDOUT) {
       return {absl::DeadlineExceededError(msg), true};
     }

@@ -58,7 +58,7 @@ absl::StatusOr<std::vector<MailAddress>> ParseAddressList(std::string_view s) {
     if (c == '"' && !angle) quoted = !quoted;
     if (c == '<' && !quoted) angle = true;
     if (c == '>' && !quoted) angle = false;
-    if (c == ',' && !quoted && !angle) {
+    if (i == s.size() || (c == ',' && !quoted && !angle)) {
       absl::StatusOr<MailAddress> a = ParseOne(s.substr(start, i - start));
       if (!a.ok()) return a.status();
       out.push_back(*std::move(a));
