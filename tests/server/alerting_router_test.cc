@@ -1,8 +1,12 @@
 // The Router: ingestion (defaults, merging, validation), listing with
 // suppression state, silences through the router, config swaps, self-
 // metrics, and state surviving a restart on a real data directory.
+#include <rapidjson/document.h>
+
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "catch2/catch.hpp"
@@ -10,6 +14,7 @@
 #include "core/metrics.h"
 #include "server/alerting/router.h"
 #include "server/alerting/state.h"
+#include "server/net/http_server.h"
 #include "storage/db.h"
 #include "tests/testutil/tempdir.h"
 
@@ -294,6 +299,170 @@ TEST_CASE("router: silences survive a restart on a real data directory",
   auto v = r->ListAlerts();
   REQUIRE(v.size() == 1);
   CHECK(v[0].silenced_by == std::vector<std::string>{id});
+  r->Stop();
+}
+
+// A webhook sink on 127.0.0.1 recording each POST body; the first
+// `fail_first` requests get a 500.
+class Sink {
+ public:
+  explicit Sink(int fail_first = 0) : fail_(fail_first) {
+    server_.Handle("POST", "/hook",
+                   [this](const net::HttpRequest& req, net::HttpResponse* res) {
+                     std::lock_guard<std::mutex> l(mu_);
+                     if (fail_ > 0) {
+                       --fail_;
+                       ++failed_;
+                       res->status = 500;
+                       return;
+                     }
+                     bodies_.push_back(req.body);
+                     times_.push_back(Now());
+                   });
+    auto port = server_.Start("127.0.0.1:0");
+    REQUIRE(port.ok());
+    url_ = "http://127.0.0.1:" + std::to_string(*port) + "/hook";
+  }
+  const std::string& url() const { return url_; }
+  std::vector<std::string> bodies() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return bodies_;
+  }
+  std::vector<Timestamp> times() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return times_;
+  }
+  bool WaitFor(size_t n, int64_t ms) const {
+    for (Timestamp until = Now() + ms; Now() < until;) {
+      if (bodies().size() >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return bodies().size() >= n;
+  }
+
+ private:
+  net::HttpServer server_;
+  mutable std::mutex mu_;
+  int fail_;
+  int failed_ = 0;
+  std::vector<std::string> bodies_;
+  std::vector<Timestamp> times_;
+  std::string url_;
+};
+
+config::am::AlertmanagerFile WebhookFile(const std::string& url,
+                                         const std::string& failing_url = "") {
+  config::am::AlertmanagerFile f = File();
+  f.route.group_wait_ms = 200;
+  f.route.group_interval_ms = 400;
+  f.route.repeat_interval_ms = 3'600'000;
+  f.route.routes.clear();
+  config::am::WebhookConfig w;
+  w.url = url;
+  f.receivers[0].webhook_configs.push_back(w);
+  if (!failing_url.empty()) {
+    config::am::Route to_pager;
+    to_pager.receiver = "pager";
+    to_pager.continue_ = true;
+    to_pager.matchers = {M("alertname", "X")};
+    config::am::Route to_default = to_pager;
+    to_default.receiver = "default";
+    f.route.routes = {to_pager, to_default};
+    config::am::WebhookConfig bad;
+    bad.url = failing_url;
+    f.receivers[1].webhook_configs.push_back(bad);
+  }
+  return f;
+}
+
+rapidjson::Document Json(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.c_str());
+  REQUIRE(!d.HasParseError());
+  return d;
+}
+
+TEST_CASE(
+    "router: webhook notifications; a restart mid-repeat sends "
+    "nothing twice and keeps silences",
+    "[alerting][router]") {
+  testutil::TempDir dir;
+  Sink sink;
+  const Timestamp t0 = Now();
+  {
+    auto db = storage::DB::Open({}, dir.path());
+    REQUIRE(db.ok());
+    auto st = StorageStateStore(db->get());
+    auto r = Make(st.get());
+    REQUIRE(r->ApplyConfig(WebhookFile(sink.url())).ok());
+    r->Start();
+    Silence s;
+    s.matchers = {M("alertname", "Y")};
+    s.starts_at = t0;
+    s.ends_at = t0 + 3'600'000;
+    REQUIRE(r->PutSilence(s).ok());
+    REQUIRE(
+        r->PutAlerts({A({{"alertname", "X"}}), A({{"alertname", "Y"}})}, Now())
+            .ok());
+    REQUIRE(sink.WaitFor(1, 3000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    REQUIRE(sink.bodies().size() == 1);
+    auto d = Json(sink.bodies()[0]);
+    CHECK(std::string(d["groupKey"].GetString()) == "{}:{alertname=\"X\"}");
+    CHECK(std::string(d["receiver"].GetString()) == "default");
+    CHECK(std::string(d["status"].GetString()) == "firing");
+    CHECK(d["alerts"].Size() == 1);
+    CHECK(std::string(d["externalURL"].GetString()) == "http://vigil:9090");
+    r->Stop();
+  }
+  auto db = storage::DB::Open({}, dir.path());
+  REQUIRE(db.ok());
+  auto st = StorageStateStore(db->get());
+  auto r = Make(st.get());
+  REQUIRE(r->ApplyConfig(WebhookFile(sink.url())).ok());
+  r->Start();
+  // Prometheus sends its alerts again after the restart.
+  REQUIRE(
+      r->PutAlerts({A({{"alertname", "X"}}), A({{"alertname", "Y"}})}, Now())
+          .ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  CHECK(sink.bodies().size() == 1);
+  // Resolving X is news: sent (send_resolved defaults to true).
+  Alert x = A({{"alertname", "X"}});
+  x.starts_at = t0;
+  x.ends_at = Now();
+  REQUIRE(r->PutAlerts({x}, Now()).ok());
+  REQUIRE(sink.WaitFor(2, 3000));
+  auto d = Json(sink.bodies()[1]);
+  CHECK(std::string(d["status"].GetString()) == "resolved");
+  r->Stop();
+}
+
+TEST_CASE(
+    "router: a receiver answering 500 is retried and counted; the "
+    "other is not delayed",
+    "[alerting][router]") {
+  Sink good;
+  Sink bad(2);
+  auto st = MemoryStateStore();
+  metrics::Registry reg;
+  auto r = Make(st.get(), &reg);
+  REQUIRE(r->ApplyConfig(WebhookFile(good.url(), bad.url())).ok());
+  r->Start();
+  const Timestamp t0 = Now();
+  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, t0).ok());
+  REQUIRE(good.WaitFor(1, 3000));
+  CHECK(good.times()[0] - t0 < 700);
+  REQUIRE(bad.WaitFor(1, 5000));
+  CHECK(bad.times()[0] - t0 >= 200 + 250 + 375);
+  std::string text;
+  reg.WriteText(&text);
+  CHECK(text.find("alertmanager_notifications_total{integration=\"webhook\"} "
+                  "4\n") != std::string::npos);
+  CHECK(text.find("alertmanager_notifications_failed_total{integration="
+                  "\"webhook\"} 2\n") != std::string::npos);
+  CHECK(text.find("alertmanager_notification_latency_seconds_count{"
+                  "integration=\"webhook\"} 4\n") != std::string::npos);
   r->Stop();
 }
 
