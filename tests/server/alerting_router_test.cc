@@ -245,6 +245,15 @@ TEST_CASE("router: config, receivers, self-metrics", "[alerting][router]") {
   REQUIRE(r->PutSilence(s).ok());
   std::string text;
   reg.WriteText(&text);
+  for (const char* kind : {"email", "webhook", "slack", "wecom"}) {
+    INFO(kind);
+    CHECK(text.find(std::string("alertmanager_notifications_total{"
+                                "integration=\"") +
+                    kind + "\"} 0\n") != std::string::npos);
+  }
+  CHECK(text.find("alertmanager_notification_latency_seconds_bucket{"
+                  "integration=\"webhook\",le=\"20\"} 0\n") !=
+        std::string::npos);
   CHECK(text.find("alertmanager_alerts{state=\"suppressed\"} 1\n") !=
         std::string::npos);
   CHECK(text.find("alertmanager_alerts{state=\"active\"} 0\n") !=
