@@ -271,6 +271,27 @@ TEST_CASE("router: config, receivers, self-metrics", "[alerting][router]") {
   r->Stop();
 }
 
+TEST_CASE("router: a config that fails to build changes nothing",
+          "[alerting][router]") {
+  auto st = MemoryStateStore();
+  auto r = Make(st.get());
+  REQUIRE(r->ApplyConfig(File()).ok());
+  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, Now()).ok());
+  auto bad = File();
+  bad.receivers[0].name = "renamed";
+  bad.route.receiver = "renamed";
+  config::am::WebhookConfig w;
+  w.url_file = "/nonexistent/vigil-test/url";
+  bad.receivers[1].webhook_configs.push_back(w);
+  bad.original = "bad";
+  absl::Status s = r->ApplyConfig(bad);
+  INFO(s.ToString());
+  CHECK(!s.ok());
+  CHECK(r->Receivers() == std::vector<std::string>{"default", "pager"});
+  CHECK(r->OriginalConfig() == "route:\n  receiver: default\n");
+  CHECK(r->ListAlerts()[0].receivers == std::vector<std::string>{"default"});
+}
+
 TEST_CASE("router: silences survive a restart on a real data directory",
           "[alerting][router]") {
   testutil::TempDir dir;
