@@ -12,10 +12,15 @@
 #include "catch2/catch.hpp"
 #include "core/clock.h"
 #include "core/metrics.h"
+#include "core/time.h"
 #include "server/alerting/router.h"
 #include "server/alerting/state.h"
+#include "server/config/alertmanager.h"
 #include "server/net/http_server.h"
 #include "storage/db.h"
+#include "tests/testutil/ports.h"
+#include "tests/testutil/process.h"
+#include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::alerting {
@@ -494,6 +499,183 @@ TEST_CASE(
   CHECK(text.find("alertmanager_notification_latency_seconds_count{"
                   "integration=\"webhook\"} 4\n") != std::string::npos);
   r->Stop();
+}
+
+// One webhook notification reduced to what must agree between Vigil and
+// Alertmanager.
+struct Seen {
+  std::string receiver, group_key, status;
+  std::vector<std::string> firing, resolved;  // label sets, sorted
+  Timestamp at = 0;
+};
+
+std::vector<Seen> Reduce(const Sink& sink) {
+  std::vector<Seen> out;
+  auto bodies = sink.bodies();
+  auto times = sink.times();
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    auto d = Json(bodies[i]);
+    Seen s;
+    s.receiver = d["receiver"].GetString();
+    s.group_key = d["groupKey"].GetString();
+    s.status = d["status"].GetString();
+    s.at = times[i];
+    for (const auto& a : d["alerts"].GetArray()) {
+      std::vector<std::string> kv;
+      for (const auto& m : a["labels"].GetObject())
+        kv.push_back(std::string(m.name.GetString()) + "=" +
+                     m.value.GetString());
+      std::sort(kv.begin(), kv.end());
+      std::string ls;
+      for (const auto& x : kv) ls += x + ",";
+      (std::string(a["status"].GetString()) == "firing" ? s.firing : s.resolved)
+          .push_back(ls);
+    }
+    std::sort(s.firing.begin(), s.firing.end());
+    std::sort(s.resolved.begin(), s.resolved.end());
+    out.push_back(std::move(s));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Seen& a, const Seen& b) {
+    return a.group_key < b.group_key;
+  });
+  return out;
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
+  }
+  return out + "'";
+}
+
+TEST_CASE("router: the same notifications as a real Alertmanager",
+          "[alerting][router][peer]") {
+  if (!testutil::HaveCommand("prometheus-alertmanager") ||
+      !testutil::HaveCommand("curl")) {
+    WARN("skipped: prometheus-alertmanager or curl not installed");
+    return;
+  }
+  testutil::TempDir dir;
+  Sink vigil_sink, am_sink;
+  auto yml = [](const std::string& url) {
+    return "global:\n  resolve_timeout: 1m\n"
+           "route:\n  receiver: default\n"
+           "  group_by: [alertname, severity]\n"
+           "  group_wait: 1s\n  group_interval: 2s\n  repeat_interval: 1h\n"
+           "  routes:\n  - matchers: ['severity=\"critical\"']\n"
+           "    receiver: critical\n"
+           "inhibit_rules:\n- source_matchers: "
+           "['alertname=\"LLMEngineDown\"']\n"
+           "  target_matchers: ['alertname=~\"QueueHigh|TTFTHigh\"']\n"
+           "  equal: [instance]\n"
+           "receivers:\n- name: default\n  webhook_configs:\n  - url: " +
+           url + "\n- name: critical\n  webhook_configs:\n  - url: " + url +
+           "\n";
+  };
+  std::ofstream(dir.Sub("am.yml")) << yml(am_sink.url());
+  const int port = testutil::FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  testutil::Process am(
+      {"prometheus-alertmanager", "--config.file=" + dir.Sub("am.yml"),
+       "--storage.path=" + dir.Sub("data"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port),
+       "--cluster.listen-address="},
+      dir.Sub("am.log"));
+  REQUIRE(am.started());
+  REQUIRE(testutil::WaitHttp(base + "/-/ready"));
+
+  auto file = config::am::ParseAlertmanagerConfig(yml(vigil_sink.url()),
+                                                  dir.Sub("vigil.yml"));
+  REQUIRE(file.ok());
+  auto st = MemoryStateStore();
+  auto r = Make(st.get());
+  REQUIRE(r->ApplyConfig(*file).ok());
+  r->Start();
+
+  // Sends the same alerts to both: `ends` 0 = firing with no end.
+  auto send = [&](std::vector<std::pair<Labels, Timestamp>> alerts,
+                  Timestamp starts) {
+    std::string json = "[";
+    std::vector<Alert> mine;
+    for (const auto& [l, ends] : alerts) {
+      if (json.size() > 1) json += ",";
+      json += "{\"labels\":{";
+      for (size_t i = 0; i < l.size(); ++i)
+        json += (i ? ",\"" : "\"") + l[i].name + "\":\"" + l[i].value + "\"";
+      json += "},\"startsAt\":\"" + FormatRfc3339Seconds(starts) + "\"";
+      if (ends) json += ",\"endsAt\":\"" + FormatRfc3339Seconds(ends) + "\"";
+      json += "}";
+      Alert a = A(l);
+      a.starts_at = starts;
+      a.ends_at = ends;
+      mine.push_back(a);
+    }
+    json += "]";
+    auto res = testutil::Run(
+        "curl -sS -o /dev/null -w '%{http_code}' -XPOST -H "
+        "'Content-Type: application/json' --data-binary " +
+        Quote(json) + " " + base + "/api/v2/alerts");
+    CHECK(res.out == "200");
+    REQUIRE(r->PutAlerts(mine, Now()).ok());
+  };
+  const Timestamp t0 = Now() / 1000 * 1000;
+  // A silence in both.
+  {
+    std::string json =
+        "{\"matchers\":[{\"name\":\"alertname\",\"value\":\"Silenced\","
+        "\"isRegex\":false,\"isEqual\":true}],\"startsAt\":\"" +
+        FormatRfc3339Seconds(t0) + "\",\"endsAt\":\"" +
+        FormatRfc3339Seconds(t0 + 3'600'000) +
+        "\",\"createdBy\":\"t\",\"comment\":\"c\"}";
+    auto res = testutil::Run(
+        "curl -sS -o /dev/null -w '%{http_code}' -XPOST -H "
+        "'Content-Type: application/json' --data-binary " +
+        Quote(json) + " " + base + "/api/v2/silences");
+    CHECK(res.out == "200");
+    Silence s;
+    s.matchers = {M("alertname", "Silenced")};
+    s.starts_at = t0;
+    s.ends_at = t0 + 3'600'000;
+    REQUIRE(r->PutSilence(s).ok());
+  }
+  Labels qa{
+      {"alertname", "QueueHigh"}, {"instance", "i1"}, {"severity", "warning"}};
+  Labels down{{"alertname", "LLMEngineDown"},
+              {"instance", "i1"},
+              {"severity", "critical"}};
+  Labels qc{
+      {"alertname", "QueueHigh"}, {"instance", "i2"}, {"severity", "warning"}};
+  Labels sil{{"alertname", "Silenced"}, {"severity", "warning"}};
+  Labels qd{
+      {"alertname", "QueueHigh"}, {"instance", "i3"}, {"severity", "warning"}};
+  const Timestamp start = Now();
+  send({{qa, 0}, {down, 0}, {qc, 0}, {sil, 0}}, t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  send({{qd, 0}}, t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  send({{qc, Now() / 1000 * 1000}}, t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));
+  r->Stop();
+
+  auto mine = Reduce(vigil_sink);
+  auto theirs = Reduce(am_sink);
+  INFO("alertmanager log:\n" << testutil::ReadFile(dir.Sub("am.log")));
+  REQUIRE(theirs.size() >= 3);  // the stream produced something to compare
+  REQUIRE(mine.size() == theirs.size());
+  for (size_t i = 0; i < mine.size(); ++i) {
+    INFO("notification " << i << " of group " << theirs[i].group_key);
+    CHECK(mine[i].receiver == theirs[i].receiver);
+    CHECK(mine[i].group_key == theirs[i].group_key);
+    CHECK(mine[i].status == theirs[i].status);
+    CHECK(mine[i].firing == theirs[i].firing);
+    CHECK(mine[i].resolved == theirs[i].resolved);
+    CHECK(std::abs(mine[i].at - theirs[i].at) < 1000);
+  }
+  (void)start;
 }
 
 }  // namespace
