@@ -99,7 +99,8 @@ class Router {
   virtual std::vector<GroupView> ListGroups() const = 0;
 
   // Creates (empty id) or updates a silence; returns its id. Updating an
-  // expired or unknown id is NotFound; bad matchers, ends before starts or
+  // unknown id is NotFound; updating an expired one creates a new silence
+  // (as Alertmanager 0.25 does); bad matchers, ends before starts or
   // ends in the past are InvalidArgument (Alertmanager's texts).
   [[nodiscard]] virtual absl::StatusOr<std::string> PutSilence(Silence s) = 0;
   virtual absl::StatusOr<Silence> GetSilence(const std::string& id) const = 0;

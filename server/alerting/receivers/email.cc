@@ -1,9 +1,8 @@
-// email_configs: one message per notification over SMTP, sent with
-// libcurl's SMTP client as Alertmanager's notify/email sends it: smtps:// on
+// email_configs: one message per notification over SMTP, sent through
+// net::SendMail as Alertmanager's notify/email sends it: smtps:// on
 // port 465, else smtp:// with STARTTLS required when require_tls; AUTH
 // (PLAIN or LOGIN with the password, CRAM-MD5 with auth_secret) when
 // auth_username is set and the server offers AUTH; EHLO with `hello`.
-#include <curl/curl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "server/alerting/receivers/common.h"
 #include "server/alerting/receivers/email_mime.h"
 #include "server/alerting/receivers/receivers.h"
+#include "server/net/smtp_client.h"
 
 namespace vigil::alerting::receivers {
 namespace {
@@ -57,26 +57,6 @@ bool SplitHostPort(std::string_view hp, std::string* host, std::string* port) {
     return c >= '0' && c <= '9';
   });
 }
-
-struct Upload {
-  std::string_view data;
-  size_t pos = 0;
-};
-
-size_t ReadChunk(char* buf, size_t size, size_t n, void* user) {
-  auto* u = static_cast<Upload*>(user);
-  size_t len = std::min(size * n, u->data.size() - u->pos);
-  std::copy_n(u->data.data() + u->pos, len, buf);
-  u->pos += len;
-  return len;
-}
-
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
 
 class Email : public IntegrationBase {
  public:
@@ -146,105 +126,51 @@ class Email : public IntegrationBase {
     }
     std::string host, port;
     SplitHostPort(c_.smarthost, &host, &port);
-    bool implicit_tls = port == "465";
-    std::string url_host =
-        c_.tls_config.server_name.empty() ? host : c_.tls_config.server_name;
-    if (url_host.find(':') != std::string::npos)
-      url_host = "[" + url_host + "]";
-    std::string url =
-        fmt::format("{}://{}:{}/{}", implicit_tls ? "smtps" : "smtp", url_host,
-                    port, c_.hello);
     absl::StatusOr<std::string> password = SecretOrFile(
         c_.auth_password, c_.auth_password_file, "auth_password_file");
     if (!password.ok()) return {password.status(), false};
-
-    std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-    if (!curl) return {absl::InternalError("curl_easy_init failed"), true};
-    CURL* h = curl.get();
-    char errbuf[CURL_ERROR_SIZE] = {0};
-    std::unique_ptr<curl_slist, SlistDeleter> rcpt;
-    curl_slist* list = nullptr;
-    for (const MailAddress& a : to) {
-      list = curl_slist_append(list, ("<" + a.address + ">").c_str());
-    }
-    rcpt.reset(list);
-    std::unique_ptr<curl_slist, SlistDeleter> connect_to;
-    if (!c_.tls_config.server_name.empty()) {
-      connect_to.reset(curl_slist_append(
-          nullptr, fmt::format("{}:{}:{}:{}", c_.tls_config.server_name, port,
-                               host, port)
-                       .c_str()));
-      curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to.get());
-    }
-    std::string mail_from = "<" + from + ">";
-    Upload up{message, 0};
-    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_MAIL_FROM, mail_from.c_str());
-    curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt.get());
-    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(h, CURLOPT_READFUNCTION, ReadChunk);
-    curl_easy_setopt(h, CURLOPT_READDATA, &up);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
-    if (!implicit_tls) {
-      curl_easy_setopt(h, CURLOPT_USE_SSL,
-                       c_.require_tls ? CURLUSESSL_ALL : CURLUSESSL_NONE);
-    }
-    ApplyTls(h);
-    std::string login_options;
+    net::SmtpRequest r;
+    r.host = host;
+    r.port = port;
+    r.hello = c_.hello;
+    r.require_tls = c_.require_tls;
+    r.mail_from = from;
+    for (const MailAddress& a : to) r.rcpt_to.push_back(a.address);
+    r.message = message;
+    r.timeout_ms = timeout_ms;
     if (!c_.auth_username.empty()) {
-      std::string secret = *password;
-      login_options = "AUTH=PLAIN;AUTH=LOGIN";
-      if (secret.empty() && !c_.auth_secret.empty()) {
-        secret = c_.auth_secret;
-        login_options = "AUTH=CRAM-MD5";
+      r.username = c_.auth_username;
+      r.password = *password;
+      r.login_options = "AUTH=PLAIN;AUTH=LOGIN";
+      if (r.password.empty() && !c_.auth_secret.empty()) {
+        r.password = c_.auth_secret;
+        r.login_options = "AUTH=CRAM-MD5";
       }
-      curl_easy_setopt(h, CURLOPT_USERNAME, c_.auth_username.c_str());
-      curl_easy_setopt(h, CURLOPT_PASSWORD, secret.c_str());
-      curl_easy_setopt(h, CURLOPT_LOGIN_OPTIONS, login_options.c_str());
-      if (!c_.auth_identity.empty()) {
-        curl_easy_setopt(h, CURLOPT_SASL_AUTHZID, c_.auth_identity.c_str());
-      }
+      r.authzid = c_.auth_identity;
     }
-    CURLcode rc = curl_easy_perform(h);
-    if (rc == CURLE_OK) return {absl::OkStatus(), false};
-    long reply = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &reply);
-    std::string what = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-    while (!what.empty() && what.back() == '\n') what.pop_back();
-    if (rc == CURLE_USE_SSL_FAILED) {
+    const config::TLSConfig& t = c_.tls_config;
+    r.ca_file = t.ca_file;
+    r.cert_file = t.cert_file;
+    r.key_file = t.key_file;
+    r.server_name = t.server_name;
+    r.insecure_skip_verify = t.insecure_skip_verify;
+    r.tls_min_version = t.min_version;
+    const net::SmtpResult res = net::SendMail(r);
+    if (res.ok()) return {absl::OkStatus(), false};
+    std::string what = res.error;
+    if (res.failure == net::SmtpResult::Failure::kNoStartTls) {
       what = fmt::format(
           "'require_tls' is true (default) but \"{}\" does not advertise the "
           "STARTTLS extension",
           c_.smarthost);
     }
     std::string msg = fmt::format("send email to {}: {}", c_.smarthost, what);
-    if (reply >= 400) msg += fmt::format(" (last SMTP reply {})", reply);
-    if (rc == CURLE_OPERATION_TIMEDOUT) {
+    if (res.last_reply >= 400)
+      msg += fmt::format(" (last SMTP reply {})", res.last_reply);
+    if (res.failure == net::SmtpResult::Failure::kTimeout) {
       return {absl::DeadlineExceededError(msg), true};
     }
     return {absl::UnavailableError(msg), true};
-  }
-
-  void ApplyTls(CURL* h) {
-    const config::TLSConfig& t = c_.tls_config;
-    if (!t.ca_file.empty())
-      curl_easy_setopt(h, CURLOPT_CAINFO, t.ca_file.c_str());
-    if (!t.cert_file.empty()) {
-      curl_easy_setopt(h, CURLOPT_SSLCERT, t.cert_file.c_str());
-    }
-    if (!t.key_file.empty())
-      curl_easy_setopt(h, CURLOPT_SSLKEY, t.key_file.c_str());
-    if (t.insecure_skip_verify) {
-      curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-      curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    long v = CURL_SSLVERSION_TLSv1_2;
-    if (t.min_version == "TLS10") v = CURL_SSLVERSION_TLSv1_0;
-    if (t.min_version == "TLS11") v = CURL_SSLVERSION_TLSv1_1;
-    if (t.min_version == "TLS13") v = CURL_SSLVERSION_TLSv1_3;
-    curl_easy_setopt(h, CURLOPT_SSLVERSION, v);
   }
 
   config::am::EmailConfig c_;
