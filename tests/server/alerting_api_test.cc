@@ -1,0 +1,315 @@
+// Alertmanager's v2 API on Vigil's port (server/web/api/v2): the codec of
+// request bodies and times, the query filters, and the handlers over a real
+// alerting::Router (in memory), byte for byte in Alertmanager's shapes.
+// The side-by-side comparison with a real prometheus-alertmanager is in
+// alerting_api_diff_test.cc.
+#include <catch2/catch.hpp>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "server/web/api/v2/datetime.h"
+#include "server/web/api/v2/filter.h"
+#include "server/web/api/v2/requests.h"
+#include "server/web/api/v2/sort.h"
+
+namespace {
+
+using namespace vigil::web::api::v2;
+using vigil::Labels;
+
+template <typename T>
+ApiError ErrorOf(const Decoded<T>& d) {
+  REQUIRE(std::holds_alternative<ApiError>(d));
+  return std::get<ApiError>(d);
+}
+
+TEST_CASE("strfmt.DateTime: written with milliseconds in UTC",
+          "[alerting][api]") {
+  CHECK(FormatDateTime(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(FormatDateTime(1767225600123) == "2026-01-01T00:00:00.123Z");
+  CHECK(FormatDateTime(vigil::kMinTimestamp) == "0001-01-01T00:00:00.000Z");
+}
+
+TEST_CASE("strfmt.DateTime: read in every layout strfmt accepts",
+          "[alerting][api]") {
+  const vigil::Timestamp t = 1767225600000;  // 2026-01-01T00:00:00Z
+  CHECK(*ParseDateTime("2026-01-01T00:00:00Z") == t);
+  CHECK(*ParseDateTime("2026-01-01T00:00:00.123Z") == t + 123);
+  CHECK(*ParseDateTime("2026-01-01T00:00:00.123456789Z") == t + 123);
+  CHECK(*ParseDateTime("2026-01-01T02:00:00+02:00") == t);
+  CHECK(*ParseDateTime("2026-01-01T02:00:00.5+0200") == t + 500);
+  CHECK(*ParseDateTime("2025-12-31T19:00:00-05:00") == t);
+  CHECK(*ParseDateTime("2026-01-01T00:00:00") == t);  // local = UTC here
+  CHECK(*ParseDateTime("2026-01-01T00:00Z") == t);
+  CHECK(*ParseDateTime("2026-01-01 00:00:00") == t);
+  CHECK(*ParseDateTime("2024-02-29T00:00:00Z") == 1709164800000);
+  CHECK(*ParseDateTime("1969-12-31T23:59:59Z") == -1000);
+  CHECK(*ParseDateTime("0001-01-01T00:00:00Z") == vigil::kMinTimestamp);
+  CHECK(*ParseDateTime("0001-01-01T00:00:00.000Z") == vigil::kMinTimestamp);
+}
+
+TEST_CASE("strfmt.DateTime: malformed times are errors in Go's words",
+          "[alerting][api]") {
+  for (const char* bad :
+       {"", "nope", "2026-01-01", "2026-13-01T00:00:00Z",
+        "2026-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z",
+        "2026-01-01T00:00:61Z", "2026-01-01T00:00:00.Z",
+        "2026-01-01T00:00:00+2", "2026-01-01T00:00:00Zx", "2026-01-01 00:00",
+        "2026-01-01T00:00:00+25:00", "２０２６-01-01T00:00:00Z",
+        "2026-01-01T00:00:00 Z"}) {
+    INFO(bad);
+    auto t = ParseDateTime(bad);
+    REQUIRE_FALSE(t.ok());
+    CHECK(std::string(t.status().message()).rfind("parsing time \"", 0) == 0);
+  }
+  CHECK(std::string(ParseDateTime("nope").status().message()) ==
+        "parsing time \"nope\" as \"2006-01-02 15:04:05\": cannot parse "
+        "\"nope\" as \"2006\"");
+}
+
+TEST_CASE("PostableAlerts: a Prometheus batch decodes", "[alerting][api]") {
+  auto d = DecodePostableAlerts(
+      R"([{"annotations":{"summary":"x"},"endsAt":"2026-01-01T00:04:00.000Z",)"
+      R"("startsAt":"2026-01-01T00:00:00.000Z","generatorURL":)"
+      R"("http://p:9090/graph?g0.expr=up+%3D%3D+0&g0.tab=1",)"
+      R"("labels":{"alertname":"Down","job":"node"}},)"
+      R"({"labels":{"alertname":"B","x":""},"Labels":{"alertname":"C"}}])");
+  REQUIRE(std::holds_alternative<std::vector<PostableAlert>>(d));
+  const auto& v = std::get<std::vector<PostableAlert>>(d);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].labels.size() == 2);
+  CHECK(v[0].annotations.at(0).second == "x");
+  CHECK(v[0].starts_at == 1767225600000);
+  CHECK(v[0].ends_at == 1767225840000);
+  CHECK(v[0].generator_url.find("g0.expr=up") != std::string::npos);
+  // Keys match case-insensitively and the last duplicate wins (Go).
+  REQUIRE(v[1].labels.size() == 1);
+  CHECK(v[1].labels[0].second == "C");
+  CHECK(v[1].starts_at == vigil::kMinTimestamp);
+  CHECK(v[1].ends_at == vigil::kMinTimestamp);
+}
+
+TEST_CASE("PostableAlerts: null, empty times and trailing data",
+          "[alerting][api]") {
+  auto null = DecodePostableAlerts("null");
+  REQUIRE(std::holds_alternative<std::vector<PostableAlert>>(null));
+  CHECK(std::get<std::vector<PostableAlert>>(null).empty());
+  auto d = DecodePostableAlerts(
+      R"([{"labels":{"a":"b"},"startsAt":"","endsAt":null}] trailing)");
+  REQUIRE(std::holds_alternative<std::vector<PostableAlert>>(d));
+  CHECK(std::get<std::vector<PostableAlert>>(d)[0].starts_at ==
+        vigil::kMinTimestamp);
+  // Invalid UTF-8 becomes U+FFFD as Go decodes it.
+  auto u = DecodePostableAlerts("[{\"labels\":{\"a\":\"\xff\"}}]");
+  REQUIRE(std::holds_alternative<std::vector<PostableAlert>>(u));
+  CHECK(std::get<std::vector<PostableAlert>>(u)[0].labels[0].second ==
+        "\xef\xbf\xbd");
+}
+
+TEST_CASE("PostableAlerts: malformed bodies get go-openapi's errors",
+          "[alerting][api]") {
+  struct Case {
+    const char* body;
+    int status;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"", 422, R"({"code":602,"message":"alerts in body is required"})"},
+      {"  \n", 422, R"({"code":602,"message":"alerts in body is required"})"},
+      {"[", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because unexpected EOF"})"},
+      {"{bad", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because invalid character 'b' looking for beginning of object key string"})"},
+      {"{}", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because json: cannot unmarshal object into Go value of type models.PostableAlerts"})"},
+      {"\"x\"", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because json: cannot unmarshal string into Go value of type models.PostableAlerts"})"},
+      {R"([{}])", 422,
+       R"({"code":602,"message":"0.labels in body is required"})"},
+      {R"([{"labels":null}])", 422,
+       R"({"code":602,"message":"0.labels in body is required"})"},
+      {R"([{"labels":[]}])", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because json: cannot unmarshal array into Go struct field Alert.labels of type models.LabelSet"})"},
+      {R"([{"labels":{"alertname":1}}])", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because json: cannot unmarshal number into Go struct field Alert.labels of type string"})"},
+      {R"([{"labels":{"a":"b"},"annotations":{"a":true}}])", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because json: cannot unmarshal bool into Go struct field .annotations of type string"})"},
+      {R"([{"labels":{"a":"b"},"startsAt":5}])", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because json: cannot unmarshal number into Go struct field .startsAt of type string"})"},
+      {R"([{"labels":{"a":"b"},"generatorURL":5}])", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because json: cannot unmarshal number into Go struct field Alert.generatorURL of type string"})"},
+      {R"([{"labels":{"a":"b"},"startsAt":"nope"}])", 400,
+       R"({"code":400,"message":"parsing alerts body from \"\" failed, because parsing time \"nope\" as \"2006-01-02 15:04:05\": cannot parse \"nope\" as \"2006\""})"},
+      {R"([{"generatorURL":"::x"}])", 422,
+       R"({"code":601,"message":"0.generatorURL in body must be of type uri: \"::x\""})"},
+      {R"([{"labels":{"a":"b"}},{"labels":{"a":"b"},"generatorURL":"%zz"}])",
+       422,
+       R"({"code":601,"message":"1.generatorURL in body must be of type uri: \"%zz\""})"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.body);
+    ApiError e = ErrorOf(DecodePostableAlerts(c.body));
+    CHECK(e.status == c.status);
+    CHECK(e.body == c.message);
+  }
+  ApiError one = ErrorOf(DecodePostableAlerts("[1]"));
+  CHECK(one.status == 400);
+  CHECK(one.body.find("cannot unmarshal number into Go value of type struct "
+                      "{ Annotations models.LabelSet") != std::string::npos);
+}
+
+TEST_CASE(
+    "PostableAlerts: deep nesting and huge bodies neither crash nor "
+    "stall",
+    "[alerting][api]") {
+  // A recursive parser would overflow the stack on this.
+  std::string deep(2000000, '[');
+  ApiError e = ErrorOf(DecodePostableAlerts(deep));
+  CHECK(e.status == 400);
+  std::string deep_obj;
+  for (int i = 0; i < 500000; ++i) deep_obj += "{\"a\":";
+  CHECK(ErrorOf(DecodePostableAlerts("[{\"labels\":" + deep_obj)).status ==
+        400);
+  // 100,000 alerts decode.
+  std::string many = "[";
+  for (int i = 0; i < 100000; ++i) {
+    if (i > 0) many += ",";
+    many += "{\"labels\":{\"alertname\":\"A" + std::to_string(i) + "\"}}";
+  }
+  many += "]";
+  auto d = DecodePostableAlerts(many);
+  REQUIRE(std::holds_alternative<std::vector<PostableAlert>>(d));
+  CHECK(std::get<std::vector<PostableAlert>>(d).size() == 100000);
+}
+
+TEST_CASE("PostableSilence: amtool's body decodes", "[alerting][api]") {
+  auto d = DecodePostableSilence(
+      R"({"comment":"c","createdBy":"a","endsAt":"2026-12-01T16:44:09.138Z",)"
+      R"("matchers":[{"isEqual":true,"isRegex":false,"name":"alertname",)"
+      R"("value":"X"},{"isRegex":true,"name":"foo","value":"b.r"},)"
+      R"({"isEqual":false,"isRegex":false,"name":"n","value":""}],)"
+      R"("startsAt":"2026-12-01T14:44:09.138Z","id":"abc"})");
+  REQUIRE(std::holds_alternative<PostableSilence>(d));
+  const auto& s = std::get<PostableSilence>(d);
+  CHECK(s.id == "abc");
+  CHECK(s.comment == "c");
+  CHECK(s.created_by == "a");
+  REQUIRE(s.matchers.size() == 3);
+  CHECK(s.matchers[1].is_equal);  // absent isEqual is true
+  CHECK(s.matchers[1].is_regex);
+  CHECK_FALSE(s.matchers[2].is_equal);
+  CHECK(s.ends_at - s.starts_at == 2 * 3600 * 1000);
+}
+
+TEST_CASE("PostableSilence: malformed bodies get go-openapi's errors",
+          "[alerting][api]") {
+  const std::string times =
+      R"("startsAt":"2026-12-01T14:00:00Z","endsAt":"2026-12-02T14:00:00Z")";
+  const std::string ok_matchers =
+      R"("matchers":[{"name":"a","value":"b","isRegex":false}])";
+  struct Case {
+    std::string body;
+    int status;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"", 422, R"({"code":602,"message":"silence in body is required"})"},
+      {"null", 422, R"({"code":602,"message":"silence in body is required"})"},
+      {"{bad", 400,
+       R"({"code":400,"message":"parsing silence body from \"\" failed, because invalid character 'b' looking for beginning of object key string"})"},
+      {"[]", 400,
+       R"({"code":400,"message":"parsing silence body from \"\" failed, because json: cannot unmarshal array into Go value of type struct { ID string \"json:\\\"id,omitempty\\\"\" }"})"},
+      {R"({"matchers":[{"name":"a","value":"b"}]})", 422,
+       R"({"code":602,"message":"comment in body is required"})"},
+      {"{" + ok_matchers + "," + times + R"(,"createdBy":"a"})", 422,
+       R"({"code":602,"message":"comment in body is required"})"},
+      {"{" + ok_matchers + "," + times + R"(,"comment":"c"})", 422,
+       R"({"code":602,"message":"createdBy in body is required"})"},
+      {"{" + ok_matchers +
+           R"(,"endsAt":"2026-12-02T14:00:00Z","createdBy":"a","comment":"c"})",
+       422, R"({"code":602,"message":"startsAt in body is required"})"},
+      {"{" + ok_matchers + R"(,"createdBy":"a","comment":"c"})", 422,
+       R"({"code":602,"message":"endsAt in body is required"})"},
+      {"{" + times + R"(,"createdBy":"a","comment":"c"})", 422,
+       R"({"code":602,"message":"matchers in body is required"})"},
+      {R"({"matchers":[],)" + times + R"(,"createdBy":"a","comment":"c"})", 422,
+       R"({"code":612,"message":"matchers in body should have at least 1 items"})"},
+      {R"({"matchers":[{"name":"a","value":"b"}],)" + times +
+           R"(,"createdBy":"a","comment":"c"})",
+       422,
+       R"({"code":602,"message":"matchers.0.isRegex in body is required"})"},
+      {R"({"matchers":[{"value":"b","isRegex":false}],)" + times +
+           R"(,"createdBy":"a","comment":"c"})",
+       422, R"({"code":602,"message":"matchers.0.name in body is required"})"},
+      {R"({"matchers":[{"name":"a","isRegex":false}],)" + times +
+           R"(,"createdBy":"a","comment":"c"})",
+       422, R"({"code":602,"message":"matchers.0.value in body is required"})"},
+      {R"({"matchers":{},)" + times + R"(,"createdBy":"a","comment":"c"})", 400,
+       R"({"code":400,"message":"parsing silence body from \"\" failed, because json: cannot unmarshal object into Go struct field Silence.matchers of type models.Matchers"})"},
+      {R"({"matchers":[{"name":"a","value":"b","isRegex":"no"}],)" + times +
+           R"(,"createdBy":"a","comment":"c"})",
+       400,
+       R"({"code":400,"message":"parsing silence body from \"\" failed, because json: cannot unmarshal string into Go struct field Matcher.matchers.isRegex of type bool"})"},
+      {"{" + ok_matchers +
+           R"(,"startsAt":"bad","endsAt":"2026-12-02T14:00:00Z","createdBy":"a","comment":"c"})",
+       400,
+       R"({"code":400,"message":"parsing silence body from \"\" failed, because parsing time \"bad\" as \"2006-01-02 15:04:05\": cannot parse \"bad\" as \"2006\""})"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.body);
+    ApiError e = ErrorOf(DecodePostableSilence(c.body));
+    CHECK(e.status == c.status);
+    CHECK(e.body == c.message);
+  }
+}
+
+TEST_CASE("Content-Type must be application/json", "[alerting][api]") {
+  CHECK_FALSE(CheckJsonContentType("application/json"));
+  CHECK_FALSE(CheckJsonContentType("Application/JSON; charset=utf-8"));
+  auto plain = CheckJsonContentType("text/plain");
+  REQUIRE(plain);
+  CHECK(plain->status == 415);
+  CHECK(
+      plain->body ==
+      R"({"code":415,"message":"unsupported media type \"text/plain\", only [application/json] are allowed"})");
+  auto none = CheckJsonContentType(std::nullopt);
+  REQUIRE(none);
+  CHECK(none->body.find("application/octet-stream") != std::string::npos);
+}
+
+TEST_CASE("uri format: what Go's url.Parse refuses", "[alerting][api]") {
+  for (const char* ok : {"http://p:9090/graph?g0.expr=up", "/relative", "x",
+                         "mailto:a@b", "http://h/%41", ""}) {
+    INFO(ok);
+    CHECK(IsUri(ok));
+  }
+  for (const char* bad :
+       {"::x", ":x", "http://h/%zz", "http://h/%4", "a b\x01", "1http://x"}) {
+    INFO(bad);
+    CHECK_FALSE(IsUri(bad));
+  }
+}
+
+TEST_CASE("booleans are swag.ConvertBool's", "[alerting][api]") {
+  for (const char* t : {"true", "TRUE", "1", "yes", "y", "t", "on", "ok",
+                        "checked", "selected", "enabled"}) {
+    CHECK(ParseOpenApiBool(t));
+  }
+  for (const char* f : {"false", "0", "no", "maybe", "", "tru"}) {
+    CHECK_FALSE(ParseOpenApiBool(f));
+  }
+}
+
+TEST_CASE("model.LabelSet.Before orders as Alertmanager", "[alerting][api]") {
+  CHECK(LabelSetBefore(Labels{{"a", "1"}}, Labels{{"a", "1"}, {"b", "1"}}));
+  CHECK_FALSE(
+      LabelSetBefore(Labels{{"a", "1"}, {"b", "1"}}, Labels{{"a", "1"}}));
+  CHECK(LabelSetBefore(Labels{{"a", "1"}}, Labels{{"a", "2"}}));
+  // {b} before {a}: at name "a" the first lacks it.
+  CHECK(LabelSetBefore(Labels{{"b", "1"}}, Labels{{"a", "1"}}));
+  CHECK_FALSE(LabelSetBefore(Labels{{"a", "1"}}, Labels{{"b", "1"}}));
+  CHECK_FALSE(LabelSetBefore(Labels{{"a", "1"}}, Labels{{"a", "1"}}));
+}
+
+}  // namespace
