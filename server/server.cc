@@ -220,7 +220,12 @@ int Run(const ServerFlags& flags, Logger* log) {
     web::api::v2::ApiOptions aa;
     aa.registry = &registry;
     aa.logger = log;
-    aa.version.version = VIGIL_VERSION;
+    // The Alertmanager whose API this is, so that amtool's version check
+    // and Grafana see a peer they know; Vigil's own version beside it.
+    aa.version.version = "0.25.0";
+    aa.version.branch = "vigil";
+    aa.version.revision = VIGIL_VERSION;
+    aa.version.build_user = "vigil";
     alerting_api = std::make_unique<web::api::v2::Api>(std::move(aa));
     wo.alerting_api = alerting_api.get();
   }

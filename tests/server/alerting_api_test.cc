@@ -1,17 +1,24 @@
 // Alertmanager's v2 API on Vigil's port (server/web/api/v2): the codec of
-// request bodies and times, the query filters, and the handlers over a real
-// alerting::Router (in memory), byte for byte in Alertmanager's shapes.
-// The side-by-side comparison with a real prometheus-alertmanager is in
-// alerting_api_diff_test.cc.
+// request bodies and times, the query filters, and the handlers of a real
+// `vigil` serving it, request by request against a real
+// prometheus-alertmanager running the same alertmanager.yml
+// (testdata/alerting_api/requests.txt), and malformed, huge and deep
+// bodies that must neither crash nor stall the server.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
+#include "core/time.h"
 #include "server/web/api/v2/datetime.h"
 #include "server/web/api/v2/filter.h"
 #include "server/web/api/v2/requests.h"
 #include "server/web/api/v2/sort.h"
+#include "tests/server/alerting_peers_testutil.h"
 
 namespace {
 
@@ -310,6 +317,234 @@ TEST_CASE("model.LabelSet.Before orders as Alertmanager", "[alerting][api]") {
   CHECK(LabelSetBefore(Labels{{"b", "1"}}, Labels{{"a", "1"}}));
   CHECK_FALSE(LabelSetBefore(Labels{{"a", "1"}}, Labels{{"b", "1"}}));
   CHECK_FALSE(LabelSetBefore(Labels{{"a", "1"}}, Labels{{"a", "1"}}));
+}
+
+}  // namespace
+
+// --- over HTTP, and side by side with a real Alertmanager ------------------
+
+namespace {
+
+using vigil::testing::Http;
+using vigil::testing::Normalizer;
+
+// $NOW, $NOW+1h, $NOW-10m -> the same RFC 3339 text for both servers.
+std::string ExpandTimes(const std::string& line, vigil::Timestamp now) {
+  static const std::regex kNow(R"(\$NOW(([+-])(\d+[smhd]))?)");
+  std::string out;
+  auto begin = std::sregex_iterator(line.begin(), line.end(), kNow);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    out += line.substr(last, m.position() - last);
+    vigil::Timestamp t = now;
+    if (m[1].matched) {
+      int64_t d = *vigil::ParseDuration(m[3].str());
+      t += m[2].str() == "+" ? d : -d;
+    }
+    out += FormatDateTime(t);
+    last = m.position() + m.length();
+  }
+  return out + line.substr(last);
+}
+
+std::string ExpandIds(const std::string& line, const Normalizer& n) {
+  static const std::regex kId(R"(\$S(\d+))");
+  std::string out;
+  size_t last = 0;
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), kId);
+       it != std::sregex_iterator(); ++it) {
+    out += line.substr(last, it->position() - last);
+    out += n.IdNumber(std::stoi((*it)[1].str()));
+    last = it->position() + it->length();
+  }
+  return out + line.substr(last);
+}
+
+struct Answer {
+  int status = 0;
+  std::string content_type, allow, body;
+  bool operator==(const Answer&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Answer& a) {
+  return os << a.status << " [" << a.content_type << "] [allow " << a.allow
+            << "] " << a.body;
+}
+
+Answer Ask(vigil::net::HttpClient* c, const std::string& base,
+           const std::string& line, Normalizer* n) {
+  std::istringstream in(ExpandIds(line, *n));
+  std::string method, path, body;
+  in >> method >> path;
+  std::getline(in, body);
+  if (!body.empty() && body[0] == ' ') body.erase(0, 1);
+  std::string content_type = "application/json";
+  if (size_t plus = method.find('+'); plus != std::string::npos) {
+    content_type = method.substr(plus + 1);
+    method.resize(plus);
+  }
+  vigil::net::FetchResult r = Http(c, method, base + path, body, content_type);
+  Answer a;
+  a.status = r.error.empty() ? r.status : -1;
+  a.content_type = vigil::testing::Header(r, "content-type");
+  a.allow = vigil::testing::Header(r, "allow");
+  a.body = r.body.empty() ? "" : n->Json(r.body);
+  if (!r.error.empty()) a.body = r.error;
+  return a;
+}
+
+TEST_CASE("the v2 API answers as a real Alertmanager does, request by request",
+          "[alerting][api][peer]") {
+  if (!vigil::testutil::HaveCommand(vigil::testing::kAlertmanagerBinary)) {
+    WARN("prometheus-alertmanager not installed: test skipped");
+    return;
+  }
+  vigil::testutil::TempDir dir;
+  const std::string data =
+      std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/alerting_api/";
+  vigil::net::HttpClient client;
+  vigil::testing::RealAlertmanager am;
+  vigil::testing::VigilWithRouter vigil;
+  REQUIRE(am.Start(dir, data + "alertmanager.yml", &client));
+  REQUIRE(vigil.Start(dir, data + "alertmanager.yml", &client));
+
+  const vigil::Timestamp now = vigil::Clock::Real()->NowMs();
+  Normalizer am_n(now), vigil_n(now);
+  std::ifstream script(data + "requests.txt");
+  REQUIRE(script);
+  std::string line;
+  int requests = 0;
+  while (std::getline(script, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("SLEEP ", 0) == 0) {
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::stoi(line.substr(6))));
+      continue;
+    }
+    line = ExpandTimes(line, now);
+    Answer want = Ask(&client, am.url, line, &am_n);
+    Answer got = Ask(&client, vigil.url, line, &vigil_n);
+    INFO(line);
+    CHECK(got == want);
+    ++requests;
+  }
+  CHECK(requests > 80);
+  INFO(vigil::testutil::ReadFile(dir.Sub("vigil.log")));
+  CHECK(vigil.Stop() == 0);
+}
+
+TEST_CASE("the v2 API survives bodies too large, too deep and cut short",
+          "[alerting][api]") {
+  vigil::testutil::TempDir dir;
+  const std::string data =
+      std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/alerting_api/";
+  vigil::net::HttpClient client;
+  vigil::testing::VigilWithRouter vigil;
+  REQUIRE(vigil.Start(dir, data + "alertmanager.yml", &client));
+  const std::string alerts = vigil.url + "/api/v2/alerts";
+  // Above the server's 16 MiB body limit: refused, not read into memory.
+  std::string huge = "[" + std::string(17 << 20, ' ') + "]";
+  CHECK(Http(&client, "POST", alerts, huge).status == 413);
+  CHECK(Http(&client, "POST", vigil.url + "/api/v2/silences", huge).status ==
+        413);
+  // Nesting that would overflow a recursive parser.
+  CHECK(Http(&client, "POST", alerts, std::string(4 << 20, '[')).status == 400);
+  CHECK(Http(&client, "POST", vigil.url + "/api/v2/silences",
+             std::string(4 << 20, '{'))
+            .status == 400);
+  // A long filter and a pathological receiver regex.
+  std::string filter(200000, 'a');
+  CHECK(Http(&client, "GET", alerts + "?filter=" + filter + "%3D~" + filter)
+            .status == 200);
+  CHECK(Http(&client, "GET", alerts + "?receiver=(a%2A)%2A%24").status == 200);
+  // 20,000 alerts in one post are taken and listed.
+  std::string many = "[";
+  for (int i = 0; i < 20000; ++i) {
+    if (i > 0) many += ",";
+    many += "{\"labels\":{\"alertname\":\"Many\",\"i\":\"" + std::to_string(i) +
+            "\"}}";
+  }
+  many += "]";
+  CHECK(Http(&client, "POST", alerts, many).status == 200);
+  auto listed = Http(&client, "GET", alerts + "?filter=alertname%3DMany");
+  CHECK(listed.status == 200);
+  size_t count = 0;
+  for (size_t p = listed.body.find("\"fingerprint\""); p != std::string::npos;
+       p = listed.body.find("\"fingerprint\"", p + 1)) {
+    ++count;
+  }
+  CHECK(count == 20000);
+  // The server still answers everything else.
+  CHECK(Http(&client, "GET", vigil.url + "/-/healthy").status == 200);
+  INFO(vigil::testutil::ReadFile(dir.Sub("vigil.log")));
+  CHECK(vigil.Stop() == 0);
+}
+
+TEST_CASE("without --alertmanager.config.file /api/v2 is not served",
+          "[alerting][api]") {
+  vigil::testutil::TempDir dir;
+  std::ofstream(dir.Sub("prometheus.yml")) << "global: {}\n";
+  const int port = vigil::testutil::FreePort();
+  vigil::testutil::Process p(
+      {VIGIL_BINARY, "--config.file=" + dir.Sub("prometheus.yml"),
+       "--storage.tsdb.path=" + dir.Sub("data"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+      dir.Sub("vigil.log"));
+  vigil::net::HttpClient client;
+  const std::string url = vigil::testing::Url(port);
+  REQUIRE(vigil::testing::WaitStatus(&client, url + "/-/ready"));
+  auto r = Http(&client, "GET", url + "/api/v2/alerts");
+  CHECK(r.status == 404);
+  CHECK(r.body == "404 page not found\n");
+  p.Signal(SIGTERM);
+  CHECK(p.Wait(20000) == 0);
+}
+
+TEST_CASE(
+    "a bad alertmanager.yml stops start-up and fails a reload, which "
+    "keeps the running one",
+    "[alerting][api]") {
+  vigil::testutil::TempDir dir;
+  const std::string am = dir.Sub("am.yml");
+  std::ofstream(am) << "route: {receiver: x}\nreceivers: [{name: y}]\n";
+  std::ofstream(dir.Sub("prometheus.yml")) << "global: {}\n";
+  const int port = vigil::testutil::FreePort();
+  vigil::testutil::Process bad(
+      {VIGIL_BINARY, "--config.file=" + dir.Sub("prometheus.yml"),
+       "--storage.tsdb.path=" + dir.Sub("data"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port),
+       "--alertmanager.config.file=" + am},
+      dir.Sub("bad.log"));
+  CHECK(bad.Wait(20000) == 1);
+  CHECK(vigil::testutil::ReadFile(dir.Sub("bad.log")).find("am.yml") !=
+        std::string::npos);
+
+  std::ofstream(am) << "route: {receiver: x}\nreceivers: [{name: x}]\n";
+  vigil::net::HttpClient client;
+  vigil::testing::VigilWithRouter vigil;
+  REQUIRE(vigil.Start(dir, am, &client));
+  CHECK(Http(&client, "GET", vigil.url + "/api/v2/receivers").body ==
+        R"([{"name":"x"}])");
+  // A broken file: the reload fails and the old config keeps serving.
+  std::ofstream(am)
+      << "route: {receiver: x}\nreceivers: [{name: x}]\nbogus: 1\n";
+  auto failed = Http(&client, "POST", vigil.url + "/-/reload");
+  CHECK(failed.status == 500);
+  CHECK(failed.body.find("bogus") != std::string::npos);
+  CHECK(Http(&client, "GET", vigil.url + "/api/v2/receivers").body ==
+        R"([{"name":"x"}])");
+  // A good one applies with the prometheus.yml.
+  std::ofstream(am) << "route: {receiver: z}\nreceivers: [{name: z}, "
+                       "{name: x}]\n";
+  CHECK(Http(&client, "POST", vigil.url + "/-/reload").status == 200);
+  CHECK(Http(&client, "GET", vigil.url + "/api/v2/receivers").body ==
+        R"([{"name":"z"},{"name":"x"}])");
+  auto status = Http(&client, "GET", vigil.url + "/api/v2/status");
+  CHECK(status.body.find(R"({"cluster":{"peers":[],"status":"disabled"},)"
+                         R"("config":{"original":"route: {receiver: z})") == 0);
+  INFO(vigil::testutil::ReadFile(dir.Sub("vigil.log")));
+  CHECK(vigil.Stop() == 0);
 }
 
 }  // namespace
