@@ -82,6 +82,10 @@ int main(int argc, char** argv) {
   if (cmd == "check" && sub == "rules") return vigil::cli::CheckRules(rest(2));
   if (cmd == "check" && sub == "config")
     return vigil::cli::CheckConfig(rest(2));
+  if (cmd == "check" && sub == "alertmanager-config")
+    return vigil::cli::CheckAlertmanagerConfig(rest(2));
+  if (cmd == "alertmanager" && sub == "routes")
+    return vigil::cli::AlertmanagerRoutes(rest(2));
   if (cmd == "test" && sub == "promql") return vigil::cli::TestPromql(rest(2));
   if (cmd == "test" && sub == "rules") return vigil::cli::TestRules(rest(2));
   if (cmd == "query") return vigil::cli::Query(rest(1));

@@ -24,6 +24,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -148,6 +149,23 @@ class DB : public Appendable, public Queryable {
                                                  const Metadata& md) = 0;
   // All metadata, keyed by metric name, sorted.
   virtual std::vector<std::pair<std::string, Metadata>> GetMetadata() = 0;
+
+  // --- Small durable state (the built-in Alertmanager's silences and
+  // notification log; the `state` family of FORMAT.md) ---
+
+  // Stores `value` under `key` (non-empty), replacing any value; synced to
+  // disk before it returns OK. FailedPrecondition on a read-only DB,
+  // Unavailable on I/O errors.
+  [[nodiscard]] virtual absl::Status PutState(std::string_view key,
+                                              std::string_view value) = 0;
+  // Removes `key` (OK if absent); synced like PutState.
+  [[nodiscard]] virtual absl::Status DeleteState(std::string_view key) = 0;
+  // Calls f(key, value) for every key starting with `prefix`, in bytewise
+  // key order. `f` must not call back into this DB.
+  [[nodiscard]] virtual absl::Status ScanState(
+      std::string_view prefix,
+      const std::function<void(std::string_view key, std::string_view value)>&
+          f) = 0;
 
   // Counters and gauges (see DBStats). One pass over the series in
   // memory, no disk reads beyond listing the directory.

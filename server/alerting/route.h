@@ -12,6 +12,7 @@
 #ifndef VIGIL_SERVER_ALERTING_ROUTE_H_
 #define VIGIL_SERVER_ALERTING_ROUTE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,8 +40,8 @@ struct RouteNode {
   // Alertmanager's Route.Key(): the parent's key, "/", then this route's
   // matchers as "{a=\"b\",c=~\"d\"}" ("{}" for none). The root is "{}".
   std::string Key() const;
-  // Alertmanager's Route.ID(): Key(), plus "/<index among siblings with
-  // the same key>" when siblings share it.
+  // Alertmanager's Route.ID() (0.27): Key(), plus "/<index among the
+  // parent's routes>" for every route but the root.
   std::string ID() const;
   // The labels of `labels` this route groups by (all with group_by_all).
   Labels GroupLabels(const Labels& labels) const;

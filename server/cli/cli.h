@@ -55,6 +55,12 @@ int CheckConfig(const std::vector<std::string>& args);
 // vigil test rules TEST.yml...  (promtool's rule unit tests)
 int TestRules(const std::vector<std::string>& args);
 
+// vigil check alertmanager-config FILE...  (amtool check-config)
+int CheckAlertmanagerConfig(const std::vector<std::string>& args);
+// vigil alertmanager routes [show|test] FILE [--verify.receivers=a,b]
+// [--tree] [label=value...]  (amtool config routes show / test)
+int AlertmanagerRoutes(const std::vector<std::string>& args);
+
 // vigil rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
 int RulesReplay(const std::vector<std::string>& args);
 

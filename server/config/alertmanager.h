@@ -63,7 +63,7 @@ struct Route {
   std::optional<std::vector<std::string>> group_by;
   bool group_by_all = false;
   // `match`, `match_re` and `matchers` folded into one list, sorted as
-  // Alertmanager sorts them (by name, then type, then value).
+  // Alertmanager sorts them (by name, then value, then type).
   std::vector<Matcher> matchers;
   std::vector<std::string> mute_time_intervals;
   std::vector<std::string> active_time_intervals;

@@ -107,7 +107,7 @@ absl::Status DBImpl::OpenImpl() {
   // A format-1 directory still has `postings`; RocksDB opens a directory
   // for writing only with all its families, so open it to drop it. The
   // `tombstones` family exists once something was deleted.
-  bool legacy_postings = false, tombstones = false;
+  bool legacy_postings = false, tombstones = false, state = false;
   {
     std::vector<std::string> existing;
     if (rocksdb::DB::ListColumnFamilies(dbo, dir_, &existing).ok()) {
@@ -115,10 +115,12 @@ absl::Status DBImpl::OpenImpl() {
         if (name == kCfLegacyPostings && !options_.read_only)
           legacy_postings = true;
         if (name == kCfTombstones) tombstones = true;
+        if (name == kCfState) state = true;
       }
     }
     if (legacy_postings) cfs.push_back({kCfLegacyPostings, small_cf});
     if (tombstones) cfs.push_back({kCfTombstones, small_cf});
+    if (state) cfs.push_back({kCfState, small_cf});
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs =
@@ -132,7 +134,8 @@ absl::Status DBImpl::OpenImpl() {
   cf_wal_ = handles_[3];
   cf_head_ = handles_[4];
   cf_meta_ = handles_[5];
-  if (tombstones) cf_tombstones_ = handles_.back();
+  if (tombstones) cf_tombstones_ = handles_[cfs.size() - 1 - (state ? 1 : 0)];
+  if (state) cf_state_ = handles_.back();
   rocksdb::ColumnFamilyHandle* postings = nullptr;
   if (legacy_postings) {
     postings = handles_[6];
@@ -183,6 +186,18 @@ absl::Status DBImpl::EnsureTombstonesFamily() {
                 "create tombstones family"));
   handles_.push_back(h);
   cf_tombstones_ = h;
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::EnsureStateFamily() {
+  absl::MutexLock l(&commit_mu_);
+  if (cf_state_.load() != nullptr) return absl::OkStatus();
+  rocksdb::ColumnFamilyHandle* h = nullptr;
+  VIGIL_RETURN_IF_ERROR(
+      FromRocks(db_->CreateColumnFamily(SmallCfOptions(), kCfState, &h),
+                "create state family"));
+  handles_.push_back(h);
+  cf_state_.store(h);
   return absl::OkStatus();
 }
 

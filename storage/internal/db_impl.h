@@ -8,6 +8,7 @@
 //   db_read.cc     the Querier
 //   db_list.cc     ForEachSeries, ForEachChunk
 //   db_delete.cc   DeleteSeries, CleanTombstones (tombstones.h)
+//   state.cc       PutState, DeleteState, ScanState
 //   records.cc     encodings of series, WAL and head records
 //
 // Durability: Commit writes one RocksDB WriteBatch (new series records,
@@ -37,6 +38,10 @@
 #include "storage/internal/tombstones.h"
 
 namespace vigil::storage::internal {
+
+// key → value of DB::PutState. Optional within format 2, like
+// `tombstones`: created by the first PutState (state.cc).
+inline constexpr char kCfState[] = "state";
 
 // Record codecs (records.cc).
 std::string EncodeLabels(const Labels& labels);
@@ -78,6 +83,12 @@ class DBImpl : public DB {
                            const Metadata& md) override;
   std::vector<std::pair<std::string, Metadata>> GetMetadata() override;
   DBStats Stats() override;
+  absl::Status PutState(std::string_view key, std::string_view value) override;
+  absl::Status DeleteState(std::string_view key) override;
+  absl::Status ScanState(
+      std::string_view prefix,
+      const std::function<void(std::string_view, std::string_view)>& f)
+      override;
   void ForEachSeries(
       const std::function<void(SeriesRef, const Labels&)>& f) override;
   absl::Status ForEachChunk(
@@ -125,6 +136,8 @@ class DBImpl : public DB {
   // Creates the `tombstones` family on first use (FORMAT.md).
   absl::Status EnsureTombstonesFamily()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Creates the `state` family on first use (FORMAT.md). Takes commit_mu_.
+  absl::Status EnsureStateFamily() ABSL_LOCKS_EXCLUDED(commit_mu_);
   absl::Status CleanTombstonesLocked()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Whether samples of `s` other than those in `t.intervals` exist, with
@@ -162,6 +175,9 @@ class DBImpl : public DB {
   // Null until the first DeleteSeries (or if the directory has none).
   rocksdb::ColumnFamilyHandle* cf_tombstones_ = nullptr;
   TombstoneIndex tombstones_;
+  // Null until the first PutState (or if the directory has none); set
+  // once under commit_mu_ (EnsureStateFamily).
+  std::atomic<rocksdb::ColumnFamilyHandle*> cf_state_{nullptr};
 
   absl::Mutex commit_mu_;
   uint64_t next_wal_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;
