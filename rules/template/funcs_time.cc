@@ -5,6 +5,7 @@
 #include "core/go/time.h"
 #include "rules/template/humanize.h"
 #include "rules/template/text/funcs.h"
+#include "rules/template/time_zone.h"
 
 namespace vigil::rules::tmpl {
 
@@ -39,7 +40,7 @@ Value TimeValue(int64_t sec, int64_t nsec) {
 }
 
 int64_t CivilField(const Value& t, const char* layout) {
-  return std::stoll(go::TimeFormat(t.i, t.nsec, layout));
+  return std::stoll(FormatTimeValue(t, layout));
 }
 
 const Table& TimeMethods() {
@@ -48,11 +49,10 @@ const Table& TimeMethods() {
     (*m)["Format"] = Method(
         {P::kString},
         [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
-          return Value::String(go::TimeFormat(a[0].i, a[0].nsec, a[1].s));
+          return Value::String(FormatTimeValue(a[0], a[1].s));
         });
-    (*m)["String"] = Getter([](const Value& t) {
-      return Value::String(go::TimeString(t.i, t.nsec));
-    });
+    (*m)["String"] = Getter(
+        [](const Value& t) { return Value::String(TimeValueString(t)); });
     (*m)["Unix"] = Getter([](const Value& t) { return Value::Int(t.i); });
     (*m)["UnixMilli"] = Getter([](const Value& t) {
       return Value::Int(t.i * 1000 + t.nsec / 1000000);
@@ -77,8 +77,10 @@ const Table& TimeMethods() {
     (*m)["Add"] = Method(
         {P::kDuration},
         [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
-          return TimeValue(a[0].i + a[1].i / 1000000000,
-                           a[0].nsec + a[1].i % 1000000000);
+          Value r = TimeValue(a[0].i + a[1].i / 1000000000,
+                              a[0].nsec + a[1].i % 1000000000);
+          r.s = a[0].s;  // Add keeps the location
+          return r;
         });
     return m;
   }();
@@ -116,6 +118,14 @@ const Table& DurationMethods() {
 }  // namespace
 
 const FuncDef* LookupMethod(const Value& receiver, std::string_view name) {
+  const MethodSet* own = nullptr;
+  if (receiver.kind == Kind::kRecord && receiver.record)
+    own = receiver.record->methods.get();
+  if (receiver.kind == Kind::kList && receiver.list)
+    own = receiver.list->methods.get();
+  if (receiver.kind == Kind::kMap && receiver.map)
+    own = receiver.map->methods.get();
+  if (own != nullptr) return own->methods.Find(name);
   const Table* table = nullptr;
   if (receiver.kind == Kind::kTime) table = &TimeMethods();
   if (receiver.kind == Kind::kDuration) table = &DurationMethods();

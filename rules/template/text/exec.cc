@@ -20,9 +20,43 @@ std::string Sprintv(const Value& v) { return GoSprintf("%v", {v}); }
 
 absl::StatusOr<std::string> ExecuteTemplate(const TemplateTree& tree,
                                             const Value& dot,
-                                            const FuncEnv& env) {
-  Executor ex(tree, env);
+                                            const FuncEnv& env,
+                                            const ExecOptions& options) {
+  Executor ex(tree, env, options);
   return ex.Run(dot);
+}
+
+std::string HtmlEscapeText(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '+':
+        out += "&#43;";
+        break;
+      case '\0':
+        out += "\xef\xbf\xbd";  // U+FFFD
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::string> Executor::Run(const Value& dot) {
@@ -37,14 +71,14 @@ bool Executor::Errorf(const std::string& msg) {
     error_ = fmt::format("template: {}: {}", name_, msg);
     return false;
   }
-  size_t pos = std::min(node_->pos, tree_.text.size());
-  std::string_view text = std::string_view(tree_.text).substr(0, pos);
+  size_t pos = std::min(node_->pos, source_->text.size());
+  std::string_view text = std::string_view(source_->text).substr(0, pos);
   size_t nl = text.rfind('\n');
   size_t col = nl == std::string_view::npos ? pos : pos - (nl + 1);
   size_t line =
       1 + static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
   error_ =
-      fmt::format("template: {}:{}:{}: executing {} at <{}>: {}", tree_.name,
+      fmt::format("template: {}:{}:{}: executing {} at <{}>: {}", source_->name,
                   line, col, go::Quote(name_), node_->String(), msg);
   return false;
 }
@@ -67,7 +101,11 @@ bool Executor::Walk(const Value& dot, const Node& node) {
       if (!EvalPipeline(dot, node.node.get(), &val)) return false;
       if (node.node->decl.empty()) {
         At(&node);
-        out_ += TemplatePrint(val);
+        if (options_.escape_html && !(val.kind == Kind::kString && val.html)) {
+          out_ += HtmlEscapeText(TemplatePrint(val));
+        } else {
+          out_ += TemplatePrint(val);
+        }
       }
       return true;
     }
@@ -180,6 +218,16 @@ bool Executor::WalkRange(const Value& dot, const Node& r) {
         }
       }
       break;
+    case Kind::kList:
+      if (val.list) {
+        for (size_t i = 0; i < val.list->elems.size() && !stop; ++i) {
+          if (!iterate(Value::Int(static_cast<int64_t>(i)),
+                       val.list->elems[i])) {
+            return false;
+          }
+        }
+      }
+      break;
     case Kind::kMap:
       if (val.map) {
         for (const auto& [k, v] : val.map->entries) {
@@ -206,11 +254,18 @@ bool Executor::WalkRange(const Value& dot, const Node& r) {
 bool Executor::WalkTemplate(const Value& dot, const Node& t) {
   At(&t);
   const Node* root = nullptr;
+  const TemplateTree* source = &tree_;
   auto it = tree_.defined.find(t.text);
   if (it != tree_.defined.end()) {
     root = it->second;
   } else if (t.text == tree_.name) {
     root = tree_.root.get();
+  } else if (options_.library != nullptr) {
+    auto lib = options_.library->find(t.text);
+    if (lib != options_.library->end()) {
+      root = lib->second.root;
+      source = lib->second.source;
+    }
   }
   if (root == nullptr)
     return Errorf(fmt::format("template {} not defined", go::Quote(t.text)));
@@ -222,6 +277,7 @@ bool Executor::WalkTemplate(const Value& dot, const Node& t) {
   if (!EvalPipeline(dot, t.node.get(), &new_dot)) return false;
   std::vector<std::pair<std::string, Value>> saved = std::move(vars_);
   std::string saved_name = std::exchange(name_, t.text);
+  const TemplateTree* saved_source = std::exchange(source_, source);
   vars_ = {{"$", new_dot}};
   ++depth_;
   bool ok = Walk(new_dot, *root);
@@ -230,6 +286,7 @@ bool Executor::WalkTemplate(const Value& dot, const Node& t) {
   if (!ok) return false;
   vars_ = std::move(saved);
   name_ = std::move(saved_name);
+  source_ = saved_source;
   return true;
 }
 

@@ -9,7 +9,9 @@
 #define VIGIL_RULES_TEMPLATE_TEXT_EXEC_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,16 +22,41 @@
 
 namespace vigil::rules::tmpl {
 
+// A named template parsed from another source (a template file's
+// {{define}}s, or the file's body under its base name): its body and the
+// tree it came from, which errors inside it name ("template: FILE:L:C:").
+struct TemplateRef {
+  const Node* root = nullptr;  // kList
+  const TemplateTree* source = nullptr;
+};
+// Go's set of associated templates, by name.
+using TemplateLibrary = std::map<std::string, TemplateRef, std::less<>>;
+
+struct ExecOptions {
+  // Consulted by {{template "name"}} after the executed tree's own
+  // {{define}}s (which, as in Go, replace the library's of the same name).
+  const TemplateLibrary* library = nullptr;
+  // html/template's escaping of printed values in HTML text context
+  // (&'<>"+ and NUL); template.HTML values pass unescaped. An
+  // approximation: Go escapes by context (attributes, URLs, scripts).
+  bool escape_html = false;
+};
+
 // Runs `tree` with `dot` as "." and "$". InvalidArgument with Go's message
 // ("template: NAME:LINE:COL: executing \"NAME\" at <NODE>: ...") on error.
 absl::StatusOr<std::string> ExecuteTemplate(const TemplateTree& tree,
                                             const Value& dot,
-                                            const FuncEnv& env);
+                                            const FuncEnv& env,
+                                            const ExecOptions& options = {});
+
+// html/template's escaping of one printed value in HTML text.
+std::string HtmlEscapeText(std::string_view s);
 
 class Executor {
  public:
-  Executor(const TemplateTree& tree, const FuncEnv& env)
-      : tree_(tree), env_(env) {}
+  Executor(const TemplateTree& tree, const FuncEnv& env,
+           const ExecOptions& options = {})
+      : tree_(tree), env_(env), options_(options), source_(&tree) {}
   absl::StatusOr<std::string> Run(const Value& dot);
 
  private:
@@ -85,6 +112,8 @@ class Executor {
 
   const TemplateTree& tree_;
   const FuncEnv& env_;
+  const ExecOptions options_;
+  const TemplateTree* source_;  // the tree the running template came from
   std::string name_;  // template being executed (changes in {{template}})
   std::string out_;
   const Node* node_ = nullptr;

@@ -190,6 +190,13 @@ bool Executor::EvalField(const Value& dot, const std::string& name,
         v.iface = true;
         return field(std::move(v));
       }
+    case Kind::kRecord: {
+      const Value* v = receiver.record ? receiver.record->Find(name) : nullptr;
+      if (v == nullptr) break;
+      if (receiver.nil_ptr)
+        return Errorf(fmt::format("nil pointer evaluating {}.{}", typ, name));
+      return field(*v);
+    }
     case Kind::kMap: {
       if (has_args) return Errorf(name + " is not a method but has arguments");
       const Value* v = receiver.map ? receiver.map->Find(name) : nullptr;
@@ -211,7 +218,7 @@ bool Executor::EvalFunction(const Value& dot, const Node& ident,
                             const Value* final, Value* out) {
   At(&ident);
   bool builtin = false;
-  const FuncDef* fn = LookupFunction(ident.text, &builtin);
+  const FuncDef* fn = LookupFunction(env_, ident.text, &builtin);
   if (fn == nullptr)
     return Errorf(go::Quote(ident.text) + " is not a defined function");
   return EvalCall(dot, *fn, builtin, cmd, ident.text, args, final, nullptr,
@@ -321,6 +328,9 @@ bool Executor::ValidateType(const Value& v, ParamType t, Value* out) {
       case ParamType::kSamplePtr:
         *out = Value::Sample(nullptr);
         return true;
+      case ParamType::kStringSlice:
+        *out = StringList({});
+        return true;
       default:
         return Errorf("invalid value; expected " + ParamTypeName(t));
     }
@@ -351,6 +361,19 @@ bool Executor::ValidateType(const Value& v, ParamType t, Value* out) {
       }
       ok = v.kind == Kind::kDuration;
       break;
+    case ParamType::kTime:
+      if (v.kind == Kind::kTime && !v.not_ptr) {
+        if (v.nil_ptr)
+          return Errorf("dereference of nil pointer of type time.Time");
+        *out = v;
+        out->not_ptr = true;
+        return true;
+      }
+      ok = v.kind == Kind::kTime;
+      break;
+    case ParamType::kStringSlice:
+      ok = v.kind == Kind::kList && v.list && v.list->type_name == "[]string";
+      break;
   }
   if (!ok) {
     return Errorf(fmt::format("wrong type for value; expected {}; got {}",
@@ -368,7 +391,8 @@ bool Executor::EvalArg(const Value& dot, ParamType t, const Node& n,
     case NodeType::kDot:
       return ValidateType(dot, t, out);
     case NodeType::kNil:
-      if (t == ParamType::kString || t == ParamType::kDuration) {
+      if (t == ParamType::kString || t == ParamType::kDuration ||
+          t == ParamType::kTime) {
         return Errorf("cannot assign nil to " + ParamTypeName(t));
       }
       return ValidateType(Value(), t, out);
@@ -404,6 +428,8 @@ bool Executor::EvalArg(const Value& dot, ParamType t, const Node& n,
       return true;
     case ParamType::kQueryResult:
     case ParamType::kSamplePtr:
+    case ParamType::kTime:
+    case ParamType::kStringSlice:
       return Errorf(fmt::format("can't handle {} for arg of type {}",
                                 n.String(), ParamTypeName(t)));
     default:

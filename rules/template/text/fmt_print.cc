@@ -3,6 +3,7 @@
 #include "core/go/time.h"
 #include "core/go/utf8.h"
 #include "rules/template/text/fmt_printer.h"
+#include "rules/template/time_zone.h"
 
 namespace vigil::rules::tmpl {
 
@@ -77,6 +78,33 @@ void Printer::FmtAlertData(const AlertData& a, int verb, int depth) {
   buf += '}';
 }
 
+void Printer::FmtRecord(const RecordData& r, int verb, int depth) {
+  buf += '{';
+  for (size_t i = 0; i < r.fields.size(); ++i) {
+    if (i > 0) buf += ' ';
+    if (flags.plus_v) {
+      buf += r.fields[i].first;
+      buf += ':';
+    }
+    const Value& e = r.fields[i].second;
+    if (!e.valid()) {
+      buf += "<nil>";
+    } else {
+      PrintValue(e, verb, depth + 1);
+    }
+  }
+  buf += '}';
+}
+
+void Printer::FmtList(const ListData& l, int verb, int depth) {
+  buf += '[';
+  for (size_t i = 0; i < l.elems.size(); ++i) {
+    if (i > 0) buf += ' ';
+    PrintValue(l.elems[i], verb, depth + 1);
+  }
+  buf += ']';
+}
+
 void Printer::PrintValue(const Value& v, int verb, int depth) {
   if (!v.valid()) {
     if (verb == 'T' || verb == 'v') {
@@ -112,7 +140,7 @@ void Printer::PrintValue(const Value& v, int verb, int depth) {
           verb == 'q') {
         // Strings take all five verbs.
         (void)FmtString(v.nil_ptr               ? "<nil>"
-                        : v.kind == Kind::kTime ? go::TimeString(v.i, v.nsec)
+                        : v.kind == Kind::kTime ? TimeValueString(v)
                                                 : go::DurationString(v.i),
                         verb);
         return;
@@ -135,6 +163,19 @@ void Printer::PrintValue(const Value& v, int verb, int depth) {
       return FmtSlice(v, verb, depth);
     case Kind::kAlertData:
       return FmtAlertData(*v.alert, verb, depth);
+    case Kind::kRecord:
+      if (v.nil_ptr || !v.record) {
+        Pad("<nil>");
+        return;
+      }
+      if (v.record->pointer && depth == 0) buf += '&';
+      return FmtRecord(*v.record, verb, depth);
+    case Kind::kList:
+      if (!v.list) {
+        buf += "[]";
+        return;
+      }
+      return FmtList(*v.list, verb, depth);
     case Kind::kInvalid:
       return;
   }
@@ -174,6 +215,10 @@ std::string TemplatePrint(const Value& v) {
   Printer p;
   if (v.kind == Kind::kSample && !v.nil_ptr && v.sample) {
     p.FmtSample(*v.sample, 'v', 0);  // the pointer is followed once
+    return std::move(p.buf);
+  }
+  if (v.kind == Kind::kRecord && !v.nil_ptr && v.record) {
+    p.FmtRecord(*v.record, 'v', 0);  // likewise
     return std::move(p.buf);
   }
   p.PrintArg(v, 'v');

@@ -31,6 +31,8 @@ class Printer : public go::Formatter {
   void FmtSample(const SampleData& s, int verb, int depth);
   void FmtSlice(const Value& v, int verb, int depth);
   void FmtAlertData(const AlertData& a, int verb, int depth);
+  void FmtRecord(const RecordData& r, int verb, int depth);
+  void FmtList(const ListData& l, int verb, int depth);
 };
 
 }  // namespace vigil::rules::tmpl::gofmt

@@ -42,6 +42,10 @@ std::string ParamTypeName(ParamType t) {
       return "*template.sample";
     case P::kDuration:
       return "time.Duration";
+    case P::kTime:
+      return "time.Time";
+    case P::kStringSlice:
+      return "[]string";
   }
   return "";
 }
@@ -70,6 +74,33 @@ const FuncDef* LookupFunction(std::string_view name, bool* builtin) {
   if (it == table->funcs.end()) return nullptr;
   if (builtin != nullptr) *builtin = table->is_builtin.find(name)->second;
   return &it->second;
+}
+
+const FuncDef* FuncTable::Find(std::string_view name) const {
+  auto it = funcs.find(name);
+  return it == funcs.end() ? nullptr : &it->second;
+}
+
+const FuncDef* LookupBuiltin(std::string_view name) {
+  static const FuncTable* table = [] {
+    auto* t = new FuncTable;
+    std::vector<std::pair<std::string, FuncDef>> b;
+    AddBuiltinFuncs(&b);
+    for (auto& [n, d] : b) t->funcs[n] = std::move(d);
+    return t;
+  }();
+  return table->Find(name);
+}
+
+const FuncDef* LookupFunction(const FuncEnv& env, std::string_view name,
+                              bool* builtin) {
+  if (env.funcs == nullptr) return LookupFunction(name, builtin);
+  if (const FuncDef* f = env.funcs->Find(name)) {
+    if (builtin != nullptr) *builtin = false;
+    return f;
+  }
+  if (builtin != nullptr) *builtin = true;
+  return LookupBuiltin(name);
 }
 
 bool HasTemplateFunction(std::string_view name) {

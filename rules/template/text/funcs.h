@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,16 +38,23 @@ enum class ParamType {
   kQueryResult,  // template.queryResult
   kSamplePtr,    // *template.sample
   kDuration,     // time.Duration (a *time.Duration is followed)
+  kTime,         // time.Time (a *time.Time is followed)
+  kStringSlice,  // []string
 };
 
 // Go's name of the parameter type, for error messages.
 std::string ParamTypeName(ParamType t);
+
+struct FuncTable;
 
 // What functions may consult besides their arguments.
 struct FuncEnv {
   const TemplateQueryFunc* query = nullptr;  // may be null or empty
   int64_t now_ms = 0;                        // evaluation time (for `now`)
   std::string_view external_url;
+  // A caller's own function map. When set it replaces Prometheus's
+  // functions: templates see Go's builtins and these (consulted first).
+  const FuncTable* funcs = nullptr;
 };
 
 // Returns the result, or an error whose message is what Go reports after
@@ -59,6 +67,26 @@ struct FuncDef {
   bool variadic = false;
   FuncImpl impl;
 };
+
+// A function map (Go's template.FuncMap) or a type's methods.
+struct FuncTable {
+  std::map<std::string, FuncDef, std::less<>> funcs;
+  const FuncDef* Find(std::string_view name) const;
+};
+
+// The methods of a caller-defined type (RecordData, ListData, MapData).
+struct MethodSet {
+  FuncTable methods;
+};
+
+// Go's builtin function called `name` (and, or, len, printf, ...), or null.
+const FuncDef* LookupBuiltin(std::string_view name);
+
+// The function called `name` as a template with `env` sees it: the
+// caller's table then the builtins when env.funcs is set, otherwise the
+// builtins and Prometheus's. `builtin` as for LookupFunction.
+const FuncDef* LookupFunction(const FuncEnv& env, std::string_view name,
+                              bool* builtin);
 
 // The function called `name`, or nullptr. `builtin` tells text/template's own
 // functions (and/or short-circuit) from Prometheus's.

@@ -189,7 +189,8 @@ absl::StatusOr<Value> IndexFunc(const FuncEnv&, std::vector<Value>& a) {
         item.kind == Kind::kDuration) {
       if (item.nil_ptr) return InvalidArgumentError("index of nil pointer");
     }
-    if (item.kind == Kind::kString || item.kind == Kind::kSlice) {
+    if (item.kind == Kind::kString || item.kind == Kind::kSlice ||
+        item.kind == Kind::kList) {
       size_t len = Len(item);
       absl::StatusOr<int64_t> x = IndexArg(index, len);
       if (!x.ok()) return x.status();
@@ -197,6 +198,10 @@ absl::StatusOr<Value> IndexFunc(const FuncEnv&, std::vector<Value>& a) {
         return InvalidArgumentError(item.kind == Kind::kString
                                         ? "reflect: string index out of range"
                                         : "reflect: slice index out of range");
+      }
+      if (item.kind == Kind::kList) {
+        item = Value(item.list->elems[static_cast<size_t>(*x)]);
+        continue;
       }
       item = item.kind == Kind::kString
                  ? Value::Uint8(
@@ -234,7 +239,7 @@ absl::StatusOr<Value> SliceFunc(const FuncEnv&, std::vector<Value>& a) {
         fmt::format("too many slice indexes: {}", nidx));
   if (item.kind == Kind::kString) {
     if (nidx == 3) return InvalidArgumentError("cannot 3-index slice a string");
-  } else if (item.kind != Kind::kSlice) {
+  } else if (item.kind != Kind::kSlice && item.kind != Kind::kList) {
     return InvalidArgumentError("can't slice item of type " + TypeName(item));
   }
   size_t cap = Len(item);
@@ -256,6 +261,12 @@ absl::StatusOr<Value> SliceFunc(const FuncEnv&, std::vector<Value>& a) {
     Value r = item;
     r.s = item.s.substr(idx[0], idx[1] - idx[0]);
     return r;
+  }
+  if (item.kind == Kind::kList) {
+    auto l = std::make_shared<ListData>(*item.list);
+    l->elems.assign(item.list->elems.begin() + idx[0],
+                    item.list->elems.begin() + idx[1]);
+    return Value::List(std::move(l));
   }
   auto list = std::make_shared<SampleList>();
   if (item.slice)

@@ -12,6 +12,13 @@ const Value* MapData::Find(const std::string& key) const {
   return &it->second;
 }
 
+const Value* RecordData::Find(std::string_view name) const {
+  for (const auto& [n, v] : fields) {
+    if (n == name) return &v;
+  }
+  return nullptr;
+}
+
 Value Value::Bool(bool v) {
   Value r;
   r.kind = Kind::kBool;
@@ -82,6 +89,20 @@ Value Value::Duration(int64_t ns) {
   return r;
 }
 
+Value Value::Record(std::shared_ptr<const RecordData> r) {
+  Value v;
+  v.kind = Kind::kRecord;
+  v.record = std::move(r);
+  return v;
+}
+
+Value Value::List(std::shared_ptr<const ListData> l) {
+  Value v;
+  v.kind = Kind::kList;
+  v.list = std::move(l);
+  return v;
+}
+
 std::string TypeName(const Value& v) {
   switch (v.kind) {
     case Kind::kInvalid:
@@ -96,7 +117,12 @@ std::string TypeName(const Value& v) {
       return "float64";
     case Kind::kString:
       return v.html ? "template.HTML" : "string";
+    case Kind::kRecord:
+      return v.record ? v.record->type_name : "struct {}";
+    case Kind::kList:
+      return v.list ? v.list->type_name : "[]interface {}";
     case Kind::kMap:
+      if (v.map && !v.map->type_name.empty()) return v.map->type_name;
       return (v.map && !v.map->string_elems) ? "map[string]interface {}"
                                              : "map[string]string";
     case Kind::kSlice:
@@ -138,6 +164,10 @@ bool IsTrue(const Value& v, bool* ok) {
       return !v.nil_ptr;
     case Kind::kAlertData:
       return true;
+    case Kind::kRecord:
+      return !(v.record && v.record->pointer) || !v.nil_ptr;
+    case Kind::kList:
+      return v.list != nullptr && !v.list->elems.empty();
     case Kind::kTime:
     case Kind::kDuration:
       return v.not_ptr ? (v.kind == Kind::kDuration ? v.i != 0 : true)
@@ -148,7 +178,7 @@ bool IsTrue(const Value& v, bool* ok) {
 
 bool HasLen(const Value& v) {
   return v.kind == Kind::kString || v.kind == Kind::kMap ||
-         v.kind == Kind::kSlice;
+         v.kind == Kind::kSlice || v.kind == Kind::kList;
 }
 
 size_t Len(const Value& v) {
@@ -159,6 +189,8 @@ size_t Len(const Value& v) {
       return v.map ? v.map->entries.size() : 0;
     case Kind::kSlice:
       return v.slice ? v.slice->size() : 0;
+    case Kind::kList:
+      return v.list ? v.list->elems.size() : 0;
     default:
       return 0;
   }
@@ -170,6 +202,18 @@ Value StringMap(std::vector<std::pair<std::string, std::string>> pairs) {
   for (auto& [k, val] : pairs)
     m->entries.emplace_back(std::move(k), Value::String(std::move(val)));
   return Value::Map(std::move(m));
+}
+
+}  // namespace vigil::rules::tmpl
+
+namespace vigil::rules::tmpl {
+
+Value StringList(std::vector<std::string> elems) {
+  auto l = std::make_shared<ListData>();
+  l->type_name = "[]string";
+  l->elems.reserve(elems.size());
+  for (std::string& e : elems) l->elems.push_back(Value::String(std::move(e)));
+  return Value::List(std::move(l));
 }
 
 }  // namespace vigil::rules::tmpl

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,14 +31,22 @@ enum class Kind {
   kAlertData,  // the struct Prometheus passes as "." to alert templates
   kTime,       // *time.Time (UTC)
   kDuration,   // *time.Duration
+  kRecord,     // any other Go struct (or pointer to one) a caller builds
+  kList,       // any other Go slice a caller builds ([]string, Alerts, ...)
 };
 
 struct Value;
+
+// The methods of a caller-defined Go type (funcs.h defines it): each takes
+// the receiver as its first argument.
+struct MethodSet;
 
 // A Go map with string keys; entries sorted by key (Go's fmt and range
 // print and visit maps in key order).
 struct MapData {
   bool string_elems = true;  // map[string]string, else map[string]interface {}
+  std::string type_name;     // a named map type ("template.KV"), else empty
+  std::shared_ptr<const MethodSet> methods;  // of the named type, may be null
   std::vector<std::pair<std::string, Value>> entries;
   const Value* Find(const std::string& key) const;
 };
@@ -54,6 +63,25 @@ struct AlertData {
   std::shared_ptr<const MapData> external_labels;
   std::string external_url;
   double value = 0;
+};
+
+// A Go struct value built by a caller outside rules (Alertmanager's
+// template.Data, template.Alert, ...): its type name as Go prints it
+// ("*template.Data" for a pointer), its fields in declaration order, and
+// its methods.
+struct RecordData {
+  std::string type_name;
+  bool pointer = false;  // type_name starts with '*'; printed as &{...}
+  std::vector<std::pair<std::string, Value>> fields;
+  std::shared_ptr<const MethodSet> methods;
+  const Value* Find(std::string_view name) const;
+};
+
+// A Go slice value built by a caller ("[]string", "template.Alerts").
+struct ListData {
+  std::string type_name;
+  std::vector<Value> elems;
+  std::shared_ptr<const MethodSet> methods;
 };
 
 struct Value {
@@ -73,6 +101,8 @@ struct Value {
   std::shared_ptr<const SampleList> slice;
   std::shared_ptr<const SampleData> sample;
   std::shared_ptr<const AlertData> alert;
+  std::shared_ptr<const RecordData> record;  // kRecord
+  std::shared_ptr<const ListData> list;      // kList
 
   static Value Bool(bool v);
   static Value Int(int64_t v);
@@ -85,6 +115,8 @@ struct Value {
   static Value Sample(std::shared_ptr<const SampleData> s);
   static Value Time(int64_t sec, int32_t nsec);
   static Value Duration(int64_t ns);
+  static Value Record(std::shared_ptr<const RecordData> r);
+  static Value List(std::shared_ptr<const ListData> l);
 
   bool valid() const { return kind != Kind::kInvalid; }
 };
@@ -96,12 +128,15 @@ std::string TypeName(const Value& v);
 // Go text/template's notion of truth; `ok` false for values that have none.
 bool IsTrue(const Value& v, bool* ok = nullptr);
 
-// Length for len/index/range: strings (bytes), maps and slices.
+// Length for len/index/range: strings (bytes), maps and slices (lists).
 bool HasLen(const Value& v);
 size_t Len(const Value& v);
 
 // Builds a map[string]string value from name/value pairs (sorted here).
 Value StringMap(std::vector<std::pair<std::string, std::string>> pairs);
+
+// A []string value.
+Value StringList(std::vector<std::string> elems);
 
 }  // namespace vigil::rules::tmpl
 
