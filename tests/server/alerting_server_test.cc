@@ -194,7 +194,9 @@ TEST_CASE("a real Prometheus sends its alerts to Vigil's /api/v2/alerts",
   vigil::testutil::Process prom(
       {"prometheus", "--config.file=" + dir.Sub("prom.yml"),
        "--storage.tsdb.path=" + dir.Sub("prom-data"),
-       "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)},
+       "--web.listen-address=127.0.0.1:" + std::to_string(prom_port),
+       // Its first batch goes before it knows the Alertmanager: resend soon.
+       "--rules.alert.resend-delay=1s"},
       dir.Sub("prom.log"));
   std::string alerts;
   for (int i = 0; i < 300; ++i) {

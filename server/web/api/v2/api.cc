@@ -12,7 +12,8 @@ namespace {
 struct Route {
   std::string_view path;  // "/api/v2/silence/" ends with the id
   bool has_id;
-  // Methods in the order Alertmanager's Allow header lists them.
+  // Methods as the Allow header lists them (Alertmanager's order varies
+  // from run to run: it comes from a Go map).
   std::vector<std::pair<std::string_view, int>> methods;  // method -> index
 };
 
@@ -34,7 +35,7 @@ const std::vector<Route>& Routes() {
       {"/api/v2/alerts/groups", false, {{"GET", kGetGroups}}},
       {"/api/v2/silences",
        false,
-       {{"POST", kPostSilences}, {"GET", kGetSilences}}},
+       {{"GET", kGetSilences}, {"POST", kPostSilences}}},
       {"/api/v2/silence/",
        true,
        {{"GET", kGetSilence}, {"DELETE", kDeleteSilence}}},
@@ -47,7 +48,12 @@ const std::vector<Route>& Routes() {
 const Route* FindRoute(std::string_view path, std::string* id) {
   for (const Route& r : Routes()) {
     if (!r.has_id) {
-      if (path == r.path) return &r;
+      // go-openapi's router takes "/api/v2/alerts/" for "/api/v2/alerts".
+      if (path == r.path ||
+          (path.size() == r.path.size() + 1 && path.back() == '/' &&
+           path.substr(0, r.path.size()) == r.path)) {
+        return &r;
+      }
       continue;
     }
     if (path.size() > r.path.size() &&
