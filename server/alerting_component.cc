@@ -89,7 +89,7 @@ void AlertingComponent::Notify(std::string_view expr,
                                const std::vector<rules::NotifyAlert>& alerts) {
   if (alerts.empty()) return;
   std::vector<notifier::Alert> sent =
-      notifier::ToNotifierAlerts(opts_.external_url, expr, alerts);
+      notifier::ToNotifierAlerts(opts_.generator_external_url, expr, alerts);
   {
     absl::MutexLock l(&mu_);
     sent = notifier::RelabelAlerts(relabel_, external_labels_, std::move(sent));

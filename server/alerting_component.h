@@ -40,8 +40,12 @@
 namespace vigil::server {
 
 struct AlertingComponentOptions {
-  std::string config_file;    // REQUIRES: set (--alertmanager.config.file)
-  std::string external_url;   // the router's, and alerts' generator URLs
+  std::string config_file;  // REQUIRES: set (--alertmanager.config.file)
+  // The router's URL (in notifications and the API).
+  std::string external_url;
+  // What rule alerts' generator URLs start with: --web.external-url as the
+  // notifier uses it (may be empty: "/graph?...").
+  std::string generator_external_url;
   storage::DB* db = nullptr;  // REQUIRES: set; must outlive the component
   metrics::Registry* registry = nullptr;  // may be null
   Logger* logger = nullptr;               // Default: Logger::Default()

@@ -279,6 +279,7 @@ int Run(const ServerFlags& flags, Logger* log) {
     ac.external_url = flags.external_url.empty()
                           ? "http://" + flags.listen_address
                           : flags.external_url;
+    ac.generator_external_url = flags.external_url;
     ac.db = db->get();
     ac.registry = &registry;
     ac.logger = log;

@@ -462,6 +462,31 @@ TEST_CASE("the v2 API answers as a real Alertmanager does, request by request",
     ++requests;
   }
   CHECK(requests > 80);
+
+  // CORS as rs/cors's default answers it: any origin, simple methods.
+  const vigil::net::HeaderList origin = {{"Origin", "http://grafana:3000"}};
+  for (const char* path : {"/api/v2/receivers", "/api/v2/nothing"}) {
+    auto want = Http(&client, "GET", am.url + path, "", "", origin);
+    auto got = Http(&client, "GET", vigil.url + path, "", "", origin);
+    INFO(path);
+    CHECK(got.status == want.status);
+    CHECK(vigil::testing::Header(got, "access-control-allow-origin") ==
+          vigil::testing::Header(want, "access-control-allow-origin"));
+  }
+  for (const char* method : {"GET", "POST", "DELETE"}) {
+    vigil::net::HeaderList preflight = origin;
+    preflight.emplace_back("Access-Control-Request-Method", method);
+    auto want =
+        Http(&client, "OPTIONS", am.url + "/api/v2/alerts", "", "", preflight);
+    auto got = Http(&client, "OPTIONS", vigil.url + "/api/v2/alerts", "", "",
+                    preflight);
+    INFO(method);
+    CHECK(got.status == want.status);
+    for (const char* h :
+         {"access-control-allow-origin", "access-control-allow-methods"}) {
+      CHECK(vigil::testing::Header(got, h) == vigil::testing::Header(want, h));
+    }
+  }
   INFO(vigil::testutil::ReadFile(dir.Sub("vigil.log")));
   CHECK(vigil.Stop() == 0);
 }
@@ -575,6 +600,26 @@ TEST_CASE(
   CHECK(Http(&client, "POST", vigil.url + "/-/reload").status == 200);
   CHECK(Http(&client, "GET", vigil.url + "/api/v2/receivers").body ==
         R"([{"name":"z"},{"name":"x"}])");
+  // All or nothing: a good alertmanager.yml beside a broken prometheus.yml
+  // is not applied.
+  std::ofstream(am) << "route: {receiver: w}\nreceivers: [{name: w}]\n";
+  std::ofstream(dir.Sub("prometheus.yml")) << "global: {bogus: 1}\n";
+  CHECK(Http(&client, "POST", vigil.url + "/-/reload").status == 500);
+  CHECK(Http(&client, "GET", vigil.url + "/api/v2/receivers").body ==
+        R"([{"name":"z"},{"name":"x"}])");
+  // SIGHUP reloads both once both are good.
+  std::ofstream(dir.Sub("prometheus.yml")) << "global: {}\n";
+  vigil.process->Signal(SIGHUP);
+  std::string receivers;
+  for (int i = 0; i < 100; ++i) {
+    receivers = Http(&client, "GET", vigil.url + "/api/v2/receivers").body;
+    if (receivers == R"([{"name":"w"}])") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(receivers == R"([{"name":"w"}])");
+  std::ofstream(am) << "route: {receiver: z}\nreceivers: [{name: z}, "
+                       "{name: x}]\n";
+  CHECK(Http(&client, "POST", vigil.url + "/-/reload").status == 200);
   auto status = Http(&client, "GET", vigil.url + "/api/v2/status");
   CHECK(status.body.find(R"({"cluster":{"peers":[],"status":"disabled"},)"
                          R"("config":{"original":"route: {receiver: z})") == 0);

@@ -111,7 +111,8 @@ struct VigilWithRouter {
 inline net::FetchResult Http(
     net::HttpClient* c, const std::string& method, const std::string& url,
     const std::string& body = "",
-    const std::string& content_type = "application/json") {
+    const std::string& content_type = "application/json",
+    const net::HeaderList& headers = {}) {
   net::FetchRequest r;
   r.method = method;
   r.url = url;
@@ -121,6 +122,7 @@ inline net::FetchResult Http(
   if (method == "POST" || method == "PUT") {
     r.headers.emplace_back("Content-Type", content_type);
   }
+  r.headers.insert(r.headers.end(), headers.begin(), headers.end());
   return c->FetchSync(r);
 }
 

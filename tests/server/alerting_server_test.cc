@@ -164,6 +164,57 @@ TEST_CASE(
   CHECK(vigil.Stop() == 0);
 }
 
+TEST_CASE(
+    "with the router on, prometheus.yml's Alertmanagers still get the "
+    "same alerts",
+    "[alerting][server][peer]") {
+  if (!vigil::testutil::HaveCommand(vigil::testing::kAlertmanagerBinary)) {
+    WARN("prometheus-alertmanager not installed: test skipped");
+    return;
+  }
+  vigil::testutil::TempDir dir;
+  std::ofstream(dir.Sub("am.yml"))
+      << "route: {receiver: x, group_by: [alertname]}\n"
+         "receivers: [{name: x}]\n";
+  vigil::net::HttpClient client;
+  vigil::testing::RealAlertmanager external;
+  REQUIRE(external.Start(dir, dir.Sub("am.yml"), &client));
+  std::ofstream(dir.Sub("rules.yml"))
+      << "groups:\n- name: g\n  rules:\n"
+         "  - alert: Both\n    expr: vector(7) > 1\n"
+         "    labels: {severity: page}\n"
+         "    annotations: {summary: 'v={{ $value }}'}\n";
+  const std::string prom_yml =
+      "global:\n  evaluation_interval: 1s\n  external_labels: {site: t}\n"
+      "rule_files: [" +
+      dir.Sub("rules.yml") +
+      "]\nalerting:\n  alertmanagers:\n  - static_configs:\n"
+      "    - targets: ['127.0.0.1:" +
+      std::to_string(external.port) + "']\n";
+  vigil::testing::VigilWithRouter vigil;
+  REQUIRE(vigil.Start(dir, dir.Sub("am.yml"), &client, prom_yml,
+                      {"--rules.alert.resend-delay=1s"}));
+  const std::string query = "/api/v2/alerts?filter=alertname%3DBoth";
+  std::string at_external, at_vigil;
+  for (int i = 0; i < 200; ++i) {
+    at_external = Http(&client, "GET", external.url + query).body;
+    at_vigil = Http(&client, "GET", vigil.url + query).body;
+    if (at_external.find("Both") != std::string::npos &&
+        at_vigil.find("Both") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // The same alert on both: labels with the external ones, annotations,
+  // generator URL and start; only the update times differ.
+  const vigil::Timestamp now = vigil::Clock::Real()->NowMs();
+  vigil::testing::Normalizer ne(now), nv(now);
+  INFO(ReadFile(dir.Sub("vigil.log")));
+  CHECK(at_vigil.find("\"site\":\"t\"") != std::string::npos);
+  CHECK(nv.Json(at_vigil) == ne.Json(at_external));
+  CHECK(vigil.Stop() == 0);
+}
+
 TEST_CASE("a real Prometheus sends its alerts to Vigil's /api/v2/alerts",
           "[alerting][server][peer]") {
   if (!vigil::testutil::HaveCommand("prometheus")) {
