@@ -71,7 +71,17 @@ AlertingMetrics::AlertingMetrics(std::function<AlertCounts()> alerts,
                         {}},
           std::vector<double>{1, 5, 10, 15, 20})),
       state_(std::make_shared<StateCollector>(std::move(alerts),
-                                              std::move(silences))) {}
+                                              std::move(silences))) {
+  // Every integration kind shows from the start, at zero, as in
+  // Alertmanager.
+  for (std::string_view name :
+       {"discord", "dingtalk", "email", "feishu", "msteams", "slack",
+        "telegram", "webhook", "wecom"}) {
+    total_->WithLabelValues({name});
+    failed_->WithLabelValues({name});
+    latency_->WithLabelValues({name});
+  }
+}
 
 AlertingMetrics::~AlertingMetrics() {
   if (registry_ == nullptr) return;

@@ -8,7 +8,8 @@
 //   alertmanager_notification_latency_seconds{integration} (histogram)
 //   alertmanager_alerts{state="active|suppressed|unprocessed"}
 //   alertmanager_silences{state="active|expired|pending"}
-// The two gauges are computed when scraped, from the callbacks given.
+// The two gauges are computed when scraped, from the callbacks given; the
+// per-integration series exist at zero for every kind Vigil implements.
 #ifndef VIGIL_SERVER_ALERTING_ALERTING_METRICS_H_
 #define VIGIL_SERVER_ALERTING_ALERTING_METRICS_H_
 

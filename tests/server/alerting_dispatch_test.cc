@@ -39,6 +39,14 @@ class Recorder final : public Integration {
   int index() const override { return 0; }
   bool send_resolved() const override { return send_resolved_; }
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
+    if (hang_ms_ > 0) {  // a receiver that does not answer
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        ++attempts_;
+      }
+      SleepMs(std::min<int64_t>(hang_ms_, deadline - Now()));
+      return {absl::DeadlineExceededError("context deadline exceeded"), true};
+    }
     std::lock_guard<std::mutex> l(mu_);
     ++attempts_;
     if (fail_ > 0) {
@@ -56,6 +64,7 @@ class Recorder final : public Integration {
     std::lock_guard<std::mutex> l(mu_);
     return attempts_;
   }
+  void HangFor(int64_t ms) { hang_ms_ = ms; }
   void FailNext(int n) {
     std::lock_guard<std::mutex> l(mu_);
     fail_ = n;
@@ -77,6 +86,7 @@ class Recorder final : public Integration {
   std::vector<Sent> sent_;
   int attempts_ = 0;
   int fail_ = 0;
+  std::atomic<int64_t> hang_ms_{0};
 };
 
 Matcher M(std::string_view n, std::string_view v) {
@@ -294,6 +304,44 @@ TEST_CASE("dispatch: silences and inhibition apply at notification time",
   }
 }
 
+TEST_CASE("dispatch: mute and active time intervals of the route",
+          "[alerting][dispatch]") {
+  auto muted = std::make_shared<Recorder>("webhook", true);
+  auto inactive = std::make_shared<Recorder>("webhook", true);
+  auto open = std::make_shared<Recorder>("webhook", true);
+  auto f = File(100, 300, 60'000);
+  config::am::NamedTimeInterval always{"always", {config::am::TimeInterval{}}};
+  config::am::TimeInterval y2000;
+  y2000.years = {{2000, 2000}};
+  config::am::NamedTimeInterval past{"y2000", {y2000}};
+  f.time_intervals = {always, past};
+  auto route = [&](const char* recv, std::vector<std::string> mute,
+                   std::vector<std::string> active) {
+    config::am::Route r;
+    r.receiver = recv;
+    r.matchers = {M("alertname", "X")};
+    r.continue_ = true;
+    r.mute_time_intervals = std::move(mute);
+    r.active_time_intervals = std::move(active);
+    f.route.routes.push_back(r);
+    config::am::Receiver rc;
+    rc.name = recv;
+    f.receivers.push_back(rc);
+  };
+  route("muted", {"always"}, {});
+  route("inactive", {}, {"y2000"});
+  route("open", {"y2000"}, {"always"});
+  Fixture fx(f,
+             {{"muted", {muted}}, {"inactive", {inactive}}, {"open", {open}}});
+  const Timestamp t0 = Now();
+  fx.Put(A({{"alertname", "X"}}, t0, t0 + 60'000));
+  REQUIRE(open->WaitFor(1, 2000));
+  SleepMs(500);
+  CHECK(muted->sent().empty());
+  CHECK(inactive->sent().empty());
+  CHECK(open->sent().size() == 1);
+}
+
 TEST_CASE(
     "dispatch: a failing integration is retried and counted, others "
     "are not delayed",
@@ -344,6 +392,37 @@ TEST_CASE("dispatch: a failing integration keeps retrying until it succeeds",
   bad->FailNext(0);
   REQUIRE(bad->WaitFor(1, 6000));
   CHECK(fx.metrics.NotificationsFailed("webhook") >= before);
+}
+
+TEST_CASE("dispatch: a hanging receiver delays no other receiver or group",
+          "[alerting][dispatch]") {
+  auto hung = std::make_shared<Recorder>("webhook", true);
+  hung->HangFor(60'000);
+  auto fine = std::make_shared<Recorder>("webhook", true);
+  auto f = File(100, 300, 60'000);
+  config::am::Receiver other;
+  other.name = "other";
+  f.receivers.push_back(other);
+  config::am::Route to_hung;
+  to_hung.receiver = "other";
+  to_hung.matchers = {M("alertname", "X")};
+  f.route.routes.push_back(to_hung);
+  Fixture fx(f, {{"team", {fine}}, {"other", {hung}}});
+  const Timestamp t0 = Now();
+  fx.Put(A({{"alertname", "X"}}, t0, t0 + 60'000));   // to the hung one
+  fx.Put(A({{"alertname", "Y1"}}, t0, t0 + 60'000));  // to the fine one
+  SleepMs(400);
+  fx.Put(A({{"alertname", "Y2"}}, Now(), Now() + 60'000));
+  REQUIRE(fine->WaitFor(2, 2000));
+  auto sent = fine->sent();
+  CHECK(sent[0].at - t0 < 400);
+  CHECK(sent[1].at - t0 < 900);
+  CHECK(hung->attempts() == 1);  // still in its first attempt
+  // Stop waits for the hung send only until its deadline (3 s here).
+  const Timestamp s0 = Now();
+  fx.disp->Stop();
+  CHECK(Now() - s0 < 3500);
+  CHECK(fx.metrics.NotificationsFailed("webhook") >= 1);
 }
 
 TEST_CASE("dispatch: after a restart nothing is sent twice and silences hold",

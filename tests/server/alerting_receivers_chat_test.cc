@@ -50,6 +50,7 @@ config::am::SlackConfig SlackBase(const Sink& sink) {
   s.username = "vigil-bot";
   s.icon_emoji = ":fire:";
   s.title = "Disk full";
+  s.title_link = "http://link/x";
   s.pretext = "pre";
   s.text = "body <text>";
   s.fallback = "fb";
@@ -86,7 +87,8 @@ TEST_CASE("slack posts one attachment as Alertmanager does",
   CHECK(got[0].Header("content-type") == "application/json");
   CHECK(got[0].body ==
         "{\"channel\":\"#ops\",\"username\":\"vigil-bot\",\"icon_emoji\":\":"
-        "fire:\",\"attachments\":[{\"title\":\"Disk full\",\"pretext\":\"pre\","
+        "fire:\",\"attachments\":[{\"title\":\"Disk full\",\"title_link\":"
+        "\"http://link/x\",\"pretext\":\"pre\","
         "\"text\":\"body \\u003ctext\\u003e\",\"fallback\":\"fb\","
         "\"callback_id\":\"\",\"fields\":[{\"title\":\"Severity\",\"value\":"
         "\"page\",\"short\":true},{\"title\":\"Team\",\"value\":\"gpu\","

@@ -1,16 +1,26 @@
 // The Router: ingestion (defaults, merging, validation), listing with
 // suppression state, silences through the router, config swaps, self-
 // metrics, and state surviving a restart on a real data directory.
+#include <rapidjson/document.h>
+
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "catch2/catch.hpp"
 #include "core/clock.h"
 #include "core/metrics.h"
+#include "core/time.h"
 #include "server/alerting/router.h"
 #include "server/alerting/state.h"
+#include "server/config/alertmanager.h"
+#include "server/net/http_server.h"
 #include "storage/db.h"
+#include "tests/testutil/ports.h"
+#include "tests/testutil/process.h"
+#include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::alerting {
@@ -240,6 +250,15 @@ TEST_CASE("router: config, receivers, self-metrics", "[alerting][router]") {
   REQUIRE(r->PutSilence(s).ok());
   std::string text;
   reg.WriteText(&text);
+  for (const char* kind : {"email", "webhook", "slack", "wecom"}) {
+    INFO(kind);
+    CHECK(text.find(std::string("alertmanager_notifications_total{"
+                                "integration=\"") +
+                    kind + "\"} 0\n") != std::string::npos);
+  }
+  CHECK(text.find("alertmanager_notification_latency_seconds_bucket{"
+                  "integration=\"webhook\",le=\"20\"} 0\n") !=
+        std::string::npos);
   CHECK(text.find("alertmanager_alerts{state=\"suppressed\"} 1\n") !=
         std::string::npos);
   CHECK(text.find("alertmanager_alerts{state=\"active\"} 0\n") !=
@@ -255,6 +274,27 @@ TEST_CASE("router: config, receivers, self-metrics", "[alerting][router]") {
   auto again = Router::Create(o);
   CHECK(again.status().code() == absl::StatusCode::kAlreadyExists);
   r->Stop();
+}
+
+TEST_CASE("router: a config that fails to build changes nothing",
+          "[alerting][router]") {
+  auto st = MemoryStateStore();
+  auto r = Make(st.get());
+  REQUIRE(r->ApplyConfig(File()).ok());
+  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, Now()).ok());
+  auto bad = File();
+  bad.receivers[0].name = "renamed";
+  bad.route.receiver = "renamed";
+  config::am::WebhookConfig w;
+  w.url_file = "/nonexistent/vigil-test/url";
+  bad.receivers[1].webhook_configs.push_back(w);
+  bad.original = "bad";
+  absl::Status s = r->ApplyConfig(bad);
+  INFO(s.ToString());
+  CHECK(!s.ok());
+  CHECK(r->Receivers() == std::vector<std::string>{"default", "pager"});
+  CHECK(r->OriginalConfig() == "route:\n  receiver: default\n");
+  CHECK(r->ListAlerts()[0].receivers == std::vector<std::string>{"default"});
 }
 
 TEST_CASE("router: silences survive a restart on a real data directory",
@@ -295,6 +335,347 @@ TEST_CASE("router: silences survive a restart on a real data directory",
   REQUIRE(v.size() == 1);
   CHECK(v[0].silenced_by == std::vector<std::string>{id});
   r->Stop();
+}
+
+// A webhook sink on 127.0.0.1 recording each POST body; the first
+// `fail_first` requests get a 500.
+class Sink {
+ public:
+  explicit Sink(int fail_first = 0) : fail_(fail_first) {
+    server_.Handle("POST", "/hook",
+                   [this](const net::HttpRequest& req, net::HttpResponse* res) {
+                     std::lock_guard<std::mutex> l(mu_);
+                     if (fail_ > 0) {
+                       --fail_;
+                       ++failed_;
+                       res->status = 500;
+                       return;
+                     }
+                     bodies_.push_back(req.body);
+                     times_.push_back(Now());
+                   });
+    auto port = server_.Start("127.0.0.1:0");
+    REQUIRE(port.ok());
+    url_ = "http://127.0.0.1:" + std::to_string(*port) + "/hook";
+  }
+  const std::string& url() const { return url_; }
+  std::vector<std::string> bodies() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return bodies_;
+  }
+  std::vector<Timestamp> times() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return times_;
+  }
+  bool WaitFor(size_t n, int64_t ms) const {
+    for (Timestamp until = Now() + ms; Now() < until;) {
+      if (bodies().size() >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return bodies().size() >= n;
+  }
+
+ private:
+  net::HttpServer server_;
+  mutable std::mutex mu_;
+  int fail_;
+  int failed_ = 0;
+  std::vector<std::string> bodies_;
+  std::vector<Timestamp> times_;
+  std::string url_;
+};
+
+config::am::AlertmanagerFile WebhookFile(const std::string& url,
+                                         const std::string& failing_url = "") {
+  config::am::AlertmanagerFile f = File();
+  f.route.group_wait_ms = 200;
+  f.route.group_interval_ms = 400;
+  f.route.repeat_interval_ms = 3'600'000;
+  f.route.routes.clear();
+  config::am::WebhookConfig w;
+  w.url = url;
+  f.receivers[0].webhook_configs.push_back(w);
+  if (!failing_url.empty()) {
+    config::am::Route to_pager;
+    to_pager.receiver = "pager";
+    to_pager.continue_ = true;
+    to_pager.matchers = {M("alertname", "X")};
+    config::am::Route to_default = to_pager;
+    to_default.receiver = "default";
+    f.route.routes = {to_pager, to_default};
+    config::am::WebhookConfig bad;
+    bad.url = failing_url;
+    f.receivers[1].webhook_configs.push_back(bad);
+  }
+  return f;
+}
+
+rapidjson::Document Json(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.c_str());
+  REQUIRE(!d.HasParseError());
+  return d;
+}
+
+TEST_CASE(
+    "router: webhook notifications; a restart mid-repeat sends "
+    "nothing twice and keeps silences",
+    "[alerting][router]") {
+  testutil::TempDir dir;
+  Sink sink;
+  const Timestamp t0 = Now();
+  {
+    auto db = storage::DB::Open({}, dir.path());
+    REQUIRE(db.ok());
+    auto st = StorageStateStore(db->get());
+    auto r = Make(st.get());
+    REQUIRE(r->ApplyConfig(WebhookFile(sink.url())).ok());
+    r->Start();
+    Silence s;
+    s.matchers = {M("alertname", "Y")};
+    s.starts_at = t0;
+    s.ends_at = t0 + 3'600'000;
+    REQUIRE(r->PutSilence(s).ok());
+    REQUIRE(
+        r->PutAlerts({A({{"alertname", "X"}}), A({{"alertname", "Y"}})}, Now())
+            .ok());
+    REQUIRE(sink.WaitFor(1, 3000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    REQUIRE(sink.bodies().size() == 1);
+    auto d = Json(sink.bodies()[0]);
+    CHECK(std::string(d["groupKey"].GetString()) == "{}:{alertname=\"X\"}");
+    CHECK(std::string(d["receiver"].GetString()) == "default");
+    CHECK(std::string(d["status"].GetString()) == "firing");
+    CHECK(d["alerts"].Size() == 1);
+    CHECK(std::string(d["externalURL"].GetString()) == "http://vigil:9090");
+    r->Stop();
+  }
+  auto db = storage::DB::Open({}, dir.path());
+  REQUIRE(db.ok());
+  auto st = StorageStateStore(db->get());
+  auto r = Make(st.get());
+  REQUIRE(r->ApplyConfig(WebhookFile(sink.url())).ok());
+  r->Start();
+  // Prometheus sends its alerts again after the restart.
+  REQUIRE(
+      r->PutAlerts({A({{"alertname", "X"}}), A({{"alertname", "Y"}})}, Now())
+          .ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  CHECK(sink.bodies().size() == 1);
+  // Resolving X is news: sent (send_resolved defaults to true).
+  Alert x = A({{"alertname", "X"}});
+  x.starts_at = t0;
+  x.ends_at = Now();
+  REQUIRE(r->PutAlerts({x}, Now()).ok());
+  REQUIRE(sink.WaitFor(2, 3000));
+  auto d = Json(sink.bodies()[1]);
+  CHECK(std::string(d["status"].GetString()) == "resolved");
+  r->Stop();
+}
+
+TEST_CASE(
+    "router: a receiver answering 500 is retried and counted; the "
+    "other is not delayed",
+    "[alerting][router]") {
+  Sink good;
+  Sink bad(2);
+  auto st = MemoryStateStore();
+  metrics::Registry reg;
+  auto r = Make(st.get(), &reg);
+  REQUIRE(r->ApplyConfig(WebhookFile(good.url(), bad.url())).ok());
+  r->Start();
+  const Timestamp t0 = Now();
+  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, t0).ok());
+  REQUIRE(good.WaitFor(1, 3000));
+  CHECK(good.times()[0] - t0 < 700);
+  REQUIRE(bad.WaitFor(1, 5000));
+  CHECK(bad.times()[0] - t0 >= 200 + 250 + 375);
+  std::string text;
+  reg.WriteText(&text);
+  CHECK(text.find("alertmanager_notifications_total{integration=\"webhook\"} "
+                  "4\n") != std::string::npos);
+  CHECK(text.find("alertmanager_notifications_failed_total{integration="
+                  "\"webhook\"} 2\n") != std::string::npos);
+  CHECK(text.find("alertmanager_notification_latency_seconds_count{"
+                  "integration=\"webhook\"} 4\n") != std::string::npos);
+  r->Stop();
+}
+
+// One webhook notification reduced to what must agree between Vigil and
+// Alertmanager.
+struct Seen {
+  std::string receiver, group_key, status;
+  std::vector<std::string> firing, resolved;  // label sets, sorted
+  Timestamp at = 0;
+};
+
+std::vector<Seen> Reduce(const Sink& sink) {
+  std::vector<Seen> out;
+  auto bodies = sink.bodies();
+  auto times = sink.times();
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    auto d = Json(bodies[i]);
+    Seen s;
+    s.receiver = d["receiver"].GetString();
+    s.group_key = d["groupKey"].GetString();
+    s.status = d["status"].GetString();
+    s.at = times[i];
+    for (const auto& a : d["alerts"].GetArray()) {
+      std::vector<std::string> kv;
+      for (const auto& m : a["labels"].GetObject())
+        kv.push_back(std::string(m.name.GetString()) + "=" +
+                     m.value.GetString());
+      std::sort(kv.begin(), kv.end());
+      std::string ls;
+      for (const auto& x : kv) ls += x + ",";
+      (std::string(a["status"].GetString()) == "firing" ? s.firing : s.resolved)
+          .push_back(ls);
+    }
+    std::sort(s.firing.begin(), s.firing.end());
+    std::sort(s.resolved.begin(), s.resolved.end());
+    out.push_back(std::move(s));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Seen& a, const Seen& b) {
+    return a.group_key < b.group_key;
+  });
+  return out;
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
+  }
+  return out + "'";
+}
+
+TEST_CASE("router: the same notifications as a real Alertmanager",
+          "[alerting][router][peer]") {
+  if (!testutil::HaveCommand("prometheus-alertmanager") ||
+      !testutil::HaveCommand("curl")) {
+    WARN("skipped: prometheus-alertmanager or curl not installed");
+    return;
+  }
+  testutil::TempDir dir;
+  Sink vigil_sink, am_sink;
+  auto yml = [](const std::string& url) {
+    return "global:\n  resolve_timeout: 1m\n"
+           "route:\n  receiver: default\n"
+           "  group_by: [alertname, severity]\n"
+           "  group_wait: 1s\n  group_interval: 2s\n  repeat_interval: 1h\n"
+           "  routes:\n  - matchers: ['severity=\"critical\"']\n"
+           "    receiver: critical\n"
+           "inhibit_rules:\n- source_matchers: "
+           "['alertname=\"LLMEngineDown\"']\n"
+           "  target_matchers: ['alertname=~\"QueueHigh|TTFTHigh\"']\n"
+           "  equal: [instance]\n"
+           "receivers:\n- name: default\n  webhook_configs:\n  - url: " +
+           url + "\n- name: critical\n  webhook_configs:\n  - url: " + url +
+           "\n";
+  };
+  std::ofstream(dir.Sub("am.yml")) << yml(am_sink.url());
+  const int port = testutil::FreePort();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  testutil::Process am(
+      {"prometheus-alertmanager", "--config.file=" + dir.Sub("am.yml"),
+       "--storage.path=" + dir.Sub("data"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port),
+       "--cluster.listen-address="},
+      dir.Sub("am.log"));
+  REQUIRE(am.started());
+  REQUIRE(testutil::WaitHttp(base + "/-/ready"));
+
+  auto file = config::am::ParseAlertmanagerConfig(yml(vigil_sink.url()),
+                                                  dir.Sub("vigil.yml"));
+  REQUIRE(file.ok());
+  auto st = MemoryStateStore();
+  auto r = Make(st.get());
+  REQUIRE(r->ApplyConfig(*file).ok());
+  r->Start();
+
+  // Sends the same alerts to both: `ends` 0 = firing with no end.
+  auto send = [&](std::vector<std::pair<Labels, Timestamp>> alerts,
+                  Timestamp starts) {
+    std::string json = "[";
+    std::vector<Alert> mine;
+    for (const auto& [l, ends] : alerts) {
+      if (json.size() > 1) json += ",";
+      json += "{\"labels\":{";
+      for (size_t i = 0; i < l.size(); ++i)
+        json += (i ? ",\"" : "\"") + l[i].name + "\":\"" + l[i].value + "\"";
+      json += "},\"startsAt\":\"" + FormatRfc3339Seconds(starts) + "\"";
+      if (ends) json += ",\"endsAt\":\"" + FormatRfc3339Seconds(ends) + "\"";
+      json += "}";
+      Alert a = A(l);
+      a.starts_at = starts;
+      a.ends_at = ends;
+      mine.push_back(a);
+    }
+    json += "]";
+    auto res = testutil::Run(
+        "curl -sS -o /dev/null -w '%{http_code}' -XPOST -H "
+        "'Content-Type: application/json' --data-binary " +
+        Quote(json) + " " + base + "/api/v2/alerts");
+    CHECK(res.out == "200");
+    REQUIRE(r->PutAlerts(mine, Now()).ok());
+  };
+  const Timestamp t0 = Now() / 1000 * 1000;
+  // A silence in both.
+  {
+    std::string json =
+        "{\"matchers\":[{\"name\":\"alertname\",\"value\":\"Silenced\","
+        "\"isRegex\":false,\"isEqual\":true}],\"startsAt\":\"" +
+        FormatRfc3339Seconds(t0) + "\",\"endsAt\":\"" +
+        FormatRfc3339Seconds(t0 + 3'600'000) +
+        "\",\"createdBy\":\"t\",\"comment\":\"c\"}";
+    auto res = testutil::Run(
+        "curl -sS -o /dev/null -w '%{http_code}' -XPOST -H "
+        "'Content-Type: application/json' --data-binary " +
+        Quote(json) + " " + base + "/api/v2/silences");
+    CHECK(res.out == "200");
+    Silence s;
+    s.matchers = {M("alertname", "Silenced")};
+    s.starts_at = t0;
+    s.ends_at = t0 + 3'600'000;
+    REQUIRE(r->PutSilence(s).ok());
+  }
+  Labels qa{
+      {"alertname", "QueueHigh"}, {"instance", "i1"}, {"severity", "warning"}};
+  Labels down{{"alertname", "LLMEngineDown"},
+              {"instance", "i1"},
+              {"severity", "critical"}};
+  Labels qc{
+      {"alertname", "QueueHigh"}, {"instance", "i2"}, {"severity", "warning"}};
+  Labels sil{{"alertname", "Silenced"}, {"severity", "warning"}};
+  Labels qd{
+      {"alertname", "QueueHigh"}, {"instance", "i3"}, {"severity", "warning"}};
+  const Timestamp start = Now();
+  send({{qa, 0}, {down, 0}, {qc, 0}, {sil, 0}}, t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  send({{qd, 0}}, t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  send({{qc, Now() / 1000 * 1000}}, t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));
+  r->Stop();
+
+  auto mine = Reduce(vigil_sink);
+  auto theirs = Reduce(am_sink);
+  INFO("alertmanager log:\n" << testutil::ReadFile(dir.Sub("am.log")));
+  REQUIRE(theirs.size() >= 3);  // the stream produced something to compare
+  REQUIRE(mine.size() == theirs.size());
+  for (size_t i = 0; i < mine.size(); ++i) {
+    INFO("notification " << i << " of group " << theirs[i].group_key);
+    CHECK(mine[i].receiver == theirs[i].receiver);
+    CHECK(mine[i].group_key == theirs[i].group_key);
+    CHECK(mine[i].status == theirs[i].status);
+    CHECK(mine[i].firing == theirs[i].firing);
+    CHECK(mine[i].resolved == theirs[i].resolved);
+    CHECK(std::abs(mine[i].at - theirs[i].at) < 1000);
+  }
+  (void)start;
 }
 
 }  // namespace

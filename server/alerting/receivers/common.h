@@ -33,16 +33,9 @@ class TemplateSet;
 
 namespace vigil::alerting::receivers {
 
-// The default texts (named templates of the TemplateSet) used when a
-// config leaves a title / message / text empty.
-inline constexpr std::string_view kDefaultTitle =
-    "{{ template \"vigil.default.title\" . }}";
-inline constexpr std::string_view kDefaultMessage =
-    "{{ template \"vigil.default.message\" . }}";
-inline constexpr std::string_view kDefaultHtml =
-    "{{ template \"vigil.default.html\" . }}";
-inline constexpr std::string_view kDefaultSubject =
-    "{{ template \"vigil.default.subject\" . }}";
+// A config's empty title / message / text stands for the TemplateSet's
+// default of its kind, `{{ template "vigil.default.<kind>.<part>" . }}`
+// (each integration names its own; see server/alerting/template.h).
 
 // A status's message as a std::string_view (for fmt).
 inline std::string_view Msg(const absl::Status& s) {

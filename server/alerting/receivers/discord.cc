@@ -14,6 +14,10 @@ constexpr size_t kMaxTitleRunes = 256;
 constexpr size_t kMaxDescriptionRunes = 4096;
 constexpr int kColorRed = 0x992D22;
 constexpr int kColorGreen = 0x2ECC71;
+constexpr std::string_view kDefaultTitle =
+    "{{ template \"vigil.default.discord.title\" . }}";
+constexpr std::string_view kDefaultMessage =
+    "{{ template \"vigil.default.discord.message\" . }}";
 
 class Discord : public IntegrationBase {
  public:

@@ -22,6 +22,11 @@
 namespace vigil::alerting::receivers {
 namespace {
 
+constexpr std::string_view kDefaultSubject =
+    "{{ template \"vigil.default.email.subject\" . }}";
+constexpr std::string_view kDefaultHtml =
+    "{{ template \"vigil.default.email.html\" . }}";
+
 std::string Hostname() {
   char buf[256] = {0};
   if (gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') {

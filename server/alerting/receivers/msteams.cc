@@ -10,6 +10,10 @@ namespace {
 
 constexpr std::string_view kColorRed = "8C1A1A";
 constexpr std::string_view kColorGreen = "2DC72D";
+constexpr std::string_view kDefaultTitle =
+    "{{ template \"vigil.default.msteams.title\" . }}";
+constexpr std::string_view kDefaultMessage =
+    "{{ template \"vigil.default.msteams.message\" . }}";
 
 class MSTeams : public IntegrationBase {
  public:

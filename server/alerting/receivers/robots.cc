@@ -39,15 +39,34 @@ enum class RobotKind { kWeCom, kDingTalk, kFeishu };
 
 struct RobotSpec {
   std::string_view name;
+  std::string_view default_title, default_message;  // templates
   size_t max_bytes;
   std::string_view code_field;       // "errcode" / "code"
   std::vector<int64_t> retry_codes;  // rate limits, busy
 };
 
 const RobotSpec& Spec(RobotKind k) {
-  static const RobotSpec kWeCom{"wecom", 4096, "errcode", {45009, -1}};
-  static const RobotSpec kDingTalk{"dingtalk", 20000, "errcode", {130101, -1}};
-  static const RobotSpec kFeishu{"feishu", 20000, "code", {11232}};
+  static const RobotSpec kWeCom{
+      "wecom",
+      "{{ template \"vigil.default.wecom.title\" . }}",
+      "{{ template \"vigil.default.wecom.message\" . }}",
+      4096,
+      "errcode",
+      {45009, -1}};
+  static const RobotSpec kDingTalk{
+      "dingtalk",
+      "{{ template \"vigil.default.dingtalk.title\" . }}",
+      "{{ template \"vigil.default.dingtalk.message\" . }}",
+      20000,
+      "errcode",
+      {130101, -1}};
+  static const RobotSpec kFeishu{
+      "feishu",
+      "{{ template \"vigil.default.feishu.title\" . }}",
+      "{{ template \"vigil.default.feishu.message\" . }}",
+      20000,
+      "code",
+      {11232}};
   switch (k) {
     case RobotKind::kWeCom:
       return kWeCom;
@@ -107,9 +126,10 @@ class Robot : public IntegrationBase {
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
     const RobotSpec& spec = Spec(kind_);
     Renderer t(templates(), n);
-    std::string title = t.Text("title", OrDefault(c_.title, kDefaultTitle));
+    std::string title =
+        t.Text("title", OrDefault(c_.title, spec.default_title));
     std::string message =
-        t.Text("message", OrDefault(c_.message, kDefaultMessage));
+        t.Text("message", OrDefault(c_.message, spec.default_message));
     if (!t.status().ok()) return {t.status(), false};
     absl::StatusOr<std::string> url =
         SecretOrFile(c_.webhook_url, c_.webhook_url_file, "webhook_url_file");
@@ -221,10 +241,11 @@ IntegrationOr NewRobot(RobotKind kind, const config::am::RobotConfig& c,
     absl::StatusOr<std::string> v = ReadSecretFile(*file, what);
     if (!v.ok()) return v.status();
   }
+  const RobotSpec& spec = Spec(kind);
   absl::Status s =
       CheckTemplates(deps.templates.get(),
-                     {{"title", OrDefault(c.title, kDefaultTitle)},
-                      {"message", OrDefault(c.message, kDefaultMessage)}});
+                     {{"title", OrDefault(c.title, spec.default_title)},
+                      {"message", OrDefault(c.message, spec.default_message)}});
   if (!s.ok()) return s;
   return std::make_unique<Robot>(kind, c, index, deps);
 }

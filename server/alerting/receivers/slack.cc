@@ -17,6 +17,15 @@ namespace {
 // Slack's documented limit for an attachment title (runes).
 constexpr size_t kMaxTitleRunes = 1024;
 
+constexpr std::string_view kDefaultTitle =
+    "{{ template \"vigil.default.slack.title\" . }}";
+constexpr std::string_view kDefaultMessage =
+    "{{ template \"vigil.default.slack.message\" . }}";
+// Alertmanager's defaults: the sender's name and a link to the sender.
+constexpr std::string_view kDefaultUsername =
+    "{{ template \"slack.default.username\" . }}";
+constexpr std::string_view kDefaultTitleLink =
+    "{{ template \"slack.default.titlelink\" . }}";
 constexpr std::string_view kDefaultColor =
     "{{ if eq .Status \"firing\" }}danger{{ else }}good{{ end }}";
 
@@ -63,7 +72,9 @@ class Slack : public IntegrationBase {
     bool first = true;
     channel_ = t->Text("channel", c_.channel);
     AppendOptional(&out, "channel", channel_, &first);
-    AppendOptional(&out, "username", t->Text("username", c_.username), &first);
+    AppendOptional(
+        &out, "username",
+        t->Text("username", OrDefault(c_.username, kDefaultUsername)), &first);
     AppendOptional(&out, "icon_emoji", t->Text("icon_emoji", c_.icon_emoji),
                    &first);
     AppendOptional(&out, "icon_url", t->Text("icon_url", c_.icon_url), &first);
@@ -75,8 +86,10 @@ class Slack : public IntegrationBase {
     out.append("[{");
     bool af = true;
     AppendOptional(&out, "title", title, &af);
-    AppendOptional(&out, "title_link", t->Text("title_link", c_.title_link),
-                   &af);
+    AppendOptional(
+        &out, "title_link",
+        t->Text("title_link", OrDefault(c_.title_link, kDefaultTitleLink)),
+        &af);
     AppendOptional(&out, "pretext", t->Text("pretext", c_.pretext), &af);
     AppendRequired(&out, "text",
                    t->Text("text", OrDefault(c_.text, kDefaultMessage)), &af);
@@ -191,21 +204,21 @@ IntegrationOr NewSlack(const config::am::SlackConfig& c, int index,
     if (!u.ok()) return u.status();
   }
   const TemplateSet* ts = deps.templates.get();
-  absl::Status s =
-      CheckTemplates(ts, {{"channel", c.channel},
-                          {"username", c.username},
-                          {"color", OrDefault(c.color, kDefaultColor)},
-                          {"title", OrDefault(c.title, kDefaultTitle)},
-                          {"title_link", c.title_link},
-                          {"pretext", c.pretext},
-                          {"text", OrDefault(c.text, kDefaultMessage)},
-                          {"footer", c.footer},
-                          {"fallback", OrDefault(c.fallback, kDefaultTitle)},
-                          {"callback_id", c.callback_id},
-                          {"icon_emoji", c.icon_emoji},
-                          {"icon_url", c.icon_url},
-                          {"image_url", c.image_url},
-                          {"thumb_url", c.thumb_url}});
+  absl::Status s = CheckTemplates(
+      ts, {{"channel", c.channel},
+           {"username", OrDefault(c.username, kDefaultUsername)},
+           {"color", OrDefault(c.color, kDefaultColor)},
+           {"title", OrDefault(c.title, kDefaultTitle)},
+           {"title_link", OrDefault(c.title_link, kDefaultTitleLink)},
+           {"pretext", c.pretext},
+           {"text", OrDefault(c.text, kDefaultMessage)},
+           {"footer", c.footer},
+           {"fallback", OrDefault(c.fallback, kDefaultTitle)},
+           {"callback_id", c.callback_id},
+           {"icon_emoji", c.icon_emoji},
+           {"icon_url", c.icon_url},
+           {"image_url", c.image_url},
+           {"thumb_url", c.thumb_url}});
   if (!s.ok()) return s;
   for (const config::am::SlackField& f : c.fields) {
     s = CheckTemplates(ts,

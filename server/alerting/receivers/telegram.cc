@@ -14,6 +14,8 @@ namespace vigil::alerting::receivers {
 namespace {
 
 constexpr size_t kMaxMessageRunes = 4096;
+constexpr std::string_view kDefaultMessage =
+    "{{ template \"vigil.default.telegram.message\" . }}";
 
 // The Bot API's answer: {"ok":false,"error_code":400,"description":"..."}.
 std::string Description(std::string_view body) {
