@@ -195,6 +195,10 @@ class IntegrationBase : public Integration {
  protected:
   const TemplateSet* templates() const { return deps_.templates.get(); }
   const IntegrationDeps& deps() const { return deps_; }
+  // TruncateInRunes / TruncateInBytes (bytes = true) of `s`, logging a
+  // warning naming the group when it cuts, as Alertmanager does.
+  std::string Truncate(std::string s, size_t max, bool bytes,
+                       std::string_view what, const Notification& n) const;
 
  private:
   std::string name_;

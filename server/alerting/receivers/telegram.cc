@@ -41,7 +41,7 @@ class Telegram : public IntegrationBase {
     std::string_view tmpl = OrDefault(c_.message, kDefaultMessage);
     std::string text = c_.parse_mode == "HTML" ? t.Html("message", tmpl)
                                                : t.Text("message", tmpl);
-    text = TruncateInRunes(text, kMaxMessageRunes).first;
+    text = Truncate(std::move(text), kMaxMessageRunes, false, "message", n);
     if (!t.status().ok()) return {t.status(), false};
     absl::StatusOr<std::string> token =
         SecretOrFile(c_.bot_token, c_.bot_token_file, "bot_token_file");
