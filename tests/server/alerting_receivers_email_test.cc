@@ -3,6 +3,7 @@
 // records the session, and Python's email package reading the message
 // back. Also the MIME pieces (address lists, Q-encoding, quoted-printable).
 #include <rapidjson/document.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "server/alerting/integration.h"
 #include "server/alerting/receivers/email_mime.h"
 #include "tests/server/alerting_receivers_testutil.h"
+#include "tests/server/net_testutil.h"
 #include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
@@ -227,6 +229,50 @@ TEST_CASE("email: SMTP failures are retried with the server's words",
     CHECK(r.status.code() == absl::StatusCode::kUnavailable);
     CHECK(r.retry);
   }
+}
+
+TEST_CASE("email: a server that never greets hits the deadline",
+          "[alerting][receivers][email]") {
+  int port = 0;
+  int fd = net::testing::ListenLoopback(&port);  // accepts, says nothing
+  config::am::EmailConfig e = BaseConfig("127.0.0.1:" + std::to_string(port));
+  auto built = BuildIntegrations(EmailReceiver(e), Deps());
+  REQUIRE(built.ok());
+  Timestamp start = NowMs();
+  NotifyResult r = (*built)[0]->Notify(TwoAlerts(start), start + 700);
+  Timestamp took = NowMs() - start;
+  ::close(fd);
+  INFO(r.status.message());
+  CHECK(r.status.code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK(r.retry);
+  CHECK(took >= 600);
+  CHECK(took < 3000);
+}
+
+TEST_CASE("email: the default subject and html body render the group",
+          "[alerting][receivers][email]") {
+  if (!testutil::HaveCommand("python3")) return;
+  SmtpSink sink;
+  config::am::EmailConfig e = BaseConfig(sink.smarthost());
+  e.headers.clear();
+  e.html.clear();
+  e.text.clear();
+  auto built = BuildIntegrations(EmailReceiver(e), Deps());
+  REQUIRE(built.ok());
+  NotifyResult r = (*built)[0]->Notify(TwoAlerts(NowMs()), In(10000));
+  INFO(r.status.message());
+  REQUIRE(r.status.ok());
+  rapidjson::Document d;
+  d.Parse(sink.Session().c_str());
+  REQUIRE(d.IsObject());
+  std::string subject = Str(d, "subject");
+  CHECK(subject.find("Down") != std::string::npos);
+  CHECK(subject.find("{{") == std::string::npos);
+  REQUIRE(d["parts"].Size() == 1);
+  std::string html = Str(d["parts"][0], "body");
+  CHECK(html.find("<html") != std::string::npos);
+  CHECK(html.find("a is down") != std::string::npos);
+  CHECK(html.find("b is down") != std::string::npos);
 }
 
 TEST_CASE("email: bad addresses and configs are errors that are not retried",
