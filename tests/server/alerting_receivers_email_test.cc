@@ -257,6 +257,7 @@ TEST_CASE("email: the default subject and html body render the group",
   e.headers.clear();
   e.html.clear();
   e.text.clear();
+  e.hello.clear();
   auto built = BuildIntegrations(EmailReceiver(e), Deps());
   REQUIRE(built.ok());
   NotifyResult r = (*built)[0]->Notify(TwoAlerts(NowMs()), In(10000));
@@ -265,6 +266,7 @@ TEST_CASE("email: the default subject and html body render the group",
   rapidjson::Document d;
   d.Parse(sink.Session().c_str());
   REQUIRE(d.IsObject());
+  CHECK(Str(d, "ehlo") == "localhost");
   std::string subject = Str(d, "subject");
   CHECK(subject.find("Down") != std::string::npos);
   CHECK(subject.find("{{") == std::string::npos);
