@@ -58,7 +58,7 @@ class Telegram : public IntegrationBase {
     }
     body.append(",\"text\":");
     AppendJsonString(&body, text);
-    body.append("}");
+    body.append("}\n");  // telebot's json.Encoder ends with a newline
 
     std::string base = c_.api_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
