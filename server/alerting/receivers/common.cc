@@ -290,6 +290,13 @@ PostResult Post(const config::HTTPClientConfig& http, const std::string& url,
   return out;
 }
 
+absl::Status CheckHttpConfig(const config::HTTPClientConfig& http) {
+  absl::StatusOr<net::FetchRequest> r = server::FetchTemplate(http);
+  if (r.ok()) return absl::OkStatus();
+  return absl::Status(r.status().code(),
+                      fmt::format("http_config: {}", Msg(r.status())));
+}
+
 std::string BoundedBody(std::string_view body) {
   return TruncateInBytes(body, 1024).first;
 }

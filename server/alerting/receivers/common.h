@@ -164,6 +164,11 @@ PostResult Post(const config::HTTPClientConfig& http, const std::string& url,
                 std::string body, int64_t timeout_ms,
                 std::string_view content_type = "application/json");
 
+// Whether `http` can be turned into requests now (its *_file secrets
+// readable, nothing unsupported): InvalidArgument / Unimplemented prefixed
+// "http_config: ".
+absl::Status CheckHttpConfig(const config::HTTPClientConfig& http);
+
 // notify.Retrier.Check: 2xx is delivered; 5xx, 429 (Too Many Requests;
 // beyond Alertmanager 0.25, which retries 5xx only) and `retry_codes` are
 // worth retrying; anything else fails for good. The error reads

@@ -73,6 +73,8 @@ IntegrationOr NewDiscord(const config::am::DiscordConfig& c, int index,
                      {{"title", OrDefault(c.title, kDefaultTitle)},
                       {"message", OrDefault(c.message, kDefaultMessage)}});
   if (!s.ok()) return s;
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Discord>(c, index, deps);
 }
 

@@ -250,6 +250,8 @@ IntegrationOr NewRobot(RobotKind kind, const config::am::RobotConfig& c,
                      {{"title", OrDefault(c.title, spec.default_title)},
                       {"message", OrDefault(c.message, spec.default_message)}});
   if (!s.ok()) return s;
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Robot>(kind, c, index, deps);
 }
 

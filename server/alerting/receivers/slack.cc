@@ -235,6 +235,8 @@ IntegrationOr NewSlack(const config::am::SlackConfig& c, int index,
                             {"actions.value", a.value}});
     if (!s.ok()) return s;
   }
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Slack>(c, index, deps);
 }
 

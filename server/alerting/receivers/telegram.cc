@@ -122,6 +122,8 @@ IntegrationOr NewTelegram(const config::am::TelegramConfig& c, int index,
       CheckTemplates(deps.templates.get(),
                      {{"message", OrDefault(c.message, kDefaultMessage)}});
   if (!s.ok()) return s;
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Telegram>(c, index, deps);
 }
 
