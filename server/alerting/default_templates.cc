@@ -123,6 +123,7 @@ constexpr std::string_view kDefaults = R"tmpl(
 {{ define "vigil.default.slack.title" }}{{ template "vigil.default.title" . }}{{ end }}
 {{ define "vigil.default.discord.title" }}{{ template "vigil.default.title" . }}{{ end }}
 {{ define "vigil.default.discord.message" }}{{ template "vigil.default.message" . }}{{ end }}
+{{ define "vigil.default.telegram.title" }}{{ template "vigil.default.title" . }}{{ end }}
 {{ define "vigil.default.telegram.message" }}{{ template "vigil.default.title" . }}
 {{ template "vigil.default.text" . }}{{ end }}
 {{ define "vigil.default.msteams.title" }}{{ template "vigil.default.title" . }}{{ end }}

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/go/utf8.h"
-#include "rules/template/humanize.h"
 #include "rules/template/text/unicode.h"
 #include "rules/template/time_zone.h"
 #include "server/alerting/template_data.h"
@@ -170,18 +169,9 @@ tmpl::FuncTable* Build() {
         d.not_ptr = true;
         return d;
       });
-  FuncDef humanize = Reuse("humanizeDuration");
-  f["humanizeDuration"] =
-      Def({P::kAny},
-          [humanize](const FuncEnv& env,
-                     std::vector<Value>& a) -> absl::StatusOr<Value> {
-            if (a[0].kind == tmpl::Kind::kDuration && !a[0].nil_ptr) {
-              return Value::String(tmpl::HumanizeDuration(
-                  static_cast<double>(a[0].i / 1000000000) +
-                  static_cast<double>(a[0].i % 1000000000) / 1e9));
-            }
-            return humanize.impl(env, a);
-          });
+  // prometheus/common's HumanizeDuration: seconds as a number, a string or
+  // a time.Duration ({{ since .StartsAt | humanizeDuration }}).
+  f["humanizeDuration"] = Reuse("humanizeDuration");
   return t;
 }
 

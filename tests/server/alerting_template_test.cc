@@ -418,15 +418,38 @@ TEST_CASE("Default templates", "[alerting][template][defaults]") {
   CHECK(rmsg.find("Resolved (1)") != std::string::npos);
 
   // Every Alertmanager name users' templates reference renders something.
-  for (const char* name :
-       {"__subject", "email.default.subject", "email.default.html",
-        "slack.default.title", "slack.default.text", "discord.default.title",
-        "discord.default.message", "telegram.default.message",
-        "msteams.default.title", "msteams.default.text",
-        "msteams.default.summary", "slack.default.fallback",
-        "vigil.default.html", "vigil.default.subject", "vigil.default.text",
-        "vigil.default.wecom.message", "vigil.default.dingtalk.message",
-        "vigil.default.feishu.message"}) {
+  for (const char* name : {"__subject",
+                           "email.default.subject",
+                           "email.default.html",
+                           "slack.default.title",
+                           "slack.default.text",
+                           "discord.default.title",
+                           "discord.default.message",
+                           "telegram.default.message",
+                           "msteams.default.title",
+                           "msteams.default.text",
+                           "msteams.default.summary",
+                           "slack.default.fallback",
+                           "vigil.default.html",
+                           "vigil.default.subject",
+                           "vigil.default.text",
+                           "vigil.default.wecom.message",
+                           "vigil.default.dingtalk.message",
+                           "vigil.default.feishu.message",
+                           "vigil.default.slack.title",
+                           "vigil.default.slack.message",
+                           "vigil.default.discord.title",
+                           "vigil.default.discord.message",
+                           "vigil.default.telegram.title",
+                           "vigil.default.telegram.message",
+                           "vigil.default.msteams.title",
+                           "vigil.default.msteams.message",
+                           "vigil.default.wecom.title",
+                           "vigil.default.dingtalk.title",
+                           "vigil.default.feishu.title",
+                           "vigil.default.email.subject",
+                           "vigil.default.email.html",
+                           "vigil.default.email.text"}) {
     INFO(name);
     std::string out = Exec(std::string("{{ template \"") + name + "\" . }}", n);
     bool names_it = out.find("KVCacheCritical") != std::string::npos ||

@@ -6,6 +6,9 @@
 // reflect.Value; the templates Prometheus runs only ever see a handful of Go
 // types, so `Value` models exactly those, and keeps their Go type names for
 // error messages ("wrong type for value; expected string; got float64").
+// Callers outside rules build their own data trees from records (structs
+// with fields and methods), lists (slices) and named maps (Alertmanager's
+// template.Data, template.Alerts, template.KV: server/alerting).
 #ifndef VIGIL_RULES_TEMPLATE_TEXT_VALUE_H_
 #define VIGIL_RULES_TEMPLATE_TEXT_VALUE_H_
 

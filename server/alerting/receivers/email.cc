@@ -151,9 +151,11 @@ class Email : public IntegrationBase {
         c_.tls_config.server_name.empty() ? host : c_.tls_config.server_name;
     if (url_host.find(':') != std::string::npos)
       url_host = "[" + url_host + "]";
+    // libcurl says EHLO with the URL's path; Go's net/smtp says "localhost"
+    // when Alertmanager has no hello to give.
     std::string url =
         fmt::format("{}://{}:{}/{}", implicit_tls ? "smtps" : "smtp", url_host,
-                    port, c_.hello);
+                    port, c_.hello.empty() ? "localhost" : c_.hello);
     absl::StatusOr<std::string> password = SecretOrFile(
         c_.auth_password, c_.auth_password_file, "auth_password_file");
     if (!password.ok()) return {password.status(), false};
