@@ -20,6 +20,10 @@ Commands:
   check metrics                      lint a /metrics page read from stdin
   check rules FILE...                validate rule files (promtool check rules)
   check config FILE...               validate prometheus.yml and its rule files
+  check alertmanager-config FILE...  validate alertmanager.yml (amtool check-config)
+  alertmanager routes [show] FILE    print the routing tree (amtool config routes)
+  alertmanager routes test FILE [--verify.receivers=R,..] [--tree] LABEL=VALUE...
+                                     the receivers a label set reaches
   tsdb import openmetrics FILE DIR   backfill an OpenMetrics file into DIR
   tsdb dump DIR [--match=SELECTOR] [--min-time=MS] [--max-time=MS]
                                      print every sample (promtool's format)

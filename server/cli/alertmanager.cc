@@ -16,10 +16,14 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/labels.h"
+#include "rules/template/text/funcs.h"
+#include "rules/template/text/parser.h"
 #include "server/alerting/route.h"
 #include "server/cli/cli.h"
 
@@ -28,8 +32,24 @@ namespace {
 
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
-// Alertmanager's template.FromGlobs without the parse: every file a glob
-// matches must be readable (globs matching nothing are fine).
+// The functions a notification template may call: Go's built-ins and
+// Alertmanager's (server/alerting/template.h).
+bool IsTemplateFunction(std::string_view name) {
+  static const std::set<std::string, std::less<>> kNames = [] {
+    std::set<std::string, std::less<>> names = {
+        "toUpper", "toLower",      "title",           "trimSpace",   "join",
+        "match",   "reReplaceAll", "safeHtml",        "stringSlice", "date",
+        "tz",      "since",        "humanizeDuration"};
+    std::vector<std::pair<std::string, rules::tmpl::FuncDef>> builtins;
+    rules::tmpl::AddBuiltinFuncs(&builtins);
+    for (const auto& [n, def] : builtins) names.insert(n);
+    return names;
+  }();
+  return kNames.count(name) > 0;
+}
+
+// Alertmanager's template.FromGlobs: every file a glob matches must parse
+// as a Go template (globs matching nothing are fine).
 std::string CheckTemplates(const std::vector<std::string>& globs) {
   for (const std::string& pattern : globs) {
     glob_t g{};
@@ -38,15 +58,21 @@ std::string CheckTemplates(const std::vector<std::string>& globs) {
     globfree(&g);
     if (rc != 0 && rc != GLOB_NOMATCH) return "syntax error in pattern";
     for (const std::string& f : files) {
-      std::ifstream in(f);
+      std::ifstream in(f, std::ios::binary);
       if (!in) return "open " + f + ": permission denied";
+      std::stringstream text;
+      text << in.rdbuf();
+      const std::string name = f.substr(f.rfind('/') + 1);
+      auto tree =
+          rules::tmpl::ParseTemplate(name, text.str(), IsTemplateFunction);
+      if (!tree.ok()) return std::string(tree.status().message());
     }
   }
   return "";
 }
 
 // treeprint's layout: "." then one "├── " / "└── " line per node, children
-// indented by "│   " or "    ".
+// indented by "│" plus padding, or four spaces.
 struct TreeNode {
   std::string text;
   std::vector<TreeNode> children;
@@ -57,7 +83,9 @@ void PrintTree(const std::vector<TreeNode>& nodes, const std::string& indent,
   for (size_t i = 0; i < nodes.size(); ++i) {
     const bool last = i + 1 == nodes.size();
     *out += indent + (last ? "└── " : "├── ") + nodes[i].text + "\n";
-    PrintTree(nodes[i].children, indent + (last ? "    " : "│   "), out);
+    // treeprint pads the link with two no-break spaces.
+    PrintTree(nodes[i].children, indent + (last ? "    " : "│\u00a0\u00a0 "),
+              out);
   }
 }
 

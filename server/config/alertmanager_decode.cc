@@ -170,11 +170,12 @@ void DecodeMatchMap(GoYamlDecoder& d, const YAML::Node& n, bool regex,
   }
   if (!d.StringMap(n, &entries)) return;
   for (const auto& [f, v] : entries) {
+    // Alertmanager keeps a match_re value as its anchored regexp's text
+    // ("^(?:a|b)$"), which shows in route keys and trees.
     auto m = Matcher::Make(regex ? MatchType::kRegexMatch : MatchType::kEqual,
-                           f.key, v);
+                           f.key, regex ? "^(?:" + v + ")$" : v);
     if (!m.ok()) {
-      d.Fail(PosOf(f.value),
-             "error parsing regexp: " + std::string(m.status().message()));
+      d.Fail(PosOf(f.value), std::string(RegexpError(v, m.status()).message()));
       return;
     }
     out->push_back(*std::move(m));
@@ -269,6 +270,46 @@ void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, RawGlobal* raw) {
   }
 }
 
+namespace {
+
+bool Fail(GoYamlDecoder& d, SourcePos at, std::string text) {
+  d.Fail(at, std::move(text));
+  return false;
+}
+
+// Route.UnmarshalYAML's group_by rules: "..." alone or valid, distinct
+// label names.
+bool CheckGroupBy(GoYamlDecoder& d, SourcePos group_by_at, Route* r) {
+  std::vector<std::string> labels;
+  for (const std::string& l :
+       r->group_by ? *r->group_by : std::vector<std::string>{}) {
+    if (l == "...") {
+      r->group_by_all = true;
+    } else if (!IsValidLabelName(l)) {
+      return Fail(
+          d, group_by_at,
+          fmt::format("invalid label name {} in group_by list", go::Quote(l)));
+    } else {
+      labels.push_back(l);
+    }
+  }
+  if (!labels.empty() && r->group_by_all) {
+    return Fail(d, group_by_at,
+                "cannot have wildcard group_by (`...`) and other other "
+                "labels at the same time");
+  }
+  std::set<std::string> seen;
+  for (const std::string& l : labels) {
+    if (!seen.insert(l).second) {
+      return Fail(d, group_by_at,
+                  fmt::format("duplicated label {} in group_by", go::Quote(l)));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 void DecodeRoute(GoYamlDecoder& d, const YAML::Node& n, Route* r,
                  RoutePos* pos) {
   const size_t errors_before = d.type_errors().size();
@@ -342,31 +383,7 @@ void DecodeRoute(GoYamlDecoder& d, const YAML::Node& n, Route* r,
   if (d.type_errors().size() != errors_before || d.fatal()) return;
   // Route.UnmarshalYAML's checks, once the route (children included)
   // decoded.
-  std::vector<std::string> labels;
-  for (const std::string& l :
-       r->group_by ? *r->group_by : std::vector<std::string>{}) {
-    if (l == "...") {
-      r->group_by_all = true;
-    } else if (!IsValidLabelName(l)) {
-      return d.Fail(
-          group_by_at,
-          fmt::format("invalid label name {} in group_by list", go::Quote(l)));
-    } else {
-      labels.push_back(l);
-    }
-  }
-  if (!labels.empty() && r->group_by_all) {
-    return d.Fail(group_by_at,
-                  "cannot have wildcard group_by (`...`) and other other "
-                  "labels at the same time");
-  }
-  std::set<std::string> seen;
-  for (const std::string& l : labels) {
-    if (!seen.insert(l).second) {
-      return d.Fail(group_by_at, fmt::format("duplicated label {} in group_by",
-                                             go::Quote(l)));
-    }
-  }
+  if (!CheckGroupBy(d, group_by_at, r)) return;
   for (const Field& f : *fields) {
     if (f.key == "group_interval" && r->group_interval_ms == 0) {
       return d.Fail(PosOf(f.value), "group_interval cannot be zero");

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "core/go/utf8.h"
+#include "core/relabel.h"
 #include "server/config/alertmanager.h"
+#include "server/config/internal/alertmanager.h"
 
 namespace vigil::config::am {
 namespace {
@@ -24,6 +26,23 @@ absl::Status BadFormat(std::string_view s) {
 }
 
 }  // namespace
+
+namespace internal {
+
+absl::Status RegexpError(std::string_view value, const absl::Status& fallback) {
+  // Relabel regexes are anchored as Alertmanager's are ("^(?:v)$"), and
+  // their compile errors read as Go's regexp package.
+  auto re = RelabelRegex::Compile(value);
+  if (re.ok()) return fallback;
+  std::string text(re.status().message());
+  // Alertmanager's anchor has no (?s) flag.
+  if (auto at = text.find("`^(?s:"); at != std::string::npos) {
+    text.replace(at, 6, "`^(?:");
+  }
+  return absl::InvalidArgumentError(text);
+}
+
+}  // namespace internal
 
 absl::StatusOr<Matcher> ParseMatcher(std::string_view s) {
   // ^\s*(NAME)\s*(=~|=|!=|!~)\s*(.*?)\s*$
@@ -96,11 +115,7 @@ absl::StatusOr<Matcher> ParseMatcher(std::string_view s) {
   }
   if (expect_quote) return unescaped_quote();
   auto m = Matcher::Make(type, name, value);
-  if (!m.ok()) {
-    return absl::InvalidArgumentError(
-        "error parsing regexp: " + std::string(m.status().message()) + ": " +
-        std::string(raw_all));
-  }
+  if (!m.ok()) return internal::RegexpError(value, m.status());
   return m;
 }
 

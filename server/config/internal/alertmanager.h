@@ -104,6 +104,9 @@ void DecodeMatcherList(GoYamlDecoder& d, const YAML::Node& n,
 // `match:` (equality) and `match_re:` (anchored regex) maps, appended.
 void DecodeMatchMap(GoYamlDecoder& d, const YAML::Node& n, bool regex,
                     std::vector<Matcher>* out);
+// Go's regexp error for the anchored `value` ("error parsing regexp:
+// missing closing ): `^(?:a()$`"), or `fallback` if it compiles there.
+absl::Status RegexpError(std::string_view value, const absl::Status& fallback);
 // Alertmanager's labels.Matchers sort: name, then value, then type.
 void SortMatchers(std::vector<Matcher>* ms);
 
