@@ -173,3 +173,44 @@ TEST_CASE(
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE(
+    "amtool reads Vigil's /api/v2/status config with its secrets "
+    "masked, as Alertmanager's",
+    "[alerting][amtool][peer]") {
+  if (!vigil::testutil::HaveCommand("amtool") ||
+      !vigil::testutil::HaveCommand(vigil::testing::kAlertmanagerBinary)) {
+    WARN("amtool or prometheus-alertmanager not installed: test skipped");
+    return;
+  }
+  vigil::testutil::TempDir dir;
+  const std::string config = std::string(VIGIL_SOURCE_DIR) +
+                             "/tests/server/testdata/alerting_api/secrets.yml";
+  vigil::net::HttpClient client;
+  vigil::testing::RealAlertmanager am;
+  vigil::testing::VigilWithRouter vigil;
+  REQUIRE(am.Start(dir, config, &client));
+  REQUIRE(vigil.Start(dir, config, &client));
+  const std::string status =
+      vigil::testing::Http(&client, "GET", vigil.url + "/api/v2/status").body;
+  for (const char* secret : {"hunter2", "SLACKSECRET", "p4ss", "multi"}) {
+    INFO(secret);
+    CHECK(status.find(secret) == std::string::npos);
+  }
+  CHECK(status.find("\\u003csecret\\u003e") != std::string::npos);
+  CHECK(status.find("oncall@example.org") != std::string::npos);
+  Side am_side{am.url}, vigil_side{vigil.url};
+  for (const char* c :
+       {"config routes", "config routes test severity=page", "config show"}) {
+    Output want = Amtool(&am_side, c);
+    Output got = Amtool(&vigil_side, c);
+    INFO("amtool " << c);
+    CHECK(got.code == 0);
+    if (std::string(c) != "config show") CHECK(got == want);
+  }
+  CHECK(vigil.Stop() == 0);
+}
+
+}  // namespace

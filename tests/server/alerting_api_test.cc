@@ -20,6 +20,7 @@
 #include "server/web/api/v2/datetime.h"
 #include "server/web/api/v2/filter.h"
 #include "server/web/api/v2/requests.h"
+#include "server/web/api/v2/secrets.h"
 #include "server/web/api/v2/sort.h"
 #include "tests/server/alerting_peers_testutil.h"
 
@@ -328,6 +329,26 @@ TEST_CASE("booleans are swag.ConvertBool's", "[alerting][api]") {
   for (const char* f : {"false", "0", "no", "maybe", "", "tru"}) {
     CHECK_FALSE(ParseOpenApiBool(f));
   }
+}
+
+TEST_CASE("/api/v2/status masks the values Alertmanager keeps secret",
+          "[alerting][api]") {
+  CHECK(MaskSecrets("global:\n  smtp_auth_password: hunter2  # old\n"
+                    "  smtp_from: a@b\n") ==
+        "global:\n  smtp_auth_password: <secret>  # old\n  smtp_from: a@b\n");
+  CHECK(MaskSecrets("- {api_url: 'https://h/s/x', channel: '#a'}\n") ==
+        "- {api_url: <secret>, channel: '#a'}\n");
+  CHECK(MaskSecrets("basic_auth: {username: u, \"password\": \"a, b\"}") ==
+        "basic_auth: {username: u, \"password\": <secret>}");
+  CHECK(
+      MaskSecrets("  - bot_token: |\n      abc\n      def\n    chat_id: 1\n") ==
+      "  - bot_token: <secret>\n    chat_id: 1\n");
+  CHECK(MaskSecrets("url: http://h/x?password=1\ntext: 'password: x'\n") ==
+        "url: http://h/x?password=1\ntext: 'password: x'\n");
+  CHECK(MaskSecrets("authorization:\n  credentials: tok\n# secret: x\n") ==
+        "authorization:\n  credentials: <secret>\n# secret: x\n");
+  CHECK(MaskSecrets("") == "");
+  CHECK(MaskSecrets("a: 1") == "a: 1");
 }
 
 TEST_CASE("model.LabelSet.Before orders as Alertmanager", "[alerting][api]") {

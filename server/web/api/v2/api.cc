@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "server/web/api/v2/respond.h"
+#include "server/web/api/v2/secrets.h"
 
 namespace vigil::web::api::v2 {
 namespace {
@@ -157,7 +158,7 @@ void Api::Serve(const net::HttpRequest& req, net::HttpResponse* resp) const {
 
 void Api::GetStatus(alerting::Router& r, const net::HttpRequest&,
                     net::HttpResponse* resp) const {
-  const std::string original = r.OriginalConfig();
+  const std::string original = MaskSecrets(r.OriginalConfig());
   const Timestamp uptime = r.start_time();
   RespondJson(resp, [&](JsonWriter& w) {
     WriteStatus(w, original, uptime, opts_.version);
