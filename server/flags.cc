@@ -54,6 +54,10 @@ const std::vector<FlagDef>& Defs() {
       {"rules.alert.resend-delay", Kind::kDuration,
        "Minimum amount of time to wait before resending an alert to "
        "Alertmanager."},
+      {"alertmanager.config.file", Kind::kString,
+       "Route Vigil's alerts (and alerts POSTed to /api/v2/alerts) through "
+       "the built-in Alertmanager configured by this alertmanager.yml. "
+       "Default: off."},
       {"alertmanager.notification-queue-capacity", Kind::kInt,
        "The capacity of the queue for pending Alertmanager notifications."},
       {"query.lookback-delta", Kind::kDuration,
@@ -198,6 +202,7 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
       return absl::OkStatus();
     case Kind::kString:
       if (n == "config.file") f->config_file = s;
+      if (n == "alertmanager.config.file") f->alertmanager_config_file = s;
       if (n == "storage.tsdb.path") f->storage_path = s;
       if (n == "web.listen-address") f->listen_address = s;
       if (n == "web.external-url") f->external_url = s;
@@ -259,6 +264,7 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
     const {
   auto dur = [](int64_t ms) { return FormatDurationMs(ms); };
   std::vector<std::pair<std::string, std::string>> v = {
+      {"alertmanager.config.file", alertmanager_config_file},
       {"alertmanager.notification-queue-capacity",
        std::to_string(notification_queue_capacity)},
       {"config.file", config_file},

@@ -48,6 +48,10 @@ struct ServerFlags {
   int64_t for_grace_period_ms = 600000;       // Default: 10m
   int64_t resend_delay_ms = 60000;            // Default: 1m
   int notification_queue_capacity = 10000;    // Default: 10000
+  // --alertmanager.config.file: an alertmanager.yml turning on the built-in
+  // router (server/alerting) and Alertmanager's /api/v2 on the listener.
+  // Default: "" (off)
+  std::string alertmanager_config_file;
   // Keep the valid samples of a page with bad lines (Vigil's own flag;
   // Prometheus fails the whole scrape). Default: false
   bool scrape_tolerate_invalid_lines = false;

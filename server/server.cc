@@ -15,12 +15,14 @@
 #include "core/metrics.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
+#include "server/alerting_component.h"
 #include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
+#include "server/web/api/v2/api.h"
 #include "server/web/sources.h"
 #include "server/web/web.h"
 #include "storage/db.h"
@@ -211,6 +213,22 @@ int Run(const ServerFlags& flags, Logger* log) {
     if (d == nullptr) return absl::UnavailableError("the storage is not open");
     return d->CleanTombstones();
   };
+  // Alertmanager's API, served once the router is up (503 until then).
+  const bool alerting_on = !flags.alertmanager_config_file.empty();
+  std::unique_ptr<web::api::v2::Api> alerting_api;
+  if (alerting_on) {
+    web::api::v2::ApiOptions aa;
+    aa.registry = &registry;
+    aa.logger = log;
+    // The Alertmanager whose API this is, so that amtool's version check
+    // and Grafana see a peer they know; Vigil's own version beside it.
+    aa.version.version = "0.25.0";
+    aa.version.branch = "vigil";
+    aa.version.revision = VIGIL_VERSION;
+    aa.version.build_user = "vigil";
+    alerting_api = std::make_unique<web::api::v2::Api>(std::move(aa));
+    wo.alerting_api = alerting_api.get();
+  }
   web::Web web(wo);
   auto port = web.Start();
   if (!port.ok()) {
@@ -254,8 +272,38 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   ScrapeComponent scrape(flags, db->get(), &http_client, log);
 
+  std::unique_ptr<AlertingComponent> alerting;
+  if (alerting_on) {
+    AlertingComponentOptions ac;
+    ac.config_file = flags.alertmanager_config_file;
+    ac.external_url = flags.external_url.empty()
+                          ? "http://" + flags.listen_address
+                          : flags.external_url;
+    ac.generator_external_url = flags.external_url;
+    ac.db = db->get();
+    ac.registry = &registry;
+    ac.logger = log;
+    auto a = AlertingComponent::Create(std::move(ac));
+    if (!a.ok()) {
+      log->Error("Creating the alert router failed",
+                 {{"err", std::string(a.status().message())}});
+      return 1;
+    }
+    alerting = *std::move(a);
+  }
+
   RulesComponentOptions ro;
   ro.notify = notifier::SendAlertsFunc((*notifier)->notifier());
+  if (alerting) {
+    // The rules' alerts go to prometheus.yml's Alertmanagers and to the
+    // built-in router alike.
+    ro.notify = [send = ro.notify, a = alerting.get()](
+                    std::string_view expr,
+                    const std::vector<rules::NotifyAlert>& alerts) {
+      send(expr, alerts);
+      a->Notify(expr, alerts);
+    };
+  }
   ro.db = db->get();
   ro.engine = &engine;
   ro.external_url = flags.external_url;
@@ -265,6 +313,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   ro.logger = log;
   RulesComponent rules(ro, *cfg);
   components = {notifier->get(), &scrape, &rules};
+  if (alerting) components.insert(components.begin() + 1, alerting.get());
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
@@ -297,6 +346,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   for (Component* c : components) c->Start();
   live_db.store(db->get());
   web.SetApi(&api);
+  if (alerting) alerting_api->SetRouter(alerting->router());
   log->Info("Server is ready to receive web requests.");
 
   // Retention is applied once a minute, as Prometheus checks it at each
@@ -316,6 +366,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   log->Info("Stopping", {{"reason", "signal"}});
   web.Stop();
+  if (alerting_api) alerting_api->SetRouter(nullptr);
   for (auto it = components.rbegin(); it != components.rend(); ++it) {
     (*it)->Stop();
   }

@@ -3,6 +3,7 @@
 #include "fmt/format.h"
 #include "promql/parser.h"
 #include "server/web/api/v1/util.h"
+#include "server/web/api/v2/api.h"
 
 namespace vigil::web {
 namespace {
@@ -226,6 +227,21 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
   for (const char* m : {"GET", "POST", "PUT", "DELETE"}) {
     Route(m, "/api/v1/*rest", api);
     Route(m, "/federate", api);
+  }
+
+  // Alertmanager's API, which answers its own 404s, 405s and CORS
+  // preflights.
+  if (api::v2::Api* am = opts_.alerting_api; am != nullptr) {
+    auto v2 = [am](const net::HttpRequest& req, net::HttpResponse* r) {
+      net::HttpRequest inner = req;
+      inner.path = "/api/v2" + std::string(req.PathParam("rest").value_or(""));
+      inner.path_params.clear();
+      am->Serve(inner, r);
+    };
+    for (const char* m :
+         {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}) {
+      Route(m, "/api/v2/*rest", v2);
+    }
   }
 }
 

@@ -25,6 +25,10 @@
 
 namespace vigil::web {
 
+namespace api::v2 {
+class Api;
+}
+
 struct WebOptions {
   const server::ServerFlags* flags = nullptr;  // REQUIRES: set; must outlive
   metrics::Registry* registry = nullptr;       // REQUIRES: set; must outlive
@@ -47,6 +51,10 @@ struct WebOptions {
   // POST/PUT /api/v1/admin/tsdb/clean_tombstones: storage::DB's
   // CleanTombstones.
   std::function<absl::Status()> clean_tombstones;
+  // Alertmanager's v2 API (with --alertmanager.config.file): every method
+  // on /api/v2/* goes to it. Null: /api/v2/* is not served (404). Must
+  // outlive Stop().
+  api::v2::Api* alerting_api = nullptr;
 };
 
 class Web {

@@ -256,7 +256,7 @@ TEST_CASE("telegram calls sendMessage with the bot token and chat",
   CHECK(got[0].body ==
         "{\"chat_id\":\"-1001234\",\"disable_notification\":\"true\","
         "\"disable_web_page_preview\":\"true\",\"parse_mode\":\"HTML\","
-        "\"text\":\"hello \\u003cb\\u003eops\\u003c/b\\u003e\"}");
+        "\"text\":\"hello \\u003cb\\u003eops\\u003c/b\\u003e\"}\n");
 
   t.message = Repeat("ж", 5000);
   t.disable_notifications = false;
@@ -264,7 +264,7 @@ TEST_CASE("telegram calls sendMessage with the bot token and chat",
   REQUIRE(long_one->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   std::string body = sink.got().back().body;
   CHECK(body.find("disable_notification\"") == std::string::npos);
-  CHECK(body.find("\"text\":\"" + Repeat("ж", 4095) + "…\"}") !=
+  CHECK(body.find("\"text\":\"" + Repeat("ж", 4095) + "…\"}\n") !=
         std::string::npos);
 }
 

@@ -3,7 +3,9 @@
 // records the session, and Python's email package reading the message
 // back. Also the MIME pieces (address lists, Q-encoding, quoted-printable).
 #include <rapidjson/document.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include "server/alerting/integration.h"
 #include "server/alerting/receivers/email_mime.h"
 #include "tests/server/alerting_receivers_testutil.h"
+#include "tests/server/net_testutil.h"
 #include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
@@ -227,6 +230,162 @@ TEST_CASE("email: SMTP failures are retried with the server's words",
     CHECK(r.status.code() == absl::StatusCode::kUnavailable);
     CHECK(r.retry);
   }
+}
+
+TEST_CASE("email: a server that never greets hits the deadline",
+          "[alerting][receivers][email]") {
+  int port = 0;
+  int fd = net::testing::ListenLoopback(&port);  // accepts, says nothing
+  config::am::EmailConfig e = BaseConfig("127.0.0.1:" + std::to_string(port));
+  auto built = BuildIntegrations(EmailReceiver(e), Deps());
+  REQUIRE(built.ok());
+  Timestamp start = NowMs();
+  NotifyResult r = (*built)[0]->Notify(TwoAlerts(start), start + 700);
+  Timestamp took = NowMs() - start;
+  ::close(fd);
+  INFO(r.status.message());
+  CHECK(r.status.code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK(r.retry);
+  CHECK(took >= 600);
+  CHECK(took < 3000);
+}
+
+TEST_CASE("email: the default subject and html body render the group",
+          "[alerting][receivers][email]") {
+  if (!testutil::HaveCommand("python3")) return;
+  SmtpSink sink;
+  config::am::EmailConfig e = BaseConfig(sink.smarthost());
+  e.headers.clear();
+  e.html.clear();
+  e.text.clear();
+  e.hello.clear();
+  auto built = BuildIntegrations(EmailReceiver(e), Deps());
+  REQUIRE(built.ok());
+  NotifyResult r = (*built)[0]->Notify(TwoAlerts(NowMs()), In(10000));
+  INFO(r.status.message());
+  REQUIRE(r.status.ok());
+  rapidjson::Document d;
+  d.Parse(sink.Session().c_str());
+  REQUIRE(d.IsObject());
+  CHECK(Str(d, "ehlo") == "localhost");
+  std::string subject = Str(d, "subject");
+  CHECK(subject.find("Down") != std::string::npos);
+  CHECK(subject.find("{{") == std::string::npos);
+  REQUIRE(d["parts"].Size() == 1);
+  std::string html = Str(d["parts"][0], "body");
+  CHECK(html.find("<html") != std::string::npos);
+  CHECK(html.find("a is down") != std::string::npos);
+  CHECK(html.find("b is down") != std::string::npos);
+}
+
+// The message's lines with what differs between any two sends dropped
+// (Message-Id, Date, the boundary) and the headers sorted (Alertmanager
+// writes them in Go's map order).
+std::vector<std::string> Normalized(std::string data) {
+  size_t b = data.find("boundary=");
+  REQUIRE(b != std::string::npos);
+  size_t e = data.find("\r\n", b);
+  std::string boundary = data.substr(b + 9, e - b - 9);
+  for (size_t p = data.find(boundary); p != std::string::npos;
+       p = data.find(boundary, p)) {
+    data.replace(p, boundary.size(), "BOUNDARY");
+  }
+  size_t split = data.find("\r\n\r\n");
+  std::vector<std::string> headers, out;
+  std::string head = data.substr(0, split), body = data.substr(split);
+  for (size_t p = 0; p < head.size();) {
+    size_t q = head.find("\r\n", p);
+    if (q == std::string::npos) q = head.size();
+    std::string line = head.substr(p, q - p);
+    if (line.rfind("Message-Id:", 0) != 0 && line.rfind("Date:", 0) != 0) {
+      // Alertmanager writes two spaces before boundary=.
+      size_t sp = line.find(";  boundary");
+      if (sp != std::string::npos) line.erase(sp + 1, 1);
+      headers.push_back(line);
+    }
+    p = q + 2;
+  }
+  std::sort(headers.begin(), headers.end());
+  out = headers;
+  out.push_back(body);
+  return out;
+}
+
+TEST_CASE("email: the message is Alertmanager 0.25's but for ids and dates",
+          "[alerting][receivers][email][peer]") {
+  if (!testutil::HaveCommand("python3") ||
+      !testutil::HaveCommand("prometheus-alertmanager") ||
+      !testutil::HaveCommand("curl")) {
+    WARN("skipped: python3, prometheus-alertmanager or curl not installed");
+    return;
+  }
+  SmtpSink am_sink, our_sink;
+  config::am::EmailConfig e = BaseConfig("");
+  e.headers["Subject"] = "Disk ✓ {{ .Status }} on {{ .CommonLabels.instance }}";
+  e.headers["X-Team"] = "gpu";
+  e.text = "plain {{ .Status }}: {{ .CommonAnnotations.summary }}\n" +
+           std::string(100, 'L') + " = end";
+  e.html = "<p>{{ .CommonAnnotations.summary }}</p>";
+  testutil::TempDir dir;
+  std::ofstream(dir.Sub("am.yml"))
+      << "route:\n  receiver: mail\n  group_by: [alertname]\n"
+         "  group_wait: 1s\nreceivers:\n  - name: mail\n    email_configs:\n"
+         "      - to: '"
+      << e.to << "'\n        from: '" << e.from
+      << "'\n        smarthost: " << am_sink.smarthost()
+      << "\n        hello: vigil.test\n        require_tls: false\n"
+         "        text: \""  // YAML double quotes: \\n is a newline
+      << "plain {{ .Status }}: {{ .CommonAnnotations.summary }}\\n"
+      << std::string(100, 'L') << " = end"
+      << "\"\n        html: '" << e.html << "'\n        headers:\n"
+      << "          Subject: '" << e.headers["Subject"] << "'\n"
+      << "          X-Team: gpu\n";
+  int port = testutil::FreePort();
+  std::string base = "http://127.0.0.1:" + std::to_string(port);
+  testutil::Process am(
+      {"prometheus-alertmanager", "--config.file=" + dir.Sub("am.yml"),
+       "--storage.path=" + dir.Sub("data"),
+       "--web.listen-address=127.0.0.1:" + std::to_string(port),
+       "--cluster.listen-address="},
+      dir.Sub("am.log"));
+  REQUIRE(am.started());
+  REQUIRE(testutil::WaitHttp(base + "/-/ready"));
+  Notification n = TwoAlerts(NowMs());
+  n.receiver = "mail";
+  n.alerts.resize(1);
+  n.alerts[0].annotations = Labels{{"summary", "a <is> down & out"}};
+  n.alerts[0].starts_at = NowMs() - 60000;
+  testutil::RunResult pr = testutil::Run(
+      "curl -sS -f -H 'Content-Type: application/json' -d "
+      "'[{\"labels\":{\"alertname\":\"Down\",\"instance\":\"a:9100\",\"job\":"
+      "\"node\"},\"annotations\":{\"summary\":\"a <is> down & out\"}}]' " +
+      base + "/api/v2/alerts");
+  REQUIRE(pr.code == 0);
+  std::string am_session = am_sink.Session();
+  INFO("alertmanager log: " << testutil::ReadFile(dir.Sub("am.log")));
+  REQUIRE(!am_session.empty());
+
+  e.smarthost = our_sink.smarthost();
+  auto built = BuildIntegrations(EmailReceiver(e), Deps());
+  REQUIRE(built.ok());
+  NotifyResult r = (*built)[0]->Notify(n, In(10000));
+  INFO(r.status.message());
+  REQUIRE(r.status.ok());
+  rapidjson::Document theirs, ours;
+  theirs.Parse(am_session.c_str());
+  ours.Parse(our_sink.Session().c_str());
+  REQUIRE(theirs.IsObject());
+  REQUIRE(ours.IsObject());
+  for (const char* key : {"ehlo", "mail_from", "subject", "content_type"}) {
+    INFO(key);
+    CHECK(Str(ours, key) == Str(theirs, key));
+  }
+  REQUIRE(ours["parts"].Size() == theirs["parts"].Size());
+  for (rapidjson::SizeType i = 0; i < ours["parts"].Size(); ++i) {
+    CHECK(Str(ours["parts"][i], "type") == Str(theirs["parts"][i], "type"));
+    CHECK(Str(ours["parts"][i], "body") == Str(theirs["parts"][i], "body"));
+  }
+  CHECK(Normalized(Str(ours, "data")) == Normalized(Str(theirs, "data")));
 }
 
 TEST_CASE("email: bad addresses and configs are errors that are not retried",

@@ -266,6 +266,17 @@ TEST_CASE("webhook: malformed configs are errors naming the receiver",
         "receiver \"ops\": webhook_configs[0]: one of url or url_file must "
         "be set");
 
+  rc.webhook_configs = {ok};
+  rc.webhook_configs[0].http_config.basic_auth =
+      config::BasicAuth{"u", "", "", "/nonexistent/vigil/pw"};
+  built = BuildIntegrations(rc, Deps());
+  REQUIRE_FALSE(built.ok());
+  CHECK(std::string(built.status().message())
+            .find("receiver \"ops\": webhook_configs[0]: http_config: ") == 0);
+  CHECK(std::string(built.status().message()).find("/nonexistent/vigil/pw") !=
+        std::string::npos);
+
+  rc.webhook_configs = {config::am::WebhookConfig{}};
   testutil::TempDir dir;
   std::ofstream(dir.Sub("empty")).flush();
   rc.webhook_configs[0].url_file = dir.Sub("empty");

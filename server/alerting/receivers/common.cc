@@ -7,6 +7,7 @@
 #include "core/go/json.h"
 #include "core/go/time.h"
 #include "core/go/utf8.h"
+#include "core/logger.h"
 #include "fmt/format.h"
 #include "server/alerting/template.h"
 #include "server/http_config.h"
@@ -289,6 +290,13 @@ PostResult Post(const config::HTTPClientConfig& http, const std::string& url,
   return out;
 }
 
+absl::Status CheckHttpConfig(const config::HTTPClientConfig& http) {
+  absl::StatusOr<net::FetchRequest> r = server::FetchTemplate(http);
+  if (r.ok()) return absl::OkStatus();
+  return absl::Status(r.status().code(),
+                      fmt::format("http_config: {}", Msg(r.status())));
+}
+
 std::string BoundedBody(std::string_view body) {
   return TruncateInBytes(body, 1024).first;
 }
@@ -311,6 +319,20 @@ NotifyResult WithContext(NotifyResult r, std::string_view context) {
   r.status = absl::Status(r.status.code(),
                           fmt::format("{}: {}", context, Msg(r.status)));
   return r;
+}
+
+std::string IntegrationBase::Truncate(std::string s, size_t max, bool bytes,
+                                      std::string_view what,
+                                      const Notification& n) const {
+  auto [out, cut] = bytes ? TruncateInBytes(s, max) : TruncateInRunes(s, max);
+  if (cut && deps_.logger != nullptr) {
+    deps_.logger->Warn(
+        fmt::format("Truncated {}", what),
+        {{"integration", name_},
+         {"key", n.group_key},
+         {bytes ? "max_bytes" : "max_runes", std::to_string(max)}});
+  }
+  return out;
 }
 
 }  // namespace vigil::alerting::receivers

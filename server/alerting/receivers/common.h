@@ -164,6 +164,11 @@ PostResult Post(const config::HTTPClientConfig& http, const std::string& url,
                 std::string body, int64_t timeout_ms,
                 std::string_view content_type = "application/json");
 
+// Whether `http` can be turned into requests now (its *_file secrets
+// readable, nothing unsupported): InvalidArgument / Unimplemented prefixed
+// "http_config: ".
+absl::Status CheckHttpConfig(const config::HTTPClientConfig& http);
+
 // notify.Retrier.Check: 2xx is delivered; 5xx, 429 (Too Many Requests;
 // beyond Alertmanager 0.25, which retries 5xx only) and `retry_codes` are
 // worth retrying; anything else fails for good. The error reads
@@ -195,6 +200,10 @@ class IntegrationBase : public Integration {
  protected:
   const TemplateSet* templates() const { return deps_.templates.get(); }
   const IntegrationDeps& deps() const { return deps_; }
+  // TruncateInRunes / TruncateInBytes (bytes = true) of `s`, logging a
+  // warning naming the group when it cuts, as Alertmanager does.
+  std::string Truncate(std::string s, size_t max, bool bytes,
+                       std::string_view what, const Notification& n) const;
 
  private:
   std::string name_;

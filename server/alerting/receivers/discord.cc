@@ -28,14 +28,11 @@ class Discord : public IntegrationBase {
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
     Renderer t(templates(), n);
     std::string title =
-        TruncateInRunes(t.Text("title", OrDefault(c_.title, kDefaultTitle)),
-                        kMaxTitleRunes)
-            .first;
+        Truncate(t.Text("title", OrDefault(c_.title, kDefaultTitle)),
+                 kMaxTitleRunes, false, "title", n);
     std::string description =
-        TruncateInRunes(
-            t.Text("message", OrDefault(c_.message, kDefaultMessage)),
-            kMaxDescriptionRunes)
-            .first;
+        Truncate(t.Text("message", OrDefault(c_.message, kDefaultMessage)),
+                 kMaxDescriptionRunes, false, "message", n);
     if (!t.status().ok()) return {t.status(), false};
     bool firing = MakeData(n).firing();
     std::string body = "{\"content\":\"\",\"embeds\":[{\"title\":";
@@ -76,6 +73,8 @@ IntegrationOr NewDiscord(const config::am::DiscordConfig& c, int index,
                      {{"title", OrDefault(c.title, kDefaultTitle)},
                       {"message", OrDefault(c.message, kDefaultMessage)}});
   if (!s.ok()) return s;
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Discord>(c, index, deps);
 }
 

@@ -132,7 +132,8 @@ class Email : public IntegrationBase {
     net::SmtpRequest r;
     r.host = host;
     r.port = port;
-    r.hello = c_.hello;
+    // Go's net/smtp says EHLO localhost when Alertmanager has no hello.
+    r.hello = c_.hello.empty() ? "localhost" : c_.hello;
     r.require_tls = c_.require_tls;
     r.mail_from = from;
     for (const MailAddress& a : to) r.rcpt_to.push_back(a.address);

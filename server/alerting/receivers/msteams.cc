@@ -73,6 +73,8 @@ IntegrationOr NewMSTeams(const config::am::MSTeamsConfig& c, int index,
                              {"summary", OrDefault(c.summary, kDefaultTitle)},
                              {"text", OrDefault(c.text, kDefaultMessage)}});
   if (!s.ok()) return s;
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<MSTeams>(c, index, deps);
 }
 

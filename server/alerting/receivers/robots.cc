@@ -148,7 +148,8 @@ class Robot : public IntegrationBase {
         std::string content =
             title.empty() ? message : "# " + title + "\n\n" + message;
         body = "{\"msgtype\":\"markdown\",\"markdown\":{\"content\":";
-        AppendJsonString(&body, TruncateInBytes(content, spec.max_bytes).first);
+        AppendJsonString(&body,
+                         Truncate(content, spec.max_bytes, true, "message", n));
         body.append("}}");
         break;
       }
@@ -165,13 +166,15 @@ class Robot : public IntegrationBase {
         body = "{\"msgtype\":\"markdown\",\"markdown\":{\"title\":";
         AppendJsonString(&body, title);
         body.append(",\"text\":");
-        AppendJsonString(&body, TruncateInBytes(text, spec.max_bytes).first);
+        AppendJsonString(&body,
+                         Truncate(text, spec.max_bytes, true, "message", n));
         body.append("}}");
         break;
       }
       case RobotKind::kFeishu:
-        body = FeishuBody(title, message, *secret, now / 1000, spec.max_bytes,
-                          MakeData(n).firing());
+        body = FeishuBody(title,
+                          Truncate(message, spec.max_bytes, true, "message", n),
+                          *secret, now / 1000, MakeData(n).firing());
         break;
     }
     PostResult r =
@@ -186,7 +189,7 @@ class Robot : public IntegrationBase {
   static std::string FeishuBody(const std::string& title,
                                 const std::string& message,
                                 const std::string& secret, int64_t ts,
-                                size_t max_bytes, bool firing) {
+                                bool firing) {
     std::string body = "{";
     if (!secret.empty()) {
       std::string t = std::to_string(ts);
@@ -205,7 +208,7 @@ class Robot : public IntegrationBase {
     body.append("},\"template\":");
     AppendJsonString(&body, firing ? "red" : "green");
     body.append("},\"elements\":[{\"tag\":\"markdown\",\"content\":");
-    AppendJsonString(&body, TruncateInBytes(message, max_bytes).first);
+    AppendJsonString(&body, message);
     body.append("}]}}");
     return body;
   }
@@ -247,6 +250,8 @@ IntegrationOr NewRobot(RobotKind kind, const config::am::RobotConfig& c,
                      {{"title", OrDefault(c.title, spec.default_title)},
                       {"message", OrDefault(c.message, spec.default_message)}});
   if (!s.ok()) return s;
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Robot>(kind, c, index, deps);
 }
 

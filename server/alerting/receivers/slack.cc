@@ -50,7 +50,7 @@ class Slack : public IntegrationBase {
 
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
     Renderer t(templates(), n);
-    std::string body = Payload(&t);
+    std::string body = Payload(&t, n);
     if (!t.status().ok()) return {t.status(), false};
     absl::StatusOr<std::string> url =
         SecretOrFile(c_.api_url, c_.api_url_file, "api_url_file");
@@ -65,9 +65,10 @@ class Slack : public IntegrationBase {
   }
 
  private:
-  std::string Payload(Renderer* t) {
-    auto [title, cut] = TruncateInRunes(
-        t->Text("title", OrDefault(c_.title, kDefaultTitle)), kMaxTitleRunes);
+  std::string Payload(Renderer* t, const Notification& n) {
+    std::string title =
+        Truncate(t->Text("title", OrDefault(c_.title, kDefaultTitle)),
+                 kMaxTitleRunes, false, "title", n);
     std::string out = "{";
     bool first = true;
     channel_ = t->Text("channel", c_.channel);
@@ -234,6 +235,8 @@ IntegrationOr NewSlack(const config::am::SlackConfig& c, int index,
                             {"actions.value", a.value}});
     if (!s.ok()) return s;
   }
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Slack>(c, index, deps);
 }
 

@@ -41,7 +41,7 @@ class Telegram : public IntegrationBase {
     std::string_view tmpl = OrDefault(c_.message, kDefaultMessage);
     std::string text = c_.parse_mode == "HTML" ? t.Html("message", tmpl)
                                                : t.Text("message", tmpl);
-    text = TruncateInRunes(text, kMaxMessageRunes).first;
+    text = Truncate(std::move(text), kMaxMessageRunes, false, "message", n);
     if (!t.status().ok()) return {t.status(), false};
     absl::StatusOr<std::string> token =
         SecretOrFile(c_.bot_token, c_.bot_token_file, "bot_token_file");
@@ -58,7 +58,7 @@ class Telegram : public IntegrationBase {
     }
     body.append(",\"text\":");
     AppendJsonString(&body, text);
-    body.append("}");
+    body.append("}\n");  // telebot's json.Encoder ends with a newline
 
     std::string base = c_.api_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
@@ -122,6 +122,8 @@ IntegrationOr NewTelegram(const config::am::TelegramConfig& c, int index,
       CheckTemplates(deps.templates.get(),
                      {{"message", OrDefault(c.message, kDefaultMessage)}});
   if (!s.ok()) return s;
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Telegram>(c, index, deps);
 }
 

@@ -105,6 +105,8 @@ IntegrationOr NewWebhook(const config::am::WebhookConfig& c, int index,
     absl::StatusOr<std::string> u = ReadSecretFile(c.url_file, "url_file");
     if (!u.ok()) return u.status();
   }
+  absl::Status http = CheckHttpConfig(c.http_config);
+  if (!http.ok()) return http;
   return std::make_unique<Webhook>(c, index, deps);
 }
 
