@@ -37,8 +37,10 @@ TEST_CASE("go::Unquote rejects malformed literals", "[go][strconv]") {
   }
 }
 
-TEST_CASE("PromQL's dialect: single quotes hold strings, raw strings keep \\r",
-          "[go][strconv]") {
+TEST_CASE(
+    "PromQL's dialect: single quotes hold strings, raw strings keep carriage "
+    "returns",
+    "[go][strconv]") {
   REQUIRE(go::Unquote("'abc'", D::kPromQL) == "abc");
   REQUIRE(go::Unquote("''", D::kPromQL) == "");
   REQUIRE(go::Unquote(R"('a\'b"c')", D::kPromQL) == "a'b\"c");

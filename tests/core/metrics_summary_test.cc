@@ -42,7 +42,7 @@ TEST_CASE("a summary is written as client_golang writes one", "[metrics]") {
         "rpc_latency_seconds_count{peer=\"b\"} 0\n");
 }
 
-TEST_CASE("summary quantiles cover the last max_age; sum and count do not age",
+TEST_CASE("summary quantiles cover the last max_age, sum and count do not age",
           "[metrics]") {
   SummaryChild c({0.5}, minutes(10), 5);  // steps of 2 minutes
   const Clock::time_point t0 = Clock::now();
@@ -74,7 +74,7 @@ TEST_CASE("a summary keeps a bounded sample of a busy window", "[metrics]") {
   CHECK(m.quantiles[1].second == Approx(990).margin(10));
 }
 
-TEST_CASE("\"quantile\" is not a summary label name", "[metrics]") {
+TEST_CASE("'quantile' is not a summary label name", "[metrics]") {
   Registry reg;
   auto s = std::make_shared<Summary>(Opts{"x", "h", {"quantile"}, {}},
                                      std::vector<double>{0.5});

@@ -35,7 +35,7 @@ std::unique_ptr<Group> MakeGroup(
 
 }  // namespace
 
-TEST_CASE("group counts rule evaluations and failures; CopyState keeps them",
+TEST_CASE("group counts rule evaluations and failures, CopyState keeps them",
           "[group]") {
   vigil::promql::promqltest::AppendableMemStorage st;
   REQUIRE(

@@ -208,7 +208,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "alert with for: 0 fires on the first evaluation; resend waits the delay",
+    "alert with for: 0 fires on the first evaluation, resend waits the delay",
     "[group][alerting]") {
   Fixture f(AlertRule("      - alert: A\n        expr: x > 0\n"),
             {{"x", "1x10"}});
@@ -511,7 +511,7 @@ TEST_CASE("for state is restored from ALERTS_FOR_STATE after a restart",
 }
 
 TEST_CASE(
-    "a label whose template expands to \"\" is left out of the alert but "
+    "a label whose template expands to '' is left out of the alert but "
     "keeps its template text in ALERTS and ALERTS_FOR_STATE",
     "[group][alerting]") {
   // As Prometheus's sample()/forStateSample(): the rule's raw labels with
@@ -552,7 +552,7 @@ TEST_CASE(
 
 TEST_CASE(
     "for state is restored for an alert whose label template expands to "
-    "\"\"",
+    "''",
     "[group][restore]") {
   const std::string rule = AlertRule(
       "      - alert: A\n        expr: x > 0\n        for: 30m\n"

@@ -143,7 +143,7 @@ void CheckDeleted(const std::string& url, int64_t now) {
 }
 
 TEST_CASE(
-    "delete_series hides data at once and across restarts; "
+    "delete_series hides data at once and across restarts, "
     "clean_tombstones removes it",
     "[server][admin]") {
   TempDir dir;

@@ -134,7 +134,7 @@ TEST_CASE("slack: answers other than ok are failures",
   CHECK(in->Notify(n, In(5000)).retry);
 }
 
-TEST_CASE("slack: the title is cut at 1024 runes; api_url_file; defaults",
+TEST_CASE("slack: the title is cut at 1024 runes, api_url_file, defaults",
           "[alerting][receivers][slack]") {
   Sink sink;
   sink.Script({Answer{200, "ok"}});

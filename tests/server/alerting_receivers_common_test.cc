@@ -98,7 +98,7 @@ TEST_CASE("GoJsonTime writes RFC 3339 with Go's trimmed fraction",
   CHECK(GoJsonTime(-1) == "1969-12-31T23:59:59.999Z");
 }
 
-TEST_CASE("secrets from files are trimmed; unreadable ones are named",
+TEST_CASE("secrets from files are trimmed, unreadable ones are named",
           "[alerting][receivers][data]") {
   testutil::TempDir dir;
   std::ofstream(dir.Sub("s")) << "  tok en \n\n";

@@ -418,7 +418,7 @@ rapidjson::Document Json(const std::string& body) {
 }
 
 TEST_CASE(
-    "router: webhook notifications; a restart mid-repeat sends "
+    "router: webhook notifications, a restart mid-repeat sends "
     "nothing twice and keeps silences",
     "[alerting][router]") {
   testutil::TempDir dir;
@@ -474,7 +474,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "router: a receiver answering 500 is retried and counted; the "
+    "router: a receiver answering 500 is retried and counted, the "
     "other is not delayed",
     "[alerting][router]") {
   Sink good;

@@ -194,7 +194,7 @@ TEST_CASE("query returns Prometheus's vector, scalar and string JSON",
       R"({"metric":{"__name__":"up","job":"a"},"values":[[585,"1"],[600,"1"]]}]}})");
 }
 
-TEST_CASE("query limit truncates with a warning; stats adds timings", "[api]") {
+TEST_CASE("query limit truncates with a warning, stats adds timings", "[api]") {
   Fixture f;
   auto r = f.Get("/api/v1/query",
                  {{"query", "up"}, {"time", "600"}, {"limit", "1"}});
@@ -408,7 +408,7 @@ TEST_CASE("a query stops when its client goes away (499) or times out (503)",
   CHECK(r.body == Err("timeout", "query timed out in expression evaluation"));
 }
 
-TEST_CASE("max concurrency queues queries; the queue honours timeouts",
+TEST_CASE("max concurrency queues queries, the queue honours timeouts",
           "[api]") {
   Fixture f(1);
   const std::string slow = "count_over_time(req_total[1d:1ms])";

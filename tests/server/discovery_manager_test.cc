@@ -73,7 +73,7 @@ std::string ReadAll(std::FILE* f) {
 
 }  // namespace
 
-TEST_CASE("file_sd is re-read when the file changes; last good kept",
+TEST_CASE("file_sd is re-read when the file changes, last good kept",
           "[discovery]") {
   vigil::testutil::TempDir dir;
   const std::string file = dir.Sub("t.json");

@@ -437,7 +437,7 @@ TEST_CASE(
   CHECK(st.dropped_total == 0);
 }
 
-TEST_CASE("the alerts path is path.Join(\"/\", prefix, \"/api/v2/alerts\")",
+TEST_CASE("the alerts path is path.Join('/', prefix, '/api/v2/alerts')",
           "[notifier][discovery]") {
   CHECK(AlertsPath("") == "/api/v2/alerts");
   CHECK(AlertsPath("/") == "/api/v2/alerts");
@@ -447,7 +447,7 @@ TEST_CASE("the alerts path is path.Join(\"/\", prefix, \"/api/v2/alerts\")",
 }
 
 TEST_CASE(
-    "relabel_configs select Alertmanagers; bad addresses skip their "
+    "relabel_configs select Alertmanagers, bad addresses skip their "
     "group",
     "[notifier][discovery]") {
   FakeAlertmanagers fake;
@@ -517,7 +517,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a refusing or failing Alertmanager counts errors; others still "
+    "a refusing or failing Alertmanager counts errors, others still "
     "get the alerts",
     "[notifier]") {
   FakeAlertmanagers fake;
@@ -545,7 +545,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a hanging Alertmanager delays nobody beyond its timeout; Send "
+    "a hanging Alertmanager delays nobody beyond its timeout, Send "
     "never blocks",
     "[notifier]") {
   FakeAlertmanagers fake;

@@ -170,7 +170,7 @@ TEST_CASE("Scrapes keep their phase within the interval", "[scrape][manager]") {
   CHECK(on_grid >= 2);
 }
 
-TEST_CASE("Removed targets go stale; unchanged ones keep their loop",
+TEST_CASE("Removed targets go stale, unchanged ones keep their loop",
           "[scrape][manager]") {
   Fixture f;
   f.Configure({Pool()});

@@ -103,7 +103,7 @@ TEST_CASE("The blackbox pattern: params, __param_target and relabelling",
   CHECK(t.discovered_labels().Get("__param_module") == "http_2xx");
 }
 
-TEST_CASE("__meta_ labels go after relabelling; labelmap keeps them",
+TEST_CASE("__meta_ labels go after relabelling, labelmap keeps them",
           "[scrape]") {
   auto o = Pool();
   RelabelConfig lm;

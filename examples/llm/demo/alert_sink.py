@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""The demo's alert console: a stand-in Alertmanager plus a rule watcher.
+"""The demo's alert console: a webhook receiver plus a rule watcher.
 
   alert_sink.py --listen 127.0.0.1:9093 --poll http://127.0.0.1:9090 \
       [--state sd/alerts.json] [--t0 EPOCH]
 
-- Receives what Vigil sends to an Alertmanager (`POST /api/v2/alerts`, a
-  JSON list of {labels, annotations, startsAt, endsAt, generatorURL}) and
-  prints a line when an alert starts firing or is resolved (endsAt in the
-  past). Vigil resends firing alerts every minute; repeats are not printed.
+- Receives the notifications of Vigil's built-in router (Alertmanager's
+  webhook message, POSTed to any path but /api/v2/alerts: the receiver's
+  name, the group and its firing and resolved alerts) and prints one line
+  per notification and one per alert in it.
+- Also stands in for an external Alertmanager: what a Prometheus server
+  sends to one (`POST /api/v2/alerts`, a JSON list of {labels, annotations,
+  startsAt, endsAt, generatorURL}) prints a line when an alert starts
+  firing or is resolved. Repeats are not printed.
 - Polls the server's `/api/v1/alerts` every 2 s and prints each alert's
   rule state as it changes: pending, firing, inactive. Alertmanager never
   sees `pending`; this is where the `for:` wait shows.
@@ -58,10 +62,15 @@ def emit(source, what, labels, text=""):
     with lock:
         print(line, flush=True)
         seen.setdefault(what.strip().lower(), set()).add(labels.get("alertname", "?"))
-        if state_file:
-            with open(state_file + ".tmp", "w") as f:
-                json.dump({k: sorted(v) for k, v in seen.items()}, f)
-            os.replace(state_file + ".tmp", state_file)
+        save_state()
+
+
+def save_state():
+    """Writes the --state file (the caller holds the lock)."""
+    if state_file:
+        with open(state_file + ".tmp", "w") as f:
+            json.dump({k: sorted(v) for k, v in seen.items()}, f)
+        os.replace(state_file + ".tmp", state_file)
 
 
 def key(labels):
@@ -84,7 +93,7 @@ class Sink(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         if self.path.rstrip("/") != "/api/v2/alerts":
-            self.send_error(404)
+            self.webhook()
             return
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         try:
@@ -106,6 +115,32 @@ class Sink(http.server.BaseHTTPRequestHandler):
                 Sink.notified[k] = status
                 emit("alertmanager", status, labels,
                      "" if resolved else a.get("annotations", {}).get("summary", ""))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def webhook(self):
+        """One notification of the built-in router (webhook message v4)."""
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        try:
+            msg = json.loads(body)
+            alerts = msg["alerts"]
+        except (ValueError, KeyError, TypeError) as e:
+            self.send_error(400, f"not a webhook message: {e}")
+            return
+        firing = [a for a in alerts if a.get("status") == "firing"]
+        with lock:
+            print(f"{now()}  [router] notify    {msg.get('receiver', '?')}: "
+                  f"{len(firing)} firing, {len(alerts) - len(firing)} resolved, "
+                  f"group {msg.get('groupKey', '?')}", flush=True)
+        for a in alerts:
+            labels = a.get("labels", {})
+            status = a.get("status", "?")
+            emit("router", status.upper(), labels,
+                 a.get("annotations", {}).get("summary", "") if status == "firing" else "")
+            with lock:
+                seen.setdefault("notified_" + status, set()).add(labels.get("alertname", "?"))
+                save_state()
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()

@@ -9,8 +9,9 @@ Passes (exit 0) only if
   whose /metrics is missing on purpose (LLMEngineDown);
 - every llm:* recording rule of the rule file has at least one series now
   (and no rule reports an evaluation error);
-- KVCacheCritical or KVCacheHigh, and XidError, were seen firing
-  (alert_sink.py's --state file).
+- KVCacheCritical or KVCacheHigh, and XidError, were seen firing, and the
+  built-in router notified XidError firing and then resolved (alert_sink.py's
+  --state file).
 Prints one line per check. Python 3 standard library only.
 """
 import argparse
@@ -70,8 +71,14 @@ def main():
     firing = set(seen.get("firing", []))
     check(bool(firing & {"KVCacheCritical", "KVCacheHigh"}), "a KV-cache alert fired")
     check("XidError" in firing, "XidError fired")
+    notified = set(seen.get("notified_firing", []))
+    check("XidError" in notified,
+          "the built-in router notified XidError (oncall-critical webhook)")
+    check("XidError" in set(seen.get("notified_resolved", [])),
+          "the built-in router notified XidError resolved (send_resolved)")
     print(f"  alerts seen firing: {', '.join(sorted(firing)) or 'none'}; "
-          f"resolved: {', '.join(sorted(seen.get('resolved', []))) or 'none'}")
+          f"resolved: {', '.join(sorted(seen.get('resolved', []))) or 'none'}; "
+          f"notified: {', '.join(sorted(notified)) or 'none'}")
     return 1 if failures else 0
 
 

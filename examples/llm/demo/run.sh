@@ -10,8 +10,10 @@
 # Steps: vigil-sim --backfill=3h --live writes the history of the fleet
 # (4 engine hosts cycling vLLM V1, SGLang, vLLM V0, plus one TRT-LLM host
 # whose engine has no /metrics) and keeps serving it live; `vigil tsdb import
-# openmetrics` loads the history into $DEMO_DIR/tsdb; alert_sink.py stands in
-# for Alertmanager; vigil serves examples/llm/demo/prometheus.yml. The
+# openmetrics` loads the history into $DEMO_DIR/tsdb; vigil serves
+# examples/llm/demo/prometheus.yml and routes its alerts with the built-in
+# router through examples/llm/alertmanager.yml to alert_sink.py, a webhook
+# sink that prints each notification. The
 # incidents of scenario.yml start 2 and 3 minutes after this script.
 #
 # Run from anywhere; needs $BUILD/vigil and $BUILD/vigil-sim (make demo
@@ -119,7 +121,10 @@ wait_http() {
 
 rm -rf "$DEMO_DIR" && mkdir -p "$DEMO_DIR" "$sd" && rm -f "$sd"/*.json
 printf '[{"targets":["127.0.0.1:%s"],"labels":{"job":"vigil"}}]\n' "$DEMO_PORT" >"$sd/vigil.json"
-printf '[{"targets":["127.0.0.1:%s"]}]\n' "$DEMO_SINK_PORT" >"$sd/alertmanager.json"
+# The routing of examples/llm/alertmanager.yml, unchanged but for its relay
+# URLs, which become the sink's (it prints every notification).
+sed "s#http://10\.0\.0\.50:9099/#http://127.0.0.1:$DEMO_SINK_PORT/#" \
+  examples/llm/alertmanager.yml >"$sd/alertmanager.yml"
 
 say "vigil-sim: $DEMO_HOSTS engine hosts + 1 TRT-LLM, writing $BACKFILL of history at a $DEMO_STEP step"
 start=$((t0 - BACKFILL_S))
@@ -148,6 +153,7 @@ python3 "$here/alert_sink.py" --listen "127.0.0.1:$DEMO_SINK_PORT" --poll "$api"
 pids+=("$!")
 
 "$BUILD/vigil" --config.file=examples/llm/demo/prometheus.yml --storage.tsdb.path="$DEMO_DIR/tsdb" \
+  --alertmanager.config.file="$sd/alertmanager.yml" \
   --web.listen-address="127.0.0.1:$DEMO_PORT" >"$DEMO_DIR/vigil.log" 2>&1 &
 vigil=$!
 pids+=("$vigil")
@@ -172,8 +178,12 @@ $(say "vigil is up, scraping the fleet every 5s")
     +3:00  XID 79 on gpu-node-1 GPU 3    XidError firing at once
     +5:00  XID cleared                   XidError resolved
     +8:00  KV cache back to normal       KVCacheCritical resolved
-  [rules] lines are the rule engine's states (/api/v1/alerts),
-  [alertmanager] lines what the sink received.  Ctrl-C stops everything.
+  Routing: examples/llm/alertmanager.yml (critical alerts to oncall-critical,
+  group_wait 30s, group_interval 5m; KVCacheCritical inhibits KVCacheHigh).
+  [rules] lines are the rule engine's states (/api/v1/alerts), [router]
+  lines the notifications the built-in router sent to the webhook sink.
+  Silence one:  amtool --alertmanager.url=$api silence add alertname=XidError
+  Ctrl-C stops everything.
 
 MSG
 
