@@ -5,6 +5,7 @@
 
 #include "core/status_macros.h"
 #include "fmt/format.h"
+#include "rocksdb/convenience.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/checkpoint.h"
@@ -61,6 +62,16 @@ DBImpl::~DBImpl() {
     rocksdb::Status fs = db_->Flush(fo, handles_);
     if (!fs.ok())
       logger_->Error("flush on close failed", {{"err", fs.ToString()}});
+    // The checkpoint deleted every wal record; a compaction of the family
+    // now drops the level-0 tables still holding them (DeleteFilesInRange
+    // leaves level 0 alone), so they do not outlive the process.
+    if (fs.ok()) {
+      fs = db_->CompactRange(rocksdb::CompactRangeOptions(), cf_wal_, nullptr,
+                             nullptr);
+      if (!fs.ok())
+        logger_->Error("wal compaction on close failed",
+                       {{"err", fs.ToString()}});
+    }
   }
   for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
   if (db_) db_->Close().PermitUncheckedError();
@@ -417,10 +428,23 @@ absl::Status DBImpl::CheckpointLocked() {
                                                       : std::string_view()));
     written.push_back(s);
   }
-  batch.DeleteRange(cf_wal_, WalKey(0), WalKey(next_wal_seq_));
+  const std::string wal_lo = WalKey(0), wal_hi = WalKey(next_wal_seq_);
+  batch.DeleteRange(cf_wal_, wal_lo, wal_hi);
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_commits;
   VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "checkpoint"));
+  // The range tombstone hides the old records, but the tables they were
+  // flushed to (every 4 MiB of commits) stay on disk until a compaction
+  // happens to pick them: up to checkpoint_wal_bytes of dead data. Every
+  // key they hold is now deleted, so drop the files outright (RocksDB does
+  // this below level 0; level 0 compacts on its own after four flushes).
+  const rocksdb::Slice lo(wal_lo), hi(wal_hi);
+  rocksdb::Status drop =
+      rocksdb::DeleteFilesInRange(db_.get(), cf_wal_, &lo, &hi, false);
+  if (!drop.ok()) {
+    logger_->Warn("dropping checkpointed wal tables failed",
+                  {{"err", drop.ToString()}});
+  }
   for (MemSeries* s : written) {
     SpinLockHolder l(&s->mu);
     s->dirty = false;
