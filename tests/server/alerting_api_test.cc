@@ -522,10 +522,17 @@ TEST_CASE("the v2 API survives bodies too large, too deep and cut short",
   REQUIRE(vigil.Start(dir, data + "alertmanager.yml", &client));
   const std::string alerts = vigil.url + "/api/v2/alerts";
   // Above the server's 16 MiB body limit: refused, not read into memory.
+  // The server answers 413 and closes after draining a little of the rest;
+  // a client still uploading may then see the reset before the answer
+  // (as with Go's server), so either is a refusal, and the server must
+  // answer the next request.
   std::string huge = "[" + std::string(17 << 20, ' ') + "]";
-  CHECK(Http(&client, "POST", alerts, huge).status == 413);
-  CHECK(Http(&client, "POST", vigil.url + "/api/v2/silences", huge).status ==
-        413);
+  for (const std::string path : {"/api/v2/alerts", "/api/v2/silences"}) {
+    INFO(path);
+    auto r = Http(&client, "POST", vigil.url + path, huge);
+    CHECK((r.status == 413 || (r.status == 0 && !r.error.empty())));
+    CHECK(Http(&client, "GET", vigil.url + "/api/v2/status", "").status == 200);
+  }
   // Nesting that would overflow a recursive parser.
   CHECK(Http(&client, "POST", alerts, std::string(4 << 20, '[')).status == 400);
   CHECK(Http(&client, "POST", vigil.url + "/api/v2/silences",
