@@ -90,7 +90,8 @@ void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
   auto add = [reg](MetricType type, std::string name, std::string help,
                    std::function<double()> fn) {
     (void)reg->Register(std::make_shared<FuncMetric>(
-        type, metrics::Opts{std::move(name), std::move(help)}, std::move(fn)));
+        type, metrics::Opts{std::move(name), std::move(help), {}, {}},
+        std::move(fn)));
   };
   add(MetricType::kGauge, "prometheus_tsdb_head_series",
       "Total number of series in the head block.",
