@@ -335,4 +335,29 @@ std::string IntegrationBase::Truncate(std::string s, size_t max, bool bytes,
   return out;
 }
 
+NotifyResult PostToUrl(const config::HTTPClientConfig& http,
+                       const std::string& url, const std::string& url_file,
+                       std::string_view file_key, std::string body,
+                       int64_t timeout_ms) {
+  absl::StatusOr<std::string> u = SecretOrFile(url, url_file, file_key);
+  if (!u.ok()) return {u.status(), false};
+  PostResult r = Post(http, *u, std::move(body), timeout_ms);
+  if (r.failure) return *r.failure;
+  return CheckStatus(r.status, r.body);
+}
+
+absl::Status CheckWebhookUrl(const std::string& url,
+                             const std::string& url_file) {
+  if (url.empty() && url_file.empty()) {
+    return absl::InvalidArgumentError(
+        "one of webhook_url or webhook_url_file must be set");
+  }
+  if (!url_file.empty()) {
+    absl::StatusOr<std::string> u =
+        ReadSecretFile(url_file, "webhook_url_file");
+    if (!u.ok()) return u.status();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace vigil::alerting::receivers

@@ -176,6 +176,18 @@ absl::Status CheckHttpConfig(const config::HTTPClientConfig& http);
 NotifyResult CheckStatus(int status, std::string_view body,
                          std::initializer_list<int> retry_codes = {});
 
+// The whole send of a plain webhook receiver: the URL (`url`, or the
+// content of `url_file`, read at every send), Post, then CheckStatus.
+NotifyResult PostToUrl(const config::HTTPClientConfig& http,
+                       const std::string& url, const std::string& url_file,
+                       std::string_view file_key, std::string body,
+                       int64_t timeout_ms);
+
+// Build-time check of a receiver's `webhook_url` / `webhook_url_file`: one
+// is set, and the file is readable.
+absl::Status CheckWebhookUrl(const std::string& url,
+                             const std::string& url_file);
+
 // The first 1 KiB of a response body for error texts (whole runes, "…"
 // when cut).
 std::string BoundedBody(std::string_view body);

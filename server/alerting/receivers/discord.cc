@@ -42,13 +42,9 @@ class Discord : public IntegrationBase {
     body.append(",\"color\":");
     body.append(std::to_string(firing ? kColorRed : kColorGreen));
     body.append("}]}\n");
-    absl::StatusOr<std::string> url =
-        SecretOrFile(c_.webhook_url, c_.webhook_url_file, "webhook_url_file");
-    if (!url.ok()) return {url.status(), false};
-    PostResult r =
-        Post(c_.http_config, *url, std::move(body), TimeoutUntil(deadline));
-    if (r.failure) return *r.failure;
-    return CheckStatus(r.status, r.body);
+    return PostToUrl(c_.http_config, c_.webhook_url, c_.webhook_url_file,
+                     "webhook_url_file", std::move(body),
+                     TimeoutUntil(deadline));
   }
 
  private:
@@ -59,14 +55,9 @@ class Discord : public IntegrationBase {
 
 IntegrationOr NewDiscord(const config::am::DiscordConfig& c, int index,
                          const IntegrationDeps& deps) {
-  if (c.webhook_url.empty() && c.webhook_url_file.empty()) {
-    return absl::InvalidArgumentError(
-        "one of webhook_url or webhook_url_file must be set");
-  }
-  if (!c.webhook_url_file.empty()) {
-    absl::StatusOr<std::string> u =
-        ReadSecretFile(c.webhook_url_file, "webhook_url_file");
-    if (!u.ok()) return u.status();
+  if (absl::Status u = CheckWebhookUrl(c.webhook_url, c.webhook_url_file);
+      !u.ok()) {
+    return u;
   }
   absl::Status s =
       CheckTemplates(deps.templates.get(),

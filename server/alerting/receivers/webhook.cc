@@ -76,14 +76,9 @@ class Webhook : public IntegrationBase {
       : IntegrationBase("webhook", index, c.send_resolved, deps), c_(c) {}
 
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
-    absl::StatusOr<std::string> url =
-        SecretOrFile(c_.url, c_.url_file, "url_file");
-    if (!url.ok()) return {url.status(), false};
-    PostResult r =
-        Post(c_.http_config, *url, WebhookMessageJson(n, c_.max_alerts),
-             TimeoutUntil(deadline, c_.timeout_ms));
-    if (r.failure) return *r.failure;
-    return CheckStatus(r.status, r.body);
+    return PostToUrl(c_.http_config, c_.url, c_.url_file, "url_file",
+                     WebhookMessageJson(n, c_.max_alerts),
+                     TimeoutUntil(deadline, c_.timeout_ms));
   }
 
  private:
