@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
   if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "rules" && sub == "replay")
     return vigil::cli::RulesReplay(rest(2));
-  if (cmd == "slo" && sub == "generate") return vigil::cli::SloGenerate(rest(2));
+  if (cmd == "slo" && sub == "generate")
+    return vigil::cli::SloGenerate(rest(2));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));

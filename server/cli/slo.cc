@@ -46,9 +46,8 @@ int SloGenerate(const std::vector<std::string>& argv) {
   std::optional<std::string> in = args.Get("i");
   if (!in) in = args.Get("input");
   if (!in && args.positional().size() == 1) in = args.positional()[0];
-  if (!in || args.positional().size() > (args.Has("i") || args.Has("input")
-                                             ? 0u
-                                             : 1u)) {
+  if (!in || args.positional().size() >
+                 (args.Has("i") || args.Has("input") ? 0u : 1u)) {
     std::fputs(kUsage, stderr);
     return 2;
   }

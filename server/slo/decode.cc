@@ -2,6 +2,8 @@
 // strictly (yaml.v2 strict mode, as Vigil reads prometheus.yml). Sloth's
 // own loader is lenient about unknown keys; a typo there silently drops a
 // setting, here it names the key. Validation is in validate.cc.
+#include "server/config/internal/decode.h"
+
 #include <cerrno>
 #include <fstream>
 #include <sstream>
@@ -10,7 +12,6 @@
 #include "fmt/format.h"
 #include "rules/template/text/exec.h"
 #include "rules/template/text/parser.h"
-#include "server/config/internal/decode.h"
 #include "server/slo/decode.h"
 #include "server/slo/validate.h"
 
@@ -114,7 +115,8 @@ void DecodeSli(GoYamlDecoder& d, const YAML::Node& n, Sli* s) {
     if (!f.value || f.value.IsNull()) continue;  // a nil pointer in Go
     if (f.key == "events") {
       s->events.emplace();
-      auto ef = d.Struct(f.value, "v1.SLIEvents", {"error_query", "total_query"});
+      auto ef =
+          d.Struct(f.value, "v1.SLIEvents", {"error_query", "total_query"});
       for (const Field& e : ef ? *ef : std::vector<Field>{}) {
         d.String(e.value, e.key == "error_query" ? &s->events->error_query
                                                  : &s->events->total_query);

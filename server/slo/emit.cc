@@ -91,7 +91,8 @@ std::string YamlScalar(std::string_view s, int indent) {
     while (start <= body.size()) {
       size_t end = body.find('\n', start);
       if (end == body.npos) end = body.size();
-      if (end > start) out += pad + std::string(body.substr(start, end - start));
+      if (end > start)
+        out += pad + std::string(body.substr(start, end - start));
       out += "\n";
       start = end + 1;
     }

@@ -77,15 +77,15 @@ absl::StatusOr<Rule> SliRule(const SloFile& f, const SloSpec& s,
     return r;
   }
   const std::string tpl =
-      events != nullptr
-          ? fmt::format("({})\n/\n({})\n", events->error_query,
-                        events->total_query)
-          : fmt::format("({})", s.sli.raw->error_ratio_query);
+      events != nullptr ? fmt::format("({})\n/\n({})\n", events->error_query,
+                                      events->total_query)
+                        : fmt::format("({})", s.sli.raw->error_ratio_query);
   auto expr = RenderWindow(tpl, window);
   if (!expr.ok()) {
     return absl::InvalidArgumentError(
         fmt::format("could not render SLI expression of {:?} for window {}: {}",
-                    f.service + "-" + s.name, window, std::string(expr.status().message())));
+                    f.service + "-" + s.name, window,
+                    std::string(expr.status().message())));
   }
   r.expr = *std::move(expr);
   return r;
@@ -104,15 +104,27 @@ std::vector<Rule> MetaRules(const SloFile& f, const SloSpec& s,
   };
   std::vector<Rule> rules = {
       {"slo:objective:ratio", "", fmt::format("vector({})", ratio), labels, {}},
-      {"slo:error_budget:ratio", "", fmt::format("vector(1-{})", ratio), labels,
+      {"slo:error_budget:ratio",
+       "",
+       fmt::format("vector(1-{})", ratio),
+       labels,
        {}},
-      {"slo:time_period:days", "", fmt::format("vector({})", kPeriodDays),
-       labels, {}},
-      {"slo:current_burn_rate:ratio", "", burn(kPageQuick.short_window), labels,
+      {"slo:time_period:days",
+       "",
+       fmt::format("vector({})", kPeriodDays),
+       labels,
+       {}},
+      {"slo:current_burn_rate:ratio",
+       "",
+       burn(kPageQuick.short_window),
+       labels,
        {}},
       {"slo:period_burn_rate:ratio", "", burn(kPeriod), labels, {}},
-      {"slo:period_error_budget_remaining:ratio", "",
-       "1 - slo:period_burn_rate:ratio" + filter, labels, {}},
+      {"slo:period_error_budget_remaining:ratio",
+       "",
+       "1 - slo:period_burn_rate:ratio" + filter,
+       labels,
+       {}},
   };
   Rule info{"sloth_slo_info", "", "vector(1)", labels, {}};
   info.labels["sloth_version"] = o.version;
@@ -139,8 +151,7 @@ Rule AlertRule(const SloFile& f, const SloSpec& s, const AlertSpec& a,
   };
   Rule r;
   r.alert = s.alerting.name;
-  r.expr =
-      fmt::format("(\n{})\nor\n(\n{})\n", clause(quick), clause(slow));
+  r.expr = fmt::format("(\n{})\nor\n(\n{})\n", clause(quick), clause(slow));
   r.labels = {{"sloth_severity", severity}};
   MergeInto(&r.labels, s.alerting.labels);
   MergeInto(&r.labels, a.labels);
@@ -223,7 +234,8 @@ std::string GoFloatFixed(double v) {
 
 EventsSli ExpandLatency(const LatencySli& l) {
   const std::string agg =
-      l.by.empty() ? "sum" : fmt::format("sum by ({}) ", absl::StrJoin(l.by, ", "));
+      l.by.empty() ? "sum"
+                   : fmt::format("sum by ({}) ", absl::StrJoin(l.by, ", "));
   const std::string m = l.matchers;
   const std::string le = LeMatcher(l.threshold);
   std::vector<std::string> errors, totals;

@@ -55,8 +55,8 @@ struct LatencySli {
   // `or` (first present wins per label set), e.g. the vLLM and SGLang
   // names of the same quantity.
   std::vector<std::string> histograms;
-  double threshold = 0;      // seconds (or the histogram's unit): a bound
-  std::string matchers;      // extra matchers, e.g. `job="vllm"`; optional
+  double threshold = 0;         // seconds (or the histogram's unit): a bound
+  std::string matchers;         // extra matchers, e.g. `job="vllm"`; optional
   std::vector<std::string> by;  // labels to keep (one SLI series per value)
   goyaml::SourcePos pos;
 };

@@ -44,9 +44,12 @@ std::string SampleRegex(std::string_view p, size_t* i, bool in_group) {
       // Keep the first alternative; skip the rest of this group.
       int depth = 0;
       while (*i < p.size()) {
-        if (p[*i] == '\\') ++*i;
-        else if (p[*i] == '(') ++depth;
-        else if (p[*i] == ')' && depth-- == 0) break;
+        if (p[*i] == '\\')
+          ++*i;
+        else if (p[*i] == '(')
+          ++depth;
+        else if (p[*i] == ')' && depth-- == 0)
+          break;
         ++*i;
       }
       return out;
@@ -68,7 +71,10 @@ std::string SampleRegex(std::string_view p, size_t* i, bool in_group) {
       atom = "0";
     } else if (c == '\\' && *i < p.size()) {
       const char e = p[(*i)++];
-      atom = e == 'd' ? "0" : e == 'w' ? "a" : e == 's' ? " " : std::string(1, e);
+      atom = e == 'd'   ? "0"
+             : e == 'w' ? "a"
+             : e == 's' ? " "
+                        : std::string(1, e);
     } else if (c == '^' || c == '$') {
       continue;
     } else {
@@ -81,7 +87,8 @@ std::string SampleRegex(std::string_view p, size_t* i, bool in_group) {
       ++*i;
     } else if (*i < p.size() && p[*i] == '{') {
       copies = 0;
-      while (++*i < p.size() && std::isdigit(static_cast<unsigned char>(p[*i]))) {
+      while (++*i < p.size() &&
+             std::isdigit(static_cast<unsigned char>(p[*i]))) {
         copies = copies * 10 + (p[*i] - '0');
       }
       while (*i < p.size() && p[*i] != '}') ++*i;
@@ -312,13 +319,17 @@ std::optional<std::string> ExpectedAlert(const SloFile& f, const SloSpec& s,
 std::string Inputs(const Synth& synth, double r) {
   std::string out = "    input_series:\n";
   for (const Series& se : synth.series) {
-    const double share =
-        se.kind == Series::kBad ? r : se.kind == Series::kGood ? 1 - r : 1;
-    out += fmt::format("      - series: {}\n        values: {}\n",
-                       YamlScalar(SeriesText(se.labels), 8),
-                       YamlScalar(fmt::format("0+{}x{}", GoFloat(std::round(share * kPerMinute * 1e4) / 1e4),
-                                              kMinutes),
-                                  8));
+    const double share = se.kind == Series::kBad    ? r
+                         : se.kind == Series::kGood ? 1 - r
+                                                    : 1;
+    out += fmt::format(
+        "      - series: {}\n        values: {}\n",
+        YamlScalar(SeriesText(se.labels), 8),
+        YamlScalar(
+            fmt::format("0+{}x{}",
+                        GoFloat(std::round(share * kPerMinute * 1e4) / 1e4),
+                        kMinutes),
+            8));
   }
   return out;
 }
@@ -366,7 +377,8 @@ std::string AlertTests(const SloFile& f, const SloSpec& s,
                      true});
   }
   if (4.5 * budget < 1) {
-    cases.push_back({"4.5x budget burn: ticket only", 4.5 * budget, false, true});
+    cases.push_back(
+        {"4.5x budget burn: ticket only", 4.5 * budget, false, true});
   }
   cases.push_back({"0.5x budget burn: no alert", 0.5 * budget, false, false});
   std::string out;

@@ -34,19 +34,22 @@ std::optional<std::string> CheckLabels(std::string_view what,
                                        const StringMap& labels) {
   for (const auto& [k, v] : labels) {
     if (k == "__name__") {
-      return fmt::format("invalid {} label key {:?}: the label key {:?} is not "
-                         "allowed",
-                         what, k, k);
+      return fmt::format(
+          "invalid {} label key {:?}: the label key {:?} is not "
+          "allowed",
+          what, k, k);
     }
     if (!IsValidLabelName(k)) {
-      return fmt::format("invalid {} label key {:?}: the label key {:?} is not "
-                         "valid",
-                         what, k, k);
+      return fmt::format(
+          "invalid {} label key {:?}: the label key {:?} is not "
+          "valid",
+          what, k, k);
     }
     if (v.empty()) {
-      return fmt::format("invalid {} label value {:?}: the label value is "
-                         "required",
-                         what, v);
+      return fmt::format(
+          "invalid {} label value {:?}: the label value is "
+          "required",
+          what, v);
     }
   }
   return std::nullopt;
@@ -72,7 +75,8 @@ std::optional<std::string> CheckQuery(std::string_view what,
                        std::string(rendered.status().message()));
   }
   if (auto e = promql::ParseExpr(*rendered); !e.ok()) {
-    return fmt::format("{} query expression: {}", what, std::string(e.status().message()));
+    return fmt::format("{} query expression: {}", what,
+                       std::string(e.status().message()));
   }
   return std::nullopt;
 }
@@ -125,8 +129,8 @@ std::optional<std::string> CheckSli(const Sli& sli) {
   return CheckQuery("sli total", events.total_query);
 }
 
-std::optional<std::string> CheckAlert(std::string_view which,
-                                      const Alerting& a, const AlertSpec& s) {
+std::optional<std::string> CheckAlert(std::string_view which, const Alerting& a,
+                                      const AlertSpec& s) {
   if (s.disable) return std::nullopt;
   if (a.name.empty()) {
     return fmt::format("invalid alert: {} alert: alert name is required",
@@ -186,8 +190,9 @@ bool IsValidSloName(std::string_view s) {
 std::optional<ValidationError> ValidateSloFile(const SloFile& f) {
   if (f.version != "prometheus/v1") {
     return ValidationError{
-        {}, fmt::format("invalid spec version {:?}, should be \"prometheus/v1\"",
-                        f.version)};
+        {},
+        fmt::format("invalid spec version {:?}, should be \"prometheus/v1\"",
+                    f.version)};
   }
   if (f.slos.empty()) {
     return ValidationError{{}, "at least one SLO is required"};
@@ -196,8 +201,8 @@ std::optional<ValidationError> ValidateSloFile(const SloFile& f) {
   for (size_t i = 0; i < f.slos.size(); ++i) {
     const SloSpec& s = f.slos[i];
     if (auto bad = CheckSlo(f, s)) {
-      return ValidationError{
-          s.pos, fmt::format("slos[{}] {:?}: {}", i, s.name, *bad)};
+      return ValidationError{s.pos,
+                             fmt::format("slos[{}] {:?}: {}", i, s.name, *bad)};
     }
     if (!names.insert(s.name).second) {
       return ValidationError{

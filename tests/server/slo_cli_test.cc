@@ -78,16 +78,17 @@ TEST_CASE("slo cli: Sloth's sample gives valid rules and passing tests",
           "[slo][promtool]") {
   TempDir dir;
   const std::string rules = dir.Sub("rules.yml"), tests = dir.Sub("tests.yml");
-  RunResult g = Run(kVigil + " slo generate '" + kData +
-                    "sloth_in_base.yml' -o '" + rules + "' --tests-out='" +
-                    tests + "'");
+  RunResult g =
+      Run(kVigil + " slo generate '" + kData + "sloth_in_base.yml' -o '" +
+          rules + "' --tests-out='" + tests + "'");
   INFO(g.out << g.err);
   REQUIRE(g.code == 0);
   REQUIRE(g.out.empty());
   ExpectRulesValid(rules);
   ExpectTestsPass(tests);
   // Sloth's flags (-i) and stdout give the same text.
-  RunResult s = Run(kVigil + " slo generate -i '" + kData + "sloth_in_base.yml'");
+  RunResult s =
+      Run(kVigil + " slo generate -i '" + kData + "sloth_in_base.yml'");
   REQUIRE(s.code == 0);
   CHECK(s.out == ReadFile(rules));
   // The tests cover both alerts of slo1 and the metadata of both SLOs.
@@ -161,10 +162,12 @@ slos:
   ExpectRulesValid(rules);
   const std::string t = ReadFile(tests);
   CHECK(t.find("  - \"../out/slo-rules.yml\"\n") != std::string::npos);
-  CHECK(t.find("vllm:time_to_first_token_seconds_bucket{job=\"vllm\",le=\"2.5\","
-               "variant=\"vigil-test\"}") != std::string::npos);
+  CHECK(
+      t.find("vllm:time_to_first_token_seconds_bucket{job=\"vllm\",le=\"2.5\","
+             "variant=\"vigil-test\"}") != std::string::npos);
   CHECK(t.find("h_seconds_bucket{le=\"1\"}") != std::string::npos);
-  CHECK(t.find("llm-step: 20x budget burn") == std::string::npos);  // 14.4*10% > 1
+  CHECK(t.find("llm-step: 20x budget burn") ==
+        std::string::npos);  // 14.4*10% > 1
   CHECK(t.find("llm-step: 4.5x budget burn: ticket only") != std::string::npos);
   ExpectTestsPass(tests);
 }
@@ -179,25 +182,25 @@ TEST_CASE("slo cli: usage and errors", "[slo]") {
   RunResult flag = Run(kVigil + " slo generate --bogus x.yml");
   CHECK(flag.code == 2);
   CHECK(flag.err.find("unknown flag: --bogus") != std::string::npos);
-  RunResult tests_only =
-      Run(kVigil + " slo generate --tests-out=t.yml '" + kData +
-          "sloth_in_base.yml'");
+  RunResult tests_only = Run(kVigil + " slo generate --tests-out=t.yml '" +
+                             kData + "sloth_in_base.yml'");
   CHECK(tests_only.code == 2);
   CHECK(tests_only.err.find("--tests-out needs -o") != std::string::npos);
   RunResult missing = Run(kVigil + " slo generate '" + dir.Sub("no.yml") + "'");
   CHECK(missing.code == 1);
   CHECK(missing.err == "vigil: error: open " + dir.Sub("no.yml") +
                            ": no such file or directory\n");
-  Write(dir.Sub("bad.yml"), "version: prometheus/v1\nservice: ab\nslos:\n  - "
-                            "name: xy\n    objective: 200\n");
+  Write(dir.Sub("bad.yml"),
+        "version: prometheus/v1\nservice: ab\nslos:\n  - "
+        "name: xy\n    objective: 200\n");
   RunResult bad = Run(kVigil + " slo generate '" + dir.Sub("bad.yml") + "'");
   CHECK(bad.code == 1);
   CHECK(bad.err == "vigil: error: " + dir.Sub("bad.yml") +
                        ":4:5: slos[0] \"xy\": objective must >0 and <=100\n");
   CHECK(bad.out.empty());
-  RunResult unwritable = Run(kVigil + " slo generate '" + kData +
-                             "sloth_in_base.yml' -o '" + dir.Sub("no/such/x.yml") +
-                             "'");
+  RunResult unwritable =
+      Run(kVigil + " slo generate '" + kData + "sloth_in_base.yml' -o '" +
+          dir.Sub("no/such/x.yml") + "'");
   CHECK(unwritable.code == 1);
   CHECK(unwritable.err.find("cannot write") != std::string::npos);
 }

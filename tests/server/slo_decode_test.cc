@@ -67,7 +67,7 @@ TEST_CASE("slo decode: a Sloth file", "[slo]") {
 }
 
 TEST_CASE("slo decode: YAML and type errors carry file:line:col", "[slo]") {
-  CHECK(Err("version: [\n") .rfind("slo.yml:", 0) == 0);
+  CHECK(Err("version: [\n").rfind("slo.yml:", 0) == 0);
   CHECK(Err("") == "slo.yml: spec is required");
   CHECK(Err(Replace(kGood, "objective: 99.9", "objective: \"99.9\"")) ==
         "slo.yml:7:16: yaml: unmarshal errors:\n  line 7: cannot unmarshal "
@@ -78,12 +78,12 @@ TEST_CASE("slo decode: YAML and type errors carry file:line:col", "[slo]") {
   CHECK(Err("version: prometheus/v1\nservice: a\nslos: 3\n") ==
         "slo.yml:3:7: yaml: unmarshal errors:\n  line 3: cannot unmarshal "
         "!!int `3` into []v1.SLO");
-  CHECK(Err(Replace(kGood, "labels: {a: b}", "labels: [a]")).find(
-            "line 17: cannot unmarshal !!seq into map[string]string") !=
+  CHECK(Err(Replace(kGood, "labels: {a: b}", "labels: [a]"))
+            .find("line 17: cannot unmarshal !!seq into map[string]string") !=
         std::string::npos);
   CHECK(Err(Replace(kGood, "disable: true", "disable: maybe")) ==
-            "slo.yml:22:18: yaml: unmarshal errors:\n  line 22: cannot unmarshal "
-            "!!str `maybe` into bool");
+        "slo.yml:22:18: yaml: unmarshal errors:\n  line 22: cannot unmarshal "
+        "!!str `maybe` into bool");
   CHECK(Err(Replace(kGood, "service: \"svc01\"\n",
                     "service: \"svc01\"\nservice: b\n"))
             .find("line 3: field service already set in type v1.Spec") !=
@@ -100,10 +100,11 @@ TEST_CASE("slo decode: Sloth's validation, with the SLO named", "[slo]") {
         "slo.yml:6:5: slos[0] \"slo1\": objective must >0 and <=100");
   CHECK(Err(Replace(kGood, "objective: 99.9", "objective: 100.5")) ==
         "slo.yml:6:5: slos[0] \"slo1\": objective must >0 and <=100");
-  CHECK(Err(Replace(kGood, "name: \"slo1\"", "name: \"-bad\"")).find(
-            "slos[0] \"-bad\": invalid SLO name: \"-bad\": name must start") != std::string::npos);
-  CHECK(Err(Replace(kGood, "service: \"svc01\"", "service: \"\"")).find(
-            "invalid SLO ID") != std::string::npos);
+  CHECK(Err(Replace(kGood, "name: \"slo1\"", "name: \"-bad\""))
+            .find("slos[0] \"-bad\": invalid SLO name: \"-bad\": name must "
+                  "start") != std::string::npos);
+  CHECK(Err(Replace(kGood, "service: \"svc01\"", "service: \"\""))
+            .find("invalid SLO ID") != std::string::npos);
   CHECK(Err(Replace(kGood, "tier: \"1\"", "tier-x: \"1\"")) ==
         "slo.yml:6:5: slos[0] \"slo1\": invalid SLO label key \"tier-x\": the "
         "label key \"tier-x\" is not valid");
@@ -111,19 +112,21 @@ TEST_CASE("slo decode: Sloth's validation, with the SLO named", "[slo]") {
         "slo.yml:6:5: slos[0] \"slo1\": invalid SLI: sli total query "
         "template: template must contain the {{ .window }} variable");
   CHECK(Err(Replace(kGood, "sum(rate(http_requests_total[",
-                    "sum(rate(http_requests_total{[")) .find(
-            "invalid SLI: sli total query expression: ") != std::string::npos);
-  CHECK(Err(Replace(kGood, "{{ .window }}]))", "{{ .window }}{{end}}]))")).find(
-            "invalid SLI: sli total query expression: template: ") !=
+                    "sum(rate(http_requests_total{["))
+            .find("invalid SLI: sli total query expression: ") !=
+        std::string::npos);
+  CHECK(Err(Replace(kGood, "{{ .window }}]))", "{{ .window }}{{end}}]))"))
+            .find("invalid SLI: sli total query expression: template: ") !=
         std::string::npos);
   CHECK(Err(Replace(kGood, "      name: MyAlert\n", "")) ==
         "slo.yml:6:5: slos[0] \"slo1\": invalid alert: page alert: alert "
         "name is required");
-  CHECK(Err(Replace(kGood, "runbook: \"http://x\"", "runbook: \"\"")).find(
-            "invalid alert annotation value \"\"") != std::string::npos);
+  CHECK(Err(Replace(kGood, "runbook: \"http://x\"", "runbook: \"\""))
+            .find("invalid alert annotation value \"\"") != std::string::npos);
   // Two SLOs with one name would give two groups with one name.
-  std::string two = std::string(kGood) + std::string(kGood).substr(
-                                             std::string(kGood).find("  - name"));
+  std::string two =
+      std::string(kGood) +
+      std::string(kGood).substr(std::string(kGood).find("  - name"));
   CHECK(Err(two).find("slos[1] \"slo1\": duplicate SLO name") !=
         std::string::npos);
 }
@@ -142,9 +145,9 @@ TEST_CASE("slo decode: exactly one SLI type", "[slo]") {
       "      raw:\n        error_ratio_query: x[{{.window}}]\n      events:\n");
   CHECK(Err(both).find("invalid SLI: only one SLI type is allowed") !=
         std::string::npos);
-  const std::string same =
-      Replace(kGood, "sum(rate(http_requests_total{code=~\"5..\"}[{{.window}}]))",
-              "sum(rate(http_requests_total[{{ .window }}]))");
+  const std::string same = Replace(
+      kGood, "sum(rate(http_requests_total{code=~\"5..\"}[{{.window}}]))",
+      "sum(rate(http_requests_total[{{ .window }}]))");
   CHECK(Err(same).find("both error and total queries can't be the same") !=
         std::string::npos);
 }
@@ -183,14 +186,16 @@ TEST_CASE("slo decode: the latency helper (Vigil extension)", "[slo]") {
   CHECK(one->slos[0].sli.latency->histograms ==
         std::vector<std::string>{"h_seconds"});
 
-  CHECK(Err(with("        threshold: 1\n")).find(
-            "invalid SLI: latency: histogram is required") != std::string::npos);
-  CHECK(Err(with("        histogram: h\n")).find(
-            "latency: threshold must be a positive number") !=
+  CHECK(Err(with("        threshold: 1\n"))
+            .find("invalid SLI: latency: histogram is required") !=
         std::string::npos);
-  CHECK(Err(with("        histogram: 'bad name'\n        threshold: 1\n"))
-            .find("latency: histogram \"bad name\" is not a valid metric name") !=
+  CHECK(Err(with("        histogram: h\n"))
+            .find("latency: threshold must be a positive number") !=
         std::string::npos);
+  CHECK(
+      Err(with("        histogram: 'bad name'\n        threshold: 1\n"))
+          .find("latency: histogram \"bad name\" is not a valid metric name") !=
+      std::string::npos);
   CHECK(Err(with("        histogram: h\n        threshold: 1\n        "
                  "matchers: 'job=='\n"))
             .find("latency: matchers \"job==\": ") != std::string::npos);

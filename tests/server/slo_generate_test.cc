@@ -123,13 +123,14 @@ TEST_CASE("slo generate: the latency helper's events", "[slo]") {
         "sum by (variant) (rate(vllm:ttft_seconds_count{job=~\"vllm|sglang\"}"
         "[{{.window}}]))\nor\nsum by (variant) (rate(sglang:ttft_seconds_count{"
         "job=~\"vllm|sglang\"}[{{.window}}]))");
-  CHECK(e.error_query ==
-        "(sum by (variant) (rate(vllm:ttft_seconds_count{job=~\"vllm|sglang\"}"
-        "[{{.window}}])) - sum by (variant) (rate(vllm:ttft_seconds_bucket{job="
-        "~\"vllm|sglang\", le=\"2.5\"}[{{.window}}])))\nor\n(sum by (variant) "
-        "(rate(sglang:ttft_seconds_count{job=~\"vllm|sglang\"}[{{.window}}])) - "
-        "sum by (variant) (rate(sglang:ttft_seconds_bucket{job=~\"vllm|sglang\", "
-        "le=\"2.5\"}[{{.window}}])))");
+  CHECK(
+      e.error_query ==
+      "(sum by (variant) (rate(vllm:ttft_seconds_count{job=~\"vllm|sglang\"}"
+      "[{{.window}}])) - sum by (variant) (rate(vllm:ttft_seconds_bucket{job="
+      "~\"vllm|sglang\", le=\"2.5\"}[{{.window}}])))\nor\n(sum by (variant) "
+      "(rate(sglang:ttft_seconds_count{job=~\"vllm|sglang\"}[{{.window}}])) - "
+      "sum by (variant) (rate(sglang:ttft_seconds_bucket{job=~\"vllm|sglang\", "
+      "le=\"2.5\"}[{{.window}}])))");
   // A whole-number bound is matched in both clients' spellings.
   vigil::slo::LatencySli two;
   two.histograms = {"h"};
