@@ -190,6 +190,12 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
                                                         size_t max_samples) {
   CommitLogRead out;
   out.next = from;
+  // Only what is published: a record being committed is written before
+  // `end` moves past it, so Read never returns a `next` beyond End().
+  const std::string end_key = WalKey(hub_->end.load());
+  const rocksdb::Slice upper(end_key);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it;
   {
     // The iterator and the loss counts are taken together: a deletion
@@ -200,7 +206,7 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
       return absl::FailedPreconditionError(
           fmt::format("commit log: reader \"{}\" is not registered", name));
     }
-    it.reset(db_->NewIterator(rocksdb::ReadOptions(), cf_wal_));
+    it.reset(db_->NewIterator(ro, cf_wal_));
     if (from < first_seq_) {
       uint64_t b = r->second.lost_batches, s = r->second.lost_samples;
       for (const auto& [seq, n] : r->second.inflight) {
