@@ -95,7 +95,7 @@ bool AcceptsGzip(std::string_view header) {
     double q = 1;
     for (size_t i = 1; i < fields.size(); ++i) {
       std::string_view f = Trim(fields[i]);
-      if (f.size() > 2 && (f[0] == 'q' || f[0] == 'Q') && f[1] == '=') {
+      if (f.size() >= 2 && (f[0] == 'q' || f[0] == 'Q') && f[1] == '=') {
         std::string v(f.substr(2));
         char* end = nullptr;
         q = std::strtod(v.c_str(), &end);

@@ -144,6 +144,10 @@ export class TimeChart {
       let lo = opts.min ?? (dmin ?? 0);
       let hi = opts.max ?? (dmax ?? 1);
       if (opts.min === undefined && lo > 0) lo = 0;
+      // The lowest threshold stays in sight: how far the data is from it
+      // is what a board is read for.
+      const first = Math.min(...(opts.bands || []).map((b) => b.from ?? Infinity).filter((v) => v > lo));
+      if (opts.max === undefined && Number.isFinite(first) && hi < first * 1.25) hi = first * 1.25;
       if (hi <= lo) hi = lo + (Math.abs(lo) || 1);
       const pad = opts.max === undefined ? (hi - lo) * 0.05 : 0;
       return [lo, hi + pad];
