@@ -31,7 +31,7 @@ set(VIGIL_UI_BUILT OFF)
 if(NOT VIGIL_BUILD_UI)
   message(STATUS "UI: off (-DVIGIL_BUILD_UI=OFF): vigil serves a page saying so at /")
   vigil_ui_stub("the UI was turned off with -DVIGIL_BUILD_UI=OFF")
-elseif(NOT VIGIL_NODE OR NOT VIGIL_NPM)
+elseif(NOT VIGIL_NODE OR NOT VIGIL_NPM OR NOT EXISTS "${VIGIL_NODE}" OR NOT EXISTS "${VIGIL_NPM}")
   message(WARNING "UI: node or npm not found (node: ${VIGIL_NODE}, npm: ${VIGIL_NPM}): "
     "building vigil WITHOUT the web UI; its pages will say so. "
     "Install nodejs and npm (apt-get install nodejs npm) and re-run cmake to get it.")

@@ -7,7 +7,6 @@
 // index.html keeps the __VIGIL_PREFIX__ placeholder, which the server
 // replaces with the route prefix.
 import {createRequire} from 'node:module';
-import {createHash} from 'node:crypto';
 import {readFileSync, writeFileSync, mkdirSync, renameSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -33,25 +32,31 @@ const result = await esbuild.build({
   entryPoints: {app: path.join(here, 'src/main.js')},
   bundle: true,
   minify: true,
-  format: 'iife',
+  // ES modules split at dynamic imports: the editor (CodeMirror, the
+  // bulk of the code) loads with the Query page only.
+  format: 'esm',
+  splitting: true,
+  entryNames: 'app-[hash]',
+  chunkNames: 'chunk-[hash]',
   target: ['chrome100', 'firefox100', 'safari15'],
   nodePaths: [modules],
-  outdir: 'out',
+  outdir: path.join(here, 'assets'),
   write: false,
   legalComments: 'eof',
   logLevel: 'warning',
 });
 
+// esbuild's [hash] names change with the content (and with the chunks a
+// file imports), so every file but index.html is immutable.
 const files = [];
-const hash = (buf) => createHash('sha256').update(buf).digest('hex').slice(0, 12);
 let js = '';
 let css = '';
 for (const f of result.outputFiles) {
-  const ext = path.extname(f.path);
-  const name = `app-${hash(f.contents)}${ext}`;
-  if (ext === '.js') js = name;
-  else if (ext === '.css') css = name;
-  else continue;
+  const name = path.basename(f.path);
+  const ext = path.extname(name);
+  if (ext !== '.js' && ext !== '.css') continue;
+  if (name.startsWith('app-') && ext === '.js') js = name;
+  if (name.startsWith('app-') && ext === '.css') css = name;
   files.push({name: `assets/${name}`, data: Buffer.from(f.contents), immutable: true,
     type: ext === '.js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8'});
 }

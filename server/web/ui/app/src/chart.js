@@ -164,7 +164,8 @@ export class TimeChart {
       axes: [
         {stroke: '#666', grid: {stroke: '#eee'}, ticks: {stroke: '#ddd'}},
         {
-          stroke: '#666', grid: {stroke: '#eee'}, ticks: {stroke: '#ddd'}, size: 74,
+          stroke: '#666', grid: {stroke: '#eee'}, ticks: {stroke: '#ddd'},
+          size: (u, values) => Math.max(48, 14 + 7 * Math.max(0, ...(values || []).map((v) => String(v).length))),
           values: (u, splits) => splits.map((v) => fmtValue(v, unit)),
         },
       ],

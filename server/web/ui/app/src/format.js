@@ -21,6 +21,9 @@ export function fmtValue(v, unit) {
 // 3 significant digits, k/M/G above 10^4.
 export function short(v) {
   const a = Math.abs(v);
+  if (a >= 1e18) return v.toExponential(2);
+  if (a >= 1e15) return trim(v / 1e15) + 'P';
+  if (a >= 1e12) return trim(v / 1e12) + 'T';
   if (a >= 1e9) return trim(v / 1e9) + 'G';
   if (a >= 1e6) return trim(v / 1e6) + 'M';
   if (a >= 1e4) return trim(v / 1e3) + 'k';

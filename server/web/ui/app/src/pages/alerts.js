@@ -4,6 +4,7 @@
 // occurrence. Without the Alertmanager (404) the rule states alone.
 import {h, set, ago, labelChips, section} from '../dom.js';
 import {v1, get, request, PREFIX} from '../api.js';
+import {fmtValue} from '../format.js';
 
 // The v2 alert of a v1 one: its labels hold every v1 label (the v2 side may
 // add the external labels).
@@ -44,8 +45,9 @@ function feedback(alert) {
     } catch (e) {
       if (e.status === 404 || e.status === 405) {
         feedbackAvailable = false;
-        status.textContent = 'feedback is not available in this build';
-        btns.forEach((b) => { b.disabled = true; });
+        // Every button of the page: the endpoint is absent, not this alert.
+        document.querySelectorAll('.feedback button').forEach((b) => { b.disabled = true; });
+        document.querySelectorAll('.fbstatus').forEach((s) => { s.textContent = 'feedback is not available in this build'; });
       } else {
         status.textContent = `failed: ${e.message}`;
       }
@@ -89,7 +91,7 @@ export function render(root) {
               h('a', {href: silenceLink(r.labels), 'data-nav': '', class: 'small'}, 'silence…')),
             h('td', {title: r.startsAt}, ago(r.startsAt)),
             h('td', null, r.receivers.join(', ') || h('span', {class: 'muted'}, '-')),
-            h('td', {class: 'num'}, r.value ?? ''),
+            h('td', {class: 'num'}, r.value === undefined ? '' : fmtValue(parseFloat(r.value))),
             h('td', null, feedback(r)))))),
       section(h('b', null, 'Alerting rules'), h('table', {class: 'grid'},
         h('thead', null, h('tr', null, ['Rule', 'State', 'Active', 'Group'].map((c) => h('th', null, c)))),

@@ -117,12 +117,17 @@ export function render(root) {
       const v = rows[0].v;
       set(body, h('div', {class: 'stat' + (isRed(v) ? ' red' : '')}, fmt(v)));
     } else if (p.kind === 'throttle') {
-      set(body, h('table', {class: 'grid compact'}, h('tbody', null, rows.map((r) => {
+      // GPUs with a reason first; the quiet ones are only counted.
+      const set1 = rows.filter((r) => r.v !== 0);
+      const quiet = rows.length - set1.length;
+      set(body, h('table', {class: 'grid compact'}, h('tbody', null, set1.map((r) => {
         const rs = decodeReasons(r.v);
-        return h('tr', null, h('td', null, r.name), h('td', {class: 'mono'}, '0x' + Math.round(r.v).toString(16)),
-          h('td', null, rs.length ? rs.map((x) => h('span', {class: 'chip' + (x.bad ? ' chipbad' : '')}, x.name)) :
-            h('span', {class: 'muted'}, 'none')));
-      }))));
+        const bad = rs.some((x) => x.bad);
+        return h('tr', {class: bad ? 'rowbad' : ''}, h('td', null, r.name),
+          h('td', {class: 'mono'}, '0x' + Math.round(r.v).toString(16)),
+          h('td', null, rs.map((x) => h('span', {class: 'chip' + (x.bad ? ' chipbad' : '')}, x.name))));
+      }))), h('p', {class: 'muted small'}, set1.length === 0 ? `all ${quiet} GPUs: no clock event reason`
+        : `${quiet} more GPUs with no reason`));
     } else if (p.id === 'fresh') {
       const up = await query('up').catch(() => null);
       const upBy = new Map();
@@ -134,8 +139,12 @@ export function render(root) {
           h('td', {class: 'num'}, fmt(r.v)));
       }))));
     } else {
-      set(body, h('table', {class: 'grid compact'}, h('tbody', null, rows.map((r) =>
-        h('tr', {class: isRed(r.v) ? 'rowbad' : ''}, h('td', null, r.name), h('td', {class: 'num'}, fmt(r.v)))))));
+      // p.quiet: rows at that value are only counted (XID 0 on most GPUs).
+      const shown = p.quiet === undefined ? rows : rows.filter((r) => r.v !== p.quiet);
+      const hidden = rows.length - shown.length;
+      set(body, h('table', {class: 'grid compact'}, h('tbody', null, shown.map((r) =>
+        h('tr', {class: isRed(r.v) ? 'rowbad' : ''}, h('td', null, r.name), h('td', {class: 'num'}, fmt(r.v)))))),
+      hidden ? h('p', {class: 'muted small'}, `${shown.length ? `${hidden} more` : `all ${hidden}`} at ${p.quiet}`) : null);
     }
     box.dataset.state = 'data';
   }

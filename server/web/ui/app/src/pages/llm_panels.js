@@ -96,7 +96,7 @@ export function panels(E, G) {
     {id: 'ecc', kind: 'ts', title: 'ECC double-bit errors (last hour)', red: true,
       desc: 'llm:ecc_dbe_inc_1h per GPU; above zero is EccDoubleBitError (drain the node). Empty when the ECC counters are not enabled.',
       q: [[`llm:ecc_dbe_inc_1h{${G}}`, '{{instance}} GPU {{gpu}}']], bands: [{from: 0.001, color: RED}]},
-    {id: 'xid', kind: 'table', title: 'XID (last code per GPU)', red: (v) => v !== 0, decimals: 0,
+    {id: 'xid', kind: 'table', title: 'XID (last code per GPU)', red: (v) => v !== 0, decimals: 0, quiet: 0,
       desc: 'DCGM_FI_DEV_XID_ERRORS holds the last XID code, not a count. Non-zero is XidError: dmesg | grep NVRM.',
       q: [[`max by (instance, gpu) (DCGM_FI_DEV_XID_ERRORS{${G}})`, '{{instance}} GPU {{gpu}}']]},
     {row: 'Capacity'},

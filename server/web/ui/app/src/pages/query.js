@@ -2,7 +2,6 @@
 // view lives in the URL's query string, so a copied link reproduces it.
 import {h, set, labelsText} from '../dom.js';
 import {query, queryRange} from '../api.js';
-import {createEditor} from '../editor.js';
 import {TimeChart, alignMatrix} from '../chart.js';
 import {parseDuration, fmtDurationShort, fmtValue} from '../format.js';
 
@@ -52,7 +51,13 @@ export function render(root) {
   const stackedIn = h('input', {type: 'checkbox', id: 'stacked', checked: st.stacked});
   const tabs = h('div', {class: 'tabs'});
 
-  const editor = createEditor(edHost, st.expr, () => run());
+  // CodeMirror is a chunk of its own, loaded with this page.
+  let editor = {value: () => st.expr, view: null};
+  let gone = false;
+  const ready = import('../editor.js').then(({createEditor}) => {
+    if (gone) return;
+    editor = createEditor(edHost, st.expr, () => run());
+  }).catch((e) => set(edHost, h('div', {class: 'error'}, `editor: ${e.message}`)));
 
   function shift(factor) {
     const r = parseDuration(rangeIn.value);
@@ -181,9 +186,13 @@ export function render(root) {
   for (const inp of [rangeIn, endIn, stepIn]) {
     inp.addEventListener('keydown', (e) => { if (e.key === 'Enter') run(); });
   }
-  if (st.expr) run();
+  if (st.expr) ready.then(() => { if (!gone) run(); });
   else set(out, h('p', {class: 'muted'}, 'Enter an expression.'));
-  return () => { if (chart) chart.destroy(); editor.view.destroy(); };
+  return () => {
+    gone = true;
+    if (chart) chart.destroy();
+    if (editor.view) editor.view.destroy();
+  };
 }
 
 export {fmtValue};

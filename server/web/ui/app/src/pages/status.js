@@ -14,7 +14,9 @@ function topTable(id, title, rows, what) {
     h('h3', null, title),
     h('table', {class: 'grid'}, h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, what))),
       h('tbody', null, rows.map((r) => h('tr', null, h('td', {class: 'mono'}, r.name),
-        h('td', {class: 'num bar'}, h('span', {class: 'barfill', style: {width: `${(100 * r.value) / max}%`}}), String(r.value)))))));
+        h('td', {class: 'num bar', style: {background:
+          `linear-gradient(to right, #dde7f6 ${(100 * r.value) / max}%, transparent ${(100 * r.value) / max}%)`}},
+        String(r.value)))))));
 }
 
 export function render(root) {
