@@ -7,7 +7,7 @@
 // index.html keeps the __VIGIL_PREFIX__ placeholder, which the server
 // replaces with the route prefix.
 import {createRequire} from 'node:module';
-import {readFileSync, writeFileSync, mkdirSync, renameSync} from 'node:fs';
+import {readFileSync, writeFileSync, mkdirSync, renameSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 
@@ -69,6 +69,7 @@ const index = readFileSync(path.join(here, 'src/index.html'), 'utf8')
 files.unshift({name: 'index.html', data: Buffer.from(index), immutable: false, type: 'text/html; charset=utf-8'});
 
 if (args.dist) {
+  rmSync(args.dist, {recursive: true, force: true});
   for (const f of files) {
     const p = path.join(args.dist, f.name);
     mkdirSync(path.dirname(p), {recursive: true});

@@ -28,7 +28,9 @@ function writeState(st) {
 
 export function render(root) {
   const st = readState();
-  const charts = [];
+  const charts = new Map();  // panel id -> its chart, replaced on refresh
+  const boxes = new Map();  // panel id -> {box, body}
+  let builtFor = null;  // the filters the panels were laid out for
   let timer = null;
   let gen = 0;  // drops answers of an earlier refresh
   const variantSel = h('select', {id: 'llm-variant'}, h('option', {value: ''}, 'all variants'));
@@ -78,8 +80,15 @@ export function render(root) {
     return {box, body};
   }
 
+  function dropChart(id) {
+    const c = charts.get(id);
+    if (c) c.destroy();
+    charts.delete(id);
+  }
+
   function mark(box, state, text) {
     box.dataset.state = state;
+    dropChart(box.dataset.panel);
     if (text) box.querySelector('.panelbody').replaceChildren(h('p', {class: state === 'error' ? 'error' : 'muted nodata'}, text));
   }
 
@@ -90,6 +99,7 @@ export function render(root) {
     const data = alignMatrix(results, start, end, step);
     if (data.series.length === 0) return mark(box, 'empty', 'No data.');
     let chart;
+    dropChart(p.id);
     if (p.kind === 'heat') {
       data.series.sort((a, b) => a.name.localeCompare(b.name, undefined, {numeric: true}));
       chart = new Heatmap(body, {unit: p.unit, max: 100});
@@ -97,7 +107,7 @@ export function render(root) {
       chart = new TimeChart(body, {unit: p.unit, bands: p.bands, min: p.min, max: p.max, height: 180});
     }
     chart.setData(data);
-    charts.push(chart);
+    charts.set(p.id, chart);
     box.dataset.state = 'data';
     box.dataset.series = String(data.series.length);
   }
@@ -199,8 +209,8 @@ export function render(root) {
             String(f.severity || 'info')), ' ', h('b', null, String(f.cause || 'finding'))),
           h('div', {class: 'muted'}, [f.variant, f.instance].filter(Boolean).map(String).join(' · ')),
           f.summary ? h('p', null, String(f.summary)) : null,
-          f.evidence && f.evidence.length ? [h('div', {class: 'small'}, 'Evidence'), list(f.evidence)] : null,
-          f.next && f.next.length ? [h('div', {class: 'small'}, 'Look next at'), list(f.next)] : null)),
+          Array.isArray(f.evidence) && f.evidence.length ? [h('div', {class: 'small'}, 'Evidence'), list(f.evidence)] : null,
+          Array.isArray(f.next) && f.next.length ? [h('div', {class: 'small'}, 'Look next at'), list(f.next)] : null)),
         missing.length ? [h('h3', null, 'Missing data'), list(missing)] : null);
     } catch (e) {
       if (my !== gen) return;
@@ -211,7 +221,6 @@ export function render(root) {
 
   async function refresh() {
     const my = ++gen;
-    while (charts.length) charts.pop().destroy();
     const t0 = performance.now();
     const range = parseDuration(st.range) || 3600;
     const end = Math.floor(Date.now() / 1000);
@@ -219,16 +228,30 @@ export function render(root) {
     const step = Math.max(5, Math.floor(range / 240));
     const [E, G] = filters();
     const jobs = [];
-    set(grid);
+    // A refresh with the same filters redraws each panel in place when its
+    // data arrives (no flicker); new filters lay the board out anew.
+    const key = JSON.stringify([E, G, st.range]);
+    const layout = builtFor !== key;
+    if (layout) {
+      for (const id of [...charts.keys()]) dropChart(id);
+      boxes.clear();
+      set(grid);
+      builtFor = key;
+    }
     let section = null;
     for (const p of panels(E, G)) {
       if (p.row) {
-        section = h('div', {class: 'boardrow'});
-        grid.append(h('h2', {class: 'rowtitle'}, p.row), section);
+        if (layout) {
+          section = h('div', {class: 'boardrow'});
+          grid.append(h('h2', {class: 'rowtitle'}, p.row), section);
+        }
         continue;
       }
-      const {box, body} = panelBox(p);
-      section.append(box);
+      if (layout) {
+        boxes.set(p.id, panelBox(p));
+        section.append(boxes.get(p.id).box);
+      }
+      const {box, body} = boxes.get(p.id);
       const job = p.kind === 'variants' ? drawVariants(box, body, E, my)
         : p.kind === 'ts' || p.kind === 'heat' ? drawRange(p, box, body, start, end, step, my)
           : drawInstant(p, box, body, my);
@@ -273,7 +296,7 @@ export function render(root) {
   return () => {
     clearInterval(timer);
     gen++;
-    while (charts.length) charts.pop().destroy();
+    for (const id of [...charts.keys()]) dropChart(id);
   };
 }
 
