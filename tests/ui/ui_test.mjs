@@ -404,6 +404,41 @@ async function main() {
     noProblems('llm');
   });
 
+  await check('route prefix: a vigil under --web.route-prefix=/vigil', async () => {
+    const port2 = await freePort();
+    writeFileSync(path.join(work, 'empty.yml'), 'global:\n  scrape_interval: 1s\n');
+    const v2 = start([args.vigil, `--config.file=${path.join(work, 'empty.yml')}`,
+      `--storage.tsdb.path=${path.join(work, 'tsdb2')}`, '--web.route-prefix=/vigil',
+      `--web.listen-address=127.0.0.1:${port2}`], path.join(work, 'vigil2.log'));
+    const b2 = `http://127.0.0.1:${port2}`;
+    await waitFor('prefixed vigil ready', async () => {
+      if (v2.exitCodeSeen !== null) throw new Error(`vigil exited ${v2.exitCodeSeen}`);
+      return (await fetch(`${b2}/vigil/-/ready`)).ok;
+    }, 30000);
+    await page.goto(`${b2}/`);
+    await page.waitForURL(`${b2}/vigil/query`);
+    await page.locator('#expr-editor .cm-content').click();
+    await page.keyboard.type('vector(1)');
+    await page.keyboard.press('Enter');
+    await page.locator('#query-chart canvas').first().waitFor({timeout: 10000});
+    expect(page.url().startsWith(`${b2}/vigil/query?expr=vector`), `URL ${page.url()}`);
+    await page.click('nav a:has-text("Status")');
+    await page.waitForURL(`${b2}/vigil/status`);
+    await page.locator('table.kv th', {hasText: 'version'}).first().waitFor({timeout: 10000});
+    await page.goto(`${b2}/vigil/llm`);
+    await page.waitForFunction(() => document.querySelector('#llm-board').dataset.loaded, null, {timeout: 10000});
+    // No data here: the panels say so, none errs.
+    const st = await page.locator('[data-panel]').evaluateAll((ps) => ps.map((x) => x.dataset.state));
+    expect(!st.includes('error') && st.includes('empty'), `panel states without data: ${st}`);
+    // The Alertmanager is off here: the Alerts page says so.
+    await page.goto(`${b2}/vigil/alerts`);
+    await page.locator('#am-off').waitFor({timeout: 10000});
+    await shot('prefix-alerts-am-off');
+    const rest = problems.splice(0).filter((p) => !(/404/.test(p) && /\/vigil\/api\/v2\/alerts/.test(p)));
+    problems.push(...rest);
+    noProblems('route prefix');
+  });
+
   await check('no-UI paths: unknown asset 404, API untouched', async () => {
     const r = await fetch(`${base}/assets/nope.js`);
     expect(r.status === 404, `unknown asset: ${r.status}`);
