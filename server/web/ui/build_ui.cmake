@@ -31,7 +31,7 @@ endif()
 if(need_ci)
   configure_file(${APP}/package.json ${npm_dir}/package.json COPYONLY)
   configure_file(${APP}/package-lock.json ${lock_copy} COPYONLY)
-  execute_process(COMMAND ${NPM} ci --no-audit --no-fund --loglevel=error
+  execute_process(COMMAND ${NPM} ci --include=dev --no-audit --no-fund --loglevel=error
     WORKING_DIRECTORY ${npm_dir}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
