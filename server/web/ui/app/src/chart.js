@@ -54,6 +54,17 @@ function bandsPlugin(getBands) {
   };
 }
 
+// uPlot points.filter: the indices of values with null on both sides.
+function isolated(u, si, show) {
+  if (show) return null;
+  const d = u.data[si];
+  const out = [];
+  for (let i = 0; i < d.length; i++) {
+    if (d[i] !== null && (i === 0 || d[i - 1] === null) && (i === d.length - 1 || d[i + 1] === null)) out.push(i);
+  }
+  return out.length ? out : null;
+}
+
 export class TimeChart {
   // opts: {unit, stacked, bands: [{from, to, color}], min, max, height,
   //        legend: true|false, maxTooltip}
@@ -119,7 +130,9 @@ export class TimeChart {
         width: 1.25,
         show: visible[k],
         fill: opts.stacked ? c + '55' : undefined,
-        points: {show: false},
+        // Lines only, but a value with no neighbour (a series that just
+        // started, a sparse one) is drawn as a dot, or it would not show.
+        points: {show: false, size: 5, fill: c, filter: isolated},
         spanGaps: false,
       });
     });
