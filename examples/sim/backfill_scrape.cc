@@ -33,10 +33,10 @@ std::vector<App::ScrapeExtra> App::ScrapeExtras(const Target& t,
                  "up{" + labels + "}", answers ? 1 : 0});
   if (c_.backfill_probe && t.kind == PageKind::kEngine) {
     // A hung or stopped engine fails the tiny inference request.
-    out.push_back({"probe_success", "Displays whether or not the probe was a success",
-                   "probe_success{instance=\"" + instance +
-                       "\",job=\"llm-probe\"}",
-                   answers ? 1 : 0});
+    out.push_back(
+        {"probe_success", "Displays whether or not the probe was a success",
+         "probe_success{instance=\"" + instance + "\",job=\"llm-probe\"}",
+         answers ? 1 : 0});
   }
   return out;
 }

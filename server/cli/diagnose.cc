@@ -5,13 +5,14 @@
 // Exit codes: 0 no finding, 1 at least one finding, 2 usage or data error
 // (bad flag, unreadable thresholds, database or server unreachable, no
 // engine in the data).
+#include "server/diagnose/diagnose.h"
+
 #include <cstdio>
 #include <ctime>
 #include <string>
 
 #include "promql/engine.h"
 #include "server/cli/cli.h"
-#include "server/diagnose/diagnose.h"
 #include "server/net/http_client.h"
 #include "storage/db.h"
 

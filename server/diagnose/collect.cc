@@ -23,7 +23,8 @@ struct Win {
 };
 
 // name{match}[range] offset off
-std::string S(std::string_view name, const Win& w, std::string_view match = "") {
+std::string S(std::string_view name, const Win& w,
+              std::string_view match = "") {
   std::string s = fmt::format("{}{}[{}]", name, match, w.range);
   if (!w.offset.empty()) s += " offset " + w.offset;
   return s;
@@ -123,9 +124,9 @@ class Collector {
   absl::Status Q(const std::string& expr, const Each& f) {
     auto r = src_->Query(expr, o_.time);
     if (!r.ok()) {
-      return absl::Status(r.status().code(),
-                          fmt::format("query {}: {}", expr,
-                                      std::string(r.status().message())));
+      return absl::Status(
+          r.status().code(),
+          fmt::format("query {}: {}", expr, std::string(r.status().message())));
     }
     for (const auto& s : *r) {
       if (!s.vs.empty()) f(s);
@@ -190,8 +191,9 @@ absl::Status Collector::CollectEngines() {
     Engine(s.metric).up = s.vs.back();
   });
   if (!st.ok()) return st;
-  st = Q(fmt::format("avg_over_time({})", S("up", recent_, ej)),
-         [&](const promql::Series& s) { Engine(s.metric).up_avg = s.vs.back(); });
+  st = Q(
+      fmt::format("avg_over_time({})", S("up", recent_, ej)),
+      [&](const promql::Series& s) { Engine(s.metric).up_avg = s.vs.back(); });
   if (!st.ok()) return st;
   struct Measure {
     std::function<std::string(const Win&)> q;
@@ -259,16 +261,16 @@ absl::Status Collector::CollectGpus() {
     Host(s.metric).up = s.vs.back();
   });
   if (!st.ok()) return st;
-  st = Q(fmt::format("avg by (job, instance, node, variant) "
-                     "(avg_over_time({}))",
-                     S("DCGM_FI_DEV_GPU_UTIL", recent_)),
-         [&](const promql::Series& s) {
-           Host(s.metric).util_avg = s.vs.back();
-         });
+  st = Q(
+      fmt::format("avg by (job, instance, node, variant) "
+                  "(avg_over_time({}))",
+                  S("DCGM_FI_DEV_GPU_UTIL", recent_)),
+      [&](const promql::Series& s) { Host(s.metric).util_avg = s.vs.back(); });
   if (!st.ok()) return st;
-  st = Q(fmt::format("max by ({}) (max_over_time({}))", kGpuBy,
-                     S("DCGM_FI_DEV_GPU_TEMP", recent_)),
-         [&](const promql::Series& s) { Gpu(s.metric).temp_max = s.vs.back(); });
+  st =
+      Q(fmt::format("max by ({}) (max_over_time({}))", kGpuBy,
+                    S("DCGM_FI_DEV_GPU_TEMP", recent_)),
+        [&](const promql::Series& s) { Gpu(s.metric).temp_max = s.vs.back(); });
   if (!st.ok()) return st;
   st = Q(fmt::format("max by ({}) (max_over_time({}))", kGpuBy,
                      S("DCGM_FI_DEV_XID_ERRORS", recent_)),

@@ -151,8 +151,8 @@ void Judger::Latency(const EngineSignals& e) {
   // Past the knee: the engine turns out no more tokens than before while
   // latency climbs and requests queue.
   const double tr = e.out_tps.ratio();
-  const bool risen = e.ttft.ratio() >= t_.rise_ratio ||
-                     e.tpot.ratio() >= t_.rise_ratio;
+  const bool risen =
+      e.ttft.ratio() >= t_.rise_ratio || e.tpot.ratio() >= t_.rise_ratio;
   if (!std::isnan(tr) && std::fabs(tr - 1) <= t_.flat_tolerance && risen &&
       e.queue.now > t_.queue_high) {
     Finding& f = Add(Cause::kSaturationKnee, "warning", e,
@@ -186,8 +186,8 @@ void Judger::Capacity(const EngineSignals& e) {
               "request rate and prompt lengths per tenant vs the capacity "
               "design (KV at 80 % = design concurrency)"};
   }
-  const bool latency_high = High(e.ttft, t_.ttft_p99_seconds) ||
-                            High(e.tpot, t_.tpot_p95_seconds);
+  const bool latency_high =
+      High(e.ttft, t_.ttft_p99_seconds) || High(e.tpot, t_.tpot_p95_seconds);
   if (hot && e.queue.has() && !queue_high && latency_high) {
     Finding& f = Add(Cause::kSupplySide, "warning", e,
                      "latency is up with a normal queue on a hot or "
@@ -226,9 +226,10 @@ void Judger::Capacity(const EngineSignals& e) {
                                  F(e.prefix.now), F(e.prefix.base)));
     f.evidence.push_back(Ev("prefix_cache_hit_rate", e.prefix));
     f.evidence.push_back(Ev("kv_cache_usage", e.kv, t_.kv_high));
-    f.next = {"did the chat template or system prompt change? check the "
-              "change timeline",
-              fmt::format("is the KV pool exhausted? KV cache {}", F(e.kv.now))};
+    f.next = {
+        "did the chat template or system prompt change? check the "
+        "change timeline",
+        fmt::format("is the KV pool exhausted? KV cache {}", F(e.kv.now))};
   }
 }
 
@@ -240,9 +241,9 @@ void Judger::Availability(const EngineSignals& e) {
     f.evidence.push_back(Ev1("up", e.up, "now"));
     f.evidence.push_back(Ev1("probe_success", e.probe, "now"));
     f.evidence.push_back(Ev1("probe_success_ratio", e.probe_avg, w_));
-    f.next = {"drain the instance (stop routing to it) and restart it",
-              "the engine log and nvidia-smi on " +
-                  NodeKey(e.node, e.instance)};
+    f.next = {
+        "drain the instance (stop routing to it) and restart it",
+        "the engine log and nvidia-smi on " + NodeKey(e.node, e.instance)};
   }
   if (e.up == 0) {
     Finding& f = Add(Cause::kEngineDown, "critical", e,
@@ -252,9 +253,10 @@ void Judger::Availability(const EngineSignals& e) {
     if (e.probe_configured) {
       f.evidence.push_back(Ev1("probe_success", e.probe, "now"));
     }
-    f.next = {"is the process alive and the port open? (a hang that holds "
-              "the connection times the scrape out)",
-              "the container's restarts and log (OOM at start-up?)"};
+    f.next = {
+        "is the process alive and the port open? (a hang that holds "
+        "the connection times the scrape out)",
+        "the container's restarts and log (OOM at start-up?)"};
   }
   if (!std::isnan(e.spec_accept) && e.spec_accept < t_.spec_acceptance_low) {
     Finding& f = Add(Cause::kSpecDecodeLow, "warning", e,
@@ -282,18 +284,18 @@ void Judger::Hardware(const HostSignals& h) {
     std::string l = "gpu=\"" + id + "\"";
     if (g.xid > 0) {
       f.severity = "critical";
-      what.push_back(fmt::format("XID {} on GPU {}", F(g.xid), id));
+      what.push_back(fmt::format("XID {} on GPU {}", int64_t(g.xid), id));
       f.evidence.push_back(Ev1("xid_errors", g.xid, w_, 0, l));
     }
     if (g.dbe_inc > 0) {
       f.severity = "critical";
-      what.push_back(fmt::format("{} double-bit ECC errors on GPU {}",
+      what.push_back(fmt::format("{} double-bit ECC error(s) on GPU {}",
                                  F(g.dbe_inc), id));
       f.evidence.push_back(Ev1("ecc_dbe_increase", g.dbe_inc, ew, 0, l));
     }
     if (g.sbe_inc >= t_.ecc_sbe_increase) {
-      what.push_back(fmt::format("single-bit ECC errors growing fast on GPU {}",
-                                 id));
+      what.push_back(
+          fmt::format("single-bit ECC errors growing fast on GPU {}", id));
       f.evidence.push_back(
           Ev1("ecc_sbe_increase", g.sbe_inc, w_, t_.ecc_sbe_increase, l));
     }
@@ -305,8 +307,8 @@ void Judger::Hardware(const HostSignals& h) {
     }
     if (g.temp_max > t_.gpu_temp_celsius) {
       what.push_back(fmt::format("GPU {} at {} C", id, F(g.temp_max)));
-      f.evidence.push_back(Ev1("gpu_temp_max_celsius", g.temp_max, w_,
-                               t_.gpu_temp_celsius, l));
+      f.evidence.push_back(
+          Ev1("gpu_temp_max_celsius", g.temp_max, w_, t_.gpu_temp_celsius, l));
     }
   }
   if (what.empty()) return;
@@ -314,12 +316,13 @@ void Judger::Hardware(const HostSignals& h) {
   for (const auto& w : what) sum += (sum.empty() ? "" : "; ") + w;
   f.summary = sum + ": driver or hardware";
   const std::string node = NodeKey(h.node, h.instance);
-  f.next = {"drain the node " + node + " (cordon, move its traffic) before "
-                "it fails requests",
-            "nvidia-smi -q -d ECC,PERFORMANCE and dmesg | grep -i xid on " +
-                node,
-            "file a hardware ticket with the XID code, ECC counts and the "
-            "timeline"};
+  f.next = {
+      "drain the node " + node +
+          " (cordon, move its traffic) before "
+          "it fails requests",
+      "nvidia-smi -q -d ECC,PERFORMANCE and dmesg | grep -i xid on " + node,
+      "file a hardware ticket with the XID code, ECC counts and the "
+      "timeline"};
   r_->findings.push_back(std::move(f));
 }
 

@@ -115,12 +115,12 @@ void FindingJson(std::string* out, const Finding& f) {
   *out += "{";
   Key(out, "cause");
   Str(out, CauseName(f.cause));
-  for (auto [k, v] : {std::pair<const char*, const std::string*>{
-                          "severity", &f.severity},
-                      {"variant", &f.variant},
-                      {"instance", &f.instance},
-                      {"node", &f.node},
-                      {"summary", &f.summary}}) {
+  for (auto [k, v] :
+       {std::pair<const char*, const std::string*>{"severity", &f.severity},
+        {"variant", &f.variant},
+        {"instance", &f.instance},
+        {"node", &f.node},
+        {"summary", &f.summary}}) {
     *out += ",";
     Key(out, k);
     Str(out, *v);
@@ -163,8 +163,8 @@ std::string ReportJson(const Report& r) {
   out += ",";
   Key(&out, "variant");
   Str(&out, r.variant);
-  out += fmt::format(",\"engines\":{},\"gpu_hosts\":{},", r.engines,
-                     r.gpu_hosts);
+  out +=
+      fmt::format(",\"engines\":{},\"gpu_hosts\":{},", r.engines, r.gpu_hosts);
   Key(&out, "findings");
   out += "[";
   for (size_t i = 0; i < r.findings.size(); ++i) {
@@ -200,11 +200,11 @@ std::string ReportEnvelope(const Report& r) {
 }
 
 std::string ReportText(const Report& r) {
-  std::string out = fmt::format(
-      "diagnosis at {}{}: {} engine target(s), {} GPU host(s)\n",
-      FormatRfc3339Seconds(r.time),
-      r.variant.empty() ? "" : " for variant " + r.variant, r.engines,
-      r.gpu_hosts);
+  std::string out =
+      fmt::format("diagnosis at {}{}: {} engine target(s), {} GPU host(s)\n",
+                  FormatRfc3339Seconds(r.time),
+                  r.variant.empty() ? "" : " for variant " + r.variant,
+                  r.engines, r.gpu_hosts);
   if (r.findings.empty()) {
     out += "\nno finding: nothing in the diagnosis map matches.\n";
   }

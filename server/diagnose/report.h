@@ -32,18 +32,18 @@ struct Evidence {
 // DO NOT CHANGE the cause names: the API and the web UI read them. Listed
 // in the order findings are reported (the seeds' order).
 enum class Cause {
-  kUpstream,            // TTFT high, TPOT normal
-  kDecodeBound,         // TPOT high, TTFT normal
-  kCapacityExhausted,   // both high
-  kSaturationKnee,      // throughput flat, latency rising
-  kHardware,            // XID, ECC double-bit, throttling, heat, fast SBE
-  kDemandSide,          // queue and KV cache high
-  kSupplySide,          // hot / throttled GPU, normal queue, latency up
-  kKvHighWater,         // KV cache high without a queue
-  kPrefixCacheCollapse, // prefix-cache hit rate collapsed
-  kGpuHang,             // up 1 but the inference probe failing
-  kEngineDown,          // the engine's scrape fails (up 0)
-  kSpecDecodeLow,       // speculative decoding acceptance low
+  kUpstream,             // TTFT high, TPOT normal
+  kDecodeBound,          // TPOT high, TTFT normal
+  kCapacityExhausted,    // both high
+  kSaturationKnee,       // throughput flat, latency rising
+  kHardware,             // XID, ECC double-bit, throttling, heat, fast SBE
+  kDemandSide,           // queue and KV cache high
+  kSupplySide,           // hot / throttled GPU, normal queue, latency up
+  kKvHighWater,          // KV cache high without a queue
+  kPrefixCacheCollapse,  // prefix-cache hit rate collapsed
+  kGpuHang,              // up 1 but the inference probe failing
+  kEngineDown,           // the engine's scrape fails (up 0)
+  kSpecDecodeLow,        // speculative decoding acceptance low
 };
 const char* CauseName(Cause c);  // "upstream", "decode_bound", ...
 

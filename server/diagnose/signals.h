@@ -20,7 +20,9 @@ struct Pair {
   double base = NAN;
   bool has() const { return !std::isnan(now); }
   bool has_base() const { return !std::isnan(base); }
-  double ratio() const { return has() && has_base() && base > 0 ? now / base : NAN; }
+  double ratio() const {
+    return has() && has_base() && base > 0 ? now / base : NAN;
+  }
 };
 
 struct EngineSignals {

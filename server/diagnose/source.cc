@@ -121,8 +121,7 @@ absl::StatusOr<promql::Matrix> HttpSource::Query(std::string_view expr,
   net::FetchRequest req;
   req.method = "POST";
   req.url = base_url_ + "/api/v1/query";
-  req.headers.push_back(
-      {"Content-Type", "application/x-www-form-urlencoded"});
+  req.headers.push_back({"Content-Type", "application/x-www-form-urlencoded"});
   req.body = "query=" + FormEscape(expr) +
              fmt::format("&time={}.{:03d}", t / 1000, t % 1000);
   req.timeout_ms = timeout_ms_;
@@ -133,9 +132,9 @@ absl::StatusOr<promql::Matrix> HttpSource::Query(std::string_view expr,
   doc.Parse(r.body.data(), r.body.size());
   if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("status") ||
       !doc["status"].IsString()) {
-    return absl::UnavailableError(fmt::format(
-        "{}/api/v1/query: HTTP {}: not a Prometheus API answer", base_url_,
-        r.status));
+    return absl::UnavailableError(
+        fmt::format("{}/api/v1/query: HTTP {}: not a Prometheus API answer",
+                    base_url_, r.status));
   }
   if (std::string_view(doc["status"].GetString()) != "success") {
     std::string type = doc.HasMember("errorType") && doc["errorType"].IsString()
@@ -159,10 +158,9 @@ absl::StatusOr<promql::Matrix> HttpSource::Query(std::string_view expr,
   if (type == "scalar") {
     promql::Series s;
     auto v = SampleValue(result);
-    auto ts = result.IsArray() && result.Size() == 2 ? SampleTime(result)
-                                                     : absl::StatusOr<int64_t>(
-                                                           absl::InternalError(
-                                                               "bad scalar"));
+    auto ts = result.IsArray() && result.Size() == 2
+                  ? SampleTime(result)
+                  : absl::StatusOr<int64_t>(absl::InternalError("bad scalar"));
     if (!v.ok() || !ts.ok()) return absl::UnavailableError("bad scalar");
     s.ts.push_back(*ts);
     s.vs.push_back(*v);

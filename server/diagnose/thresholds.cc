@@ -39,16 +39,21 @@ struct ReasonBit {
   int64_t bit;
 };
 constexpr ReasonBit kReasons[] = {
-    {"idle", 0x1},          {"applications_clocks", 0x2},
-    {"sw_power_cap", 0x4},  {"hw_slowdown", 0x8},
-    {"sync_boost", 0x10},   {"sw_thermal", 0x20},
-    {"hw_thermal", 0x40},   {"hw_power_brake", 0x80},
+    {"idle", 0x1},
+    {"applications_clocks", 0x2},
+    {"sw_power_cap", 0x4},
+    {"hw_slowdown", 0x8},
+    {"sync_boost", 0x10},
+    {"sw_thermal", 0x20},
+    {"hw_thermal", 0x40},
+    {"hw_power_brake", 0x80},
     {"display_clocks", 0x100},
 };
 
 class Decoder {
  public:
-  explicit Decoder(std::string_view text) : d_(text) {}
+  // yaml.v2 strict mode, as prometheus.yml is read.
+  explicit Decoder(std::string_view text) : d_(text) { d_.set_yaml_v2(true); }
   GoYamlDecoder& d() { return d_; }
   std::vector<Invalid>& invalid() { return invalid_; }
 
@@ -85,7 +90,9 @@ class Decoder {
   void Regex(const Field& f, std::string* out) {
     std::string s;
     if (!d_.String(f.value, &s)) return;
-    RE2 re("^(?:" + s + ")$");
+    RE2::Options ro;
+    ro.set_log_errors(false);
+    RE2 re("^(?:" + s + ")$", ro);
     if (!re.ok() || s.empty()) {
       Bad(f, fmt::format("{}: invalid regular expression {}: {}", f.key,
                          go::Quote(s), s.empty() ? "empty" : re.error()));
@@ -127,9 +134,9 @@ class Decoder {
 
 void DecodeSections(Decoder& x, const YAML::Node& root, Thresholds* t) {
   GoYamlDecoder& d = x.d();
-  auto top = d.Struct(root, "diagnose.Thresholds",
-                      {"windows", "jobs", "latency", "capacity", "gpu",
-                       "engine"});
+  auto top =
+      d.Struct(root, "diagnose.Thresholds",
+               {"windows", "jobs", "latency", "capacity", "gpu", "engine"});
   for (const Field& s : top ? *top : std::vector<Field>{}) {
     if (s.key == "windows") {
       auto fs = d.Struct(s.value, "diagnose.Windows",
@@ -176,10 +183,10 @@ void DecodeSections(Decoder& x, const YAML::Node& root, Thresholds* t) {
         if (f.key == "ecc_dbe_window") x.Duration(f, &t->ecc_window_ms);
       }
     } else if (s.key == "engine") {
-      auto fs = d.Struct(s.value, "diagnose.Engine",
-                         {"prefix_cache_collapse_ratio",
-                          "prefix_cache_min_baseline",
-                          "spec_decode_acceptance_low"});
+      auto fs =
+          d.Struct(s.value, "diagnose.Engine",
+                   {"prefix_cache_collapse_ratio", "prefix_cache_min_baseline",
+                    "spec_decode_acceptance_low"});
       for (const Field& f : fs ? *fs : std::vector<Field>{}) {
         if (f.key == "prefix_cache_collapse_ratio") {
           x.Float(f, &t->prefix_collapse_ratio);
