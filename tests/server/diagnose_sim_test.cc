@@ -217,6 +217,25 @@ TEST_CASE("diagnose names the cause of each simulated fault and no wrong one",
   CHECK(p.missing.count("no_probe") == 0);
 }
 
+TEST_CASE("with a higher TTFT line the overheated GPU is decode-bound",
+          "[diagnose]") {
+  const SimFleet& f = FaultFleet();
+  REQUIRE(f.error.empty());
+  vigil::testutil::TempDir dir;
+  std::ofstream(dir.Sub("t.yml")) << "latency:\n  ttft_p99_seconds: 5\n";
+  RunResult r = Diagnose(f, "-o json --thresholds=" + dir.Sub("t.yml"));
+  Parsed p = Parse(r.out);
+  const auto& got = p.by_node["gpu-node-6"];
+  std::string list;
+  for (const auto& c : got) list += c + " ";
+  INFO(list);
+  CHECK(got.count("decode_bound") == 1);
+  CHECK(got.count("supply_side") == 1);
+  CHECK(got.count("hardware") == 1);
+  CHECK(got.count("capacity_exhausted") == 0);
+  CHECK(got.size() == 3);
+}
+
 TEST_CASE("diagnose's text report shows each finding's numbers and next steps",
           "[diagnose]") {
   const SimFleet& f = FaultFleet();
