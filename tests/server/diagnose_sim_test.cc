@@ -360,3 +360,43 @@ TEST_CASE("--server and /api/v1/diagnose give the report of the database",
   CHECK(gone.code == 2);
   CHECK(gone.err.find("connection refused") != std::string::npos);
 }
+
+TEST_CASE(
+    "the server's --diagnose.thresholds.file sets /api/v1/diagnose's "
+    "thresholds",
+    "[diagnose]") {
+  const SimFleet& f = HealthyFleet();
+  REQUIRE(f.error.empty());
+  vigil::testutil::TempDir dir;
+  fs::copy(f.data, dir.Sub("data"), fs::copy_options::recursive);
+  std::ofstream(dir.Sub("prometheus.yml")) << "global: {}\n";
+  std::ofstream(dir.Sub("t.yml")) << "capacity:\n  kv_cache_high: 0.2\n";
+  std::ofstream(dir.Sub("bad.yml")) << "capacity:\n  kv_cache_hi: 0.2\n";
+  const std::string addr =
+      "127.0.0.1:" + std::to_string(vigil::testutil::FreePort());
+  auto argv = [&](const std::string& thresholds) {
+    return std::vector<std::string>{
+        Vigil(), "--config.file=" + dir.Sub("prometheus.yml"),
+        "--storage.tsdb.path=" + dir.Sub("data"),
+        "--web.listen-address=" + addr,
+        "--diagnose.thresholds.file=" + thresholds};
+  };
+  {
+    vigil::testutil::Process bad(argv(dir.Sub("bad.yml")), dir.Sub("bad.log"));
+    CHECK(bad.Wait(10000) == 1);
+    CHECK(vigil::testutil::ReadFile(dir.Sub("bad.log"))
+              .find("bad.yml:2:3: yaml: unmarshal errors") !=
+          std::string::npos);
+  }
+  vigil::testutil::Process server(argv(dir.Sub("t.yml")), dir.Sub("vigil.log"));
+  REQUIRE(vigil::testutil::WaitHttp("http://" + addr + "/-/ready"));
+  const std::string t = std::to_string(f.end);
+  RunResult api =
+      Run("curl -s 'http://" + addr + "/api/v1/diagnose?time=" + t + "'");
+  Parsed p = Parse(api.out);
+  CHECK(p.order == std::vector<std::string>{"kv_high_water", "kv_high_water"});
+  RunResult cli =
+      Run(Vigil() + " diagnose --server=http://" + addr + " --time=" + t +
+          " -o json --thresholds=" + dir.Sub("t.yml"));
+  CHECK(cli.out == api.out + "\n");
+}
