@@ -147,6 +147,12 @@ void Judger::Latency(const EngineSignals& e) {
     f.next = {"add GPU memory or replicas: tuning no longer helps",
               "meanwhile shed load at the gateway (clean 429s with "
               "Retry-After)"};
+    if (Hot(HostOf(e))) {
+      f.next.insert(f.next.begin(),
+                    "a GPU of " + NodeKey(e.node, e.instance) +
+                        " is hot or throttled: the capacity lost may be the "
+                        "hardware's (see its hardware finding)");
+    }
   }
   // Past the knee: the engine turns out no more tokens than before while
   // latency climbs and requests queue.
@@ -165,6 +171,12 @@ void Judger::Latency(const EngineSignals& e) {
     f.evidence.push_back(Ev("queue_waiting", e.queue, t_.queue_high));
     f.next = {"shed load or scale out before the tail latency collapses",
               "compare the request rate at the gateway with the baseline"};
+    if (Hot(HostOf(e))) {
+      f.next.insert(f.next.begin(),
+                    "a GPU of " + NodeKey(e.node, e.instance) +
+                        " is hot or throttled: the knee moved because the "
+                        "hardware slowed down (see its hardware finding)");
+    }
   }
 }
 

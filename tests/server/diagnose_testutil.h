@@ -21,16 +21,18 @@ namespace vigil::testutil {
 
 struct SimFleet {
   std::string data;   // the database directory (do not write to it)
+  std::string om;     // the OpenMetrics backfill, if kept
   int64_t start = 0;  // unix seconds of the first sample
   int64_t end = 0;    // of the last: the time to diagnose at
   std::string error;  // non-empty when the build failed
 };
 
 // Runs `vigil-sim <flags> --start=START --backfill=DURATION` (scenario text
-// `scenario`, may be empty) and imports it.
+// `scenario`, may be empty) and imports it; `keep_om` keeps the backfill
+// file too (for other importers).
 inline SimFleet BuildSimFleet(const std::string& flags,
                               const std::string& scenario, int64_t start,
-                              int64_t seconds) {
+                              int64_t seconds, bool keep_om = false) {
   namespace fs = std::filesystem;
   auto stamp = [](const char* p) {
     std::error_code ec;
@@ -40,9 +42,11 @@ inline SimFleet BuildSimFleet(const std::string& flags,
   };
   const std::string key = std::to_string(std::hash<std::string>{}(
       stamp(VIGIL_SIM_BINARY) + stamp(VIGIL_BINARY) + flags + scenario +
-      std::to_string(start) + ":" + std::to_string(seconds)));
+      std::to_string(start) + ":" + std::to_string(seconds) +
+      (keep_om ? ":om" : "")));
   const fs::path dir = fs::temp_directory_path() / ("vigil-diagnose-" + key);
-  SimFleet f{(dir / "data").string(), start, start + seconds, ""};
+  SimFleet f{(dir / "data").string(), keep_om ? (dir / "h.om").string() : "",
+             start, start + seconds, ""};
   const std::string lock_path = dir.string() + ".lock";
   int lock = open(lock_path.c_str(), O_CREAT | O_RDWR, 0644);
   if (lock >= 0) flock(lock, LOCK_EX);
@@ -63,7 +67,7 @@ inline SimFleet BuildSimFleet(const std::string& flags,
       r = Run(std::string(VIGIL_BINARY) + " tsdb import openmetrics " + om +
               " " + f.data);
     }
-    fs::remove(om, ec);
+    if (!keep_om) fs::remove(om, ec);
     if (r.code != 0) {
       f.error = cmd + ": " + r.err;
     } else {
