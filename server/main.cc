@@ -37,6 +37,8 @@ Commands:
   diagnose [--server=URL | --storage.tsdb.path=DIR] [--time=T] [--variant=V]
            [--thresholds=FILE] [-o json]
                                      the LLM diagnosis map: what moved, where to look
+  slo generate [-o RULES] [--tests-out=TESTS] SLOFILE
+                                     Sloth SLO file -> burn-rate rules (+ tests)
 )";
 
 int Usage() {
@@ -99,6 +101,8 @@ int main(int argc, char** argv) {
   if (cmd == "rules" && sub == "replay")
     return vigil::cli::RulesReplay(rest(2));
   if (cmd == "diagnose") return vigil::cli::Diagnose(rest(1));
+  if (cmd == "slo" && sub == "generate")
+    return vigil::cli::SloGenerate(rest(2));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));
