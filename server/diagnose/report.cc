@@ -1,6 +1,7 @@
 #include "server/diagnose/report.h"
 
 #include <cmath>
+#include <map>
 
 #include "core/time.h"
 #include "fmt/format.h"
@@ -233,8 +234,15 @@ std::string ReportText(const Report& r) {
   }
   if (!r.missing.empty()) {
     out += "\nmissing data (not guessed):\n";
+    // A big fleet repeats a kind per target: three lines each, then a count.
+    std::map<std::string, int> shown;
     for (const Missing& m : r.missing) {
-      out += fmt::format("  - {}: {}\n", m.kind, m.message);
+      if (++shown[m.kind] <= 3) {
+        out += fmt::format("  - {}: {}\n", m.kind, m.message);
+      }
+    }
+    for (const auto& [kind, n] : shown) {
+      if (n > 3) out += fmt::format("  - {}: ... and {} more\n", kind, n - 3);
     }
   }
   return out;

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -51,7 +52,15 @@ inline SimFleet BuildSimFleet(const std::string& flags,
   int lock = open(lock_path.c_str(), O_CREAT | O_RDWR, 0644);
   if (lock >= 0) flock(lock, LOCK_EX);
   if (!fs::exists(dir / "ok")) {
+    // Fleets of older builds: gone after a day.
     std::error_code ec;
+    for (const auto& e :
+         fs::directory_iterator(fs::temp_directory_path(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("vigil-diagnose-", 0) != 0 || e.path() == dir) continue;
+      auto age = fs::file_time_type::clock::now() - e.last_write_time(ec);
+      if (!ec && age > std::chrono::hours(24)) fs::remove_all(e.path(), ec);
+    }
     fs::remove_all(dir, ec);
     fs::create_directories(dir);
     std::ofstream(dir / "scenario.yml") << scenario;
