@@ -58,6 +58,9 @@ const std::vector<FlagDef>& Defs() {
        "Route Vigil's alerts (and alerts POSTed to /api/v2/alerts) through "
        "the built-in Alertmanager configured by this alertmanager.yml. "
        "Default: off."},
+      {"diagnose.thresholds.file", Kind::kString,
+       "Thresholds of /api/v1/diagnose (docs/diagnose.md), read at start-up. "
+       "Default: the built-in ones."},
       {"alertmanager.notification-queue-capacity", Kind::kInt,
        "The capacity of the queue for pending Alertmanager notifications."},
       {"query.lookback-delta", Kind::kDuration,
@@ -203,6 +206,7 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
     case Kind::kString:
       if (n == "config.file") f->config_file = s;
       if (n == "alertmanager.config.file") f->alertmanager_config_file = s;
+      if (n == "diagnose.thresholds.file") f->diagnose_thresholds_file = s;
       if (n == "storage.tsdb.path") f->storage_path = s;
       if (n == "web.listen-address") f->listen_address = s;
       if (n == "web.external-url") f->external_url = s;
@@ -268,6 +272,7 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"alertmanager.notification-queue-capacity",
        std::to_string(notification_queue_capacity)},
       {"config.file", config_file},
+      {"diagnose.thresholds.file", diagnose_thresholds_file},
       {"enable-feature", fmt::format("{}", fmt::join(features, ","))},
       {"log.format", log_format},
       {"log.level", log_level},

@@ -16,6 +16,7 @@
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "server/alerting_component.h"
+#include "server/diagnose/thresholds.h"
 #include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
@@ -155,6 +156,17 @@ int Run(const ServerFlags& flags, Logger* log) {
                {{"file", flags.config_file},
                 {"err", std::string(cfg.status().message())}});
     return 1;
+  }
+  diagnose::Thresholds diagnose_thresholds;
+  if (!flags.diagnose_thresholds_file.empty()) {
+    auto t = diagnose::LoadThresholdsFile(flags.diagnose_thresholds_file);
+    if (!t.ok()) {
+      log->Error("Error loading diagnose thresholds",
+                 {{"file", flags.diagnose_thresholds_file},
+                  {"err", std::string(t.status().message())}});
+      return 1;
+    }
+    diagnose_thresholds = *t;
   }
 
   metrics::Registry registry;
@@ -333,6 +345,7 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   web::GroupsRulesSource rules_source([&rules] { return rules.Groups(); });
   web::api::ApiOptions ao;
+  ao.diagnose_thresholds = &diagnose_thresholds;
   ao.queryable = db->get();
   ao.db = db->get();
   ao.engine = &engine;
