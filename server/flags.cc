@@ -58,6 +58,10 @@ const std::vector<FlagDef>& Defs() {
        "Route Vigil's alerts (and alerts POSTed to /api/v2/alerts) through "
        "the built-in Alertmanager configured by this alertmanager.yml. "
        "Default: off."},
+      {"probe.config.file", Kind::kString,
+       "Serve blackbox_exporter's /probe endpoint with the modules of this "
+       "probes.yml (blackbox_exporter's format; http and tcp probers). "
+       "Default: off (/probe is 404)."},
       {"alertmanager.notification-queue-capacity", Kind::kInt,
        "The capacity of the queue for pending Alertmanager notifications."},
       {"query.lookback-delta", Kind::kDuration,
@@ -203,6 +207,7 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
     case Kind::kString:
       if (n == "config.file") f->config_file = s;
       if (n == "alertmanager.config.file") f->alertmanager_config_file = s;
+      if (n == "probe.config.file") f->probe_config_file = s;
       if (n == "storage.tsdb.path") f->storage_path = s;
       if (n == "web.listen-address") f->listen_address = s;
       if (n == "web.external-url") f->external_url = s;
@@ -271,6 +276,7 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"enable-feature", fmt::format("{}", fmt::join(features, ","))},
       {"log.format", log_format},
       {"log.level", log_level},
+      {"probe.config.file", probe_config_file},
       {"query.lookback-delta", dur(query_lookback_delta_ms)},
       {"query.max-concurrency", std::to_string(query_max_concurrency)},
       {"query.max-samples", std::to_string(query_max_samples)},
