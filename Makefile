@@ -13,8 +13,9 @@ DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   librocksdb-dev libabsl-dev libre2-dev libyaml-cpp-dev libfmt-dev \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev \
   libcurl4-openssl-dev rapidjson-dev
-# Real peers used by tests and bench (promtool, VictoriaMetrics).
-DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter curl bc time
+# Real peers used by tests and bench (promtool, VictoriaMetrics,
+# blackbox_exporter for the /probe differential test).
+DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
 .PHONY: deps build vigil test lint demo bench clean
 

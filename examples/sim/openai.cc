@@ -39,8 +39,9 @@ void ServeInference(const HttpRequest& r, const std::string& variant,
   if (model.empty()) model = variant;
   const bool chat = r.path == "/v1/chat/completions";
   const std::string choice =
-      chat ? R"({"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"length"})"
-           : R"({"index":0,"text":" ok","logprobs":null,"finish_reason":"length"})";
+      chat
+          ? R"({"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"length"})"
+          : R"({"index":0,"text":" ok","logprobs":null,"finish_reason":"length"})";
   w->body = fmt::format(
       R"({{"id":"{}-sim","object":"{}","created":0,"model":"{}","choices":[{}],)"
       R"("usage":{{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}}})",

@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <openssl/ssl.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
@@ -113,8 +113,9 @@ void ReadLeaf(X509* leaf, ProbeHttpResult* r) {
     if (g->type != GEN_DNS) continue;
     const unsigned char* s = ASN1_STRING_get0_data(g->d.dNSName);
     if (!r->leaf_dns_names.empty()) r->leaf_dns_names += ",";
-    r->leaf_dns_names.append(reinterpret_cast<const char*>(s),
-                             static_cast<size_t>(ASN1_STRING_length(g->d.dNSName)));
+    r->leaf_dns_names.append(
+        reinterpret_cast<const char*>(s),
+        static_cast<size_t>(ASN1_STRING_length(g->d.dNSName)));
   }
   GENERAL_NAMES_free(sans);
 }
@@ -142,7 +143,8 @@ void ReadTls(Transfer* t) {
     if (at != 0 && (earliest == 0 || at < earliest)) earliest = at;
   }
   t->result->earliest_cert_expiry = earliest;
-  if (chain != nullptr && sk_X509_num(chain) > 0) ReadLeaf(sk_X509_value(chain, 0), t->result);
+  if (chain != nullptr && sk_X509_num(chain) > 0)
+    ReadLeaf(sk_X509_value(chain, 0), t->result);
   if (t->req->request.insecure_skip_verify) {
     t->result->last_chain_expiry = -62135596800;
   } else {
@@ -295,9 +297,9 @@ ProbeHttpResult ProbeHttp(const ProbeHttpRequest& req) {
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
   curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
-  curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-                   req.enable_http2 ? CURL_HTTP_VERSION_2TLS
-                                    : CURL_HTTP_VERSION_1_1);
+  curl_easy_setopt(
+      e, CURLOPT_HTTP_VERSION,
+      req.enable_http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);

@@ -58,7 +58,7 @@ struct ProbeHttpResult {
   int64_t content_length = -1;
   bool body_limit_exceeded = false;
   int redirects = 0;
-  bool tls = false;        // the final response came over TLS
+  bool tls = false;         // the final response came over TLS
   std::string tls_version;  // "TLS 1.3"; "" without TLS
   // The earliest notAfter (unix seconds) of the certificates the server
   // sent; 0 without TLS.

@@ -35,8 +35,8 @@ bool ParseGoDuration(std::string_view s, int64_t* ns) {
   double total = 0;
   while (!s.empty()) {
     size_t i = 0;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) ||
-                            s[i] == '.')) {
+    while (i < s.size() &&
+           (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
       ++i;
     }
     if (i == 0 || (i == 1 && s[0] == '.')) return false;
@@ -102,8 +102,8 @@ void Regexps(GoYamlDecoder& d, const YAML::Node& n, std::vector<Regexp>* out) {
     auto re = std::make_shared<re2::RE2>(r.text, o);
     if (!re->ok()) {
       const auto pos = PosOf(item);
-      d.Fail(pos, fmt::format("line {}: error parsing regexp: {}: `{}`",
-                              pos.line, re->error(), r.text));
+      d.Fail(pos, fmt::format("line {}: error parsing regexp `{}`: {}",
+                              pos.line, r.text, re->error()));
       continue;
     }
     r.re = std::move(re);
@@ -200,7 +200,8 @@ void DecodeHttp(GoYamlDecoder& d, const YAML::Node& n, HttpProbe* h) {
       d.String(f.value, &h->body);
     } else if (k == "compression") {
       std::string c;
-      if (d.String(f.value, &c) && !c.empty()) config::internal::Unsupported(d, f);
+      if (d.String(f.value, &c) && !c.empty())
+        config::internal::Unsupported(d, f);
     } else if (k == "body_size_limit") {
       config::internal::Bytes(d, f.value, &h->body_size_limit);
     } else {
@@ -211,17 +212,18 @@ void DecodeHttp(GoYamlDecoder& d, const YAML::Node& n, HttpProbe* h) {
   if (!fs || d.failed()) return;
   if (absl::Status st = config::internal::ValidateHTTP(&raw); !st.ok()) {
     const auto pos = PosOf(n);
-    d.Fail(pos, fmt::format("line {}: {}", pos.line, std::string(st.message())));
+    d.Fail(pos,
+           fmt::format("line {}: {}", pos.line, std::string(st.message())));
   }
   h->client = raw.cfg;
   if (no_follow) h->client.follow_redirects = false;
 }
 
 void DecodeTcp(GoYamlDecoder& d, const YAML::Node& n, TcpProbe* t) {
-  auto fs = d.Struct(n, "config.TCPProbe",
-                     {"preferred_ip_protocol", "ip_protocol_fallback",
-                      "source_ip_address", "query_response", "tls",
-                      "tls_config"});
+  auto fs =
+      d.Struct(n, "config.TCPProbe",
+               {"preferred_ip_protocol", "ip_protocol_fallback",
+                "source_ip_address", "query_response", "tls", "tls_config"});
   for (const Field& f : fs ? *fs : std::vector<Field>{}) {
     if (f.key == "preferred_ip_protocol") {
       IpProtocol(d, f.value, &t->prefer_ip6);
@@ -240,9 +242,9 @@ void DecodeTcp(GoYamlDecoder& d, const YAML::Node& n, TcpProbe* t) {
 }
 
 void DecodeModule(GoYamlDecoder& d, const Field& entry, Module* m) {
-  auto fs = d.Struct(entry.value, "config.Module",
-                     {"prober", "timeout", "http", "tcp", "icmp", "dns",
-                      "grpc"});
+  auto fs =
+      d.Struct(entry.value, "config.Module",
+               {"prober", "timeout", "http", "tcp", "icmp", "dns", "grpc"});
   const Field* prober = nullptr;
   for (const Field& f : fs ? *fs : std::vector<Field>{}) {
     if (d.fatal()) break;
@@ -289,9 +291,8 @@ std::string Located(std::string_view file, const goyaml::TypeError& e) {
 void JoinFiles(ProbeConfig* c, std::string_view dir) {
   for (auto& [name, m] : c->modules) {
     config::HTTPClientConfig& h = m.http.client;
-    for (std::string* p :
-         {&h.tls_config.ca_file, &h.tls_config.cert_file,
-          &h.tls_config.key_file}) {
+    for (std::string* p : {&h.tls_config.ca_file, &h.tls_config.cert_file,
+                           &h.tls_config.key_file}) {
       *p = config::JoinDir(dir, *p);
     }
     if (h.basic_auth) {
@@ -315,14 +316,14 @@ absl::StatusOr<ProbeConfig> ParseProbeConfig(std::string_view yaml,
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(fmt::format(
-        "{}:{}:{}: yaml: {}", filename, e.mark.line + 1, e.mark.column + 1,
-        e.msg));
+    return absl::InvalidArgumentError(fmt::format("{}:{}:{}: yaml: {}",
+                                                  filename, e.mark.line + 1,
+                                                  e.mark.column + 1, e.msg));
   }
   if (auto open = goyaml::FindUnterminatedQuote(yaml, root)) {
     return absl::InvalidArgumentError(
-        fmt::format("{}:{}:{}: yaml: found unexpected end of stream",
-                    filename, open->line, open->column));
+        fmt::format("{}:{}:{}: yaml: found unexpected end of stream", filename,
+                    open->line, open->column));
   }
   ProbeConfig c;
   GoYamlDecoder d(yaml);
@@ -365,9 +366,8 @@ absl::StatusOr<ProbeConfig> ParseProbeConfig(std::string_view yaml,
 absl::StatusOr<ProbeConfig> LoadProbeConfigFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::InvalidArgumentError(
-        fmt::format("error loading probe config file {:?}: cannot read it",
-                    path));
+    return absl::InvalidArgumentError(fmt::format(
+        "error loading probe config file {:?}: cannot read it", path));
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -85,8 +85,8 @@ struct TcpProbe {
 };
 
 struct Module {
-  std::string prober;       // "http" or "tcp"
-  int64_t timeout_ms = 0;   // Default: 0 (the scrape's timeout decides)
+  std::string prober;      // "http" or "tcp"
+  int64_t timeout_ms = 0;  // Default: 0 (the scrape's timeout decides)
   HttpProbe http;
   TcpProbe tcp;
   std::string yaml;  // the module as written, re-emitted (debug=true)

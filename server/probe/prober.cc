@@ -10,14 +10,15 @@ namespace vigil::probe {
 
 bool RunProbe(const ProbeParams& p, ProbeResult* r) {
   const auto start = std::chrono::steady_clock::now();
-  r->Declare("probe_success", "Displays whether or not the probe was a success");
+  r->Declare("probe_success",
+             "Displays whether or not the probe was a success");
   r->Log("info", "Beginning probe",
          {{"probe", p.module->prober},
           {"timeout_seconds", fmt::format("{}", p.timeout_ms / 1000.0)}});
   bool ok = p.module->prober == "tcp" ? ProbeTCP(p, r) : ProbeHTTP(p, r);
-  const double s = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  const double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   r->Set("probe_duration_seconds",
          "Returns how long the probe took to complete in seconds", s);
   r->Set("probe_success", "Displays whether or not the probe was a success",

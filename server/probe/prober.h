@@ -42,8 +42,7 @@ bool RunProbe(const ProbeParams& p, ProbeResult* r);
 // `offset_s`, or the module's timeout when that is set and shorter.
 // `header` is the header's text or "" when absent; InvalidArgument when it
 // is not a number.
-absl::StatusOr<int64_t> ProbeTimeoutMs(const Module& m,
-                                       std::string_view header,
+absl::StatusOr<int64_t> ProbeTimeoutMs(const Module& m, std::string_view header,
                                        double offset_s = 0.5);
 
 }  // namespace vigil::probe

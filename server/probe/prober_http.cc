@@ -167,8 +167,9 @@ void SetTls(const net::ProbeHttpResult& res, ProbeResult* r) {
             {"subject", res.leaf_subject},
             {"subjectalternative", res.leaf_dns_names}});
   }
-  r->Set("probe_tls_version_info", "Returns the TLS version used or NaN when unknown",
-         1, {{"version", res.tls_version}});
+  r->Set("probe_tls_version_info",
+         "Returns the TLS version used or NaN when unknown", 1,
+         {{"version", res.tls_version}});
 }
 
 }  // namespace

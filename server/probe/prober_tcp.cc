@@ -20,9 +20,8 @@ bool ProbeTCP(const ProbeParams& p, ProbeResult* r) {
                     p.module->tcp.ip_protocol_fallback, r);
   if (!ip) return false;
   r->Log("info", "Dialing TCP without TLS");
-  net::TcpDialResult d =
-      net::TcpDial(*ip, port, p.timeout_ms > 0 ? p.timeout_ms : 120000,
-                   p.cancelled);
+  net::TcpDialResult d = net::TcpDial(
+      *ip, port, p.timeout_ms > 0 ? p.timeout_ms : 120000, p.cancelled);
   if (!d.error.empty()) {
     r->Log("error", "Error dialing TCP", {{"err", d.error}});
     return false;

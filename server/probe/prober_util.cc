@@ -49,8 +49,7 @@ absl::StatusOr<std::string> UrlHost(const std::string& url) {
 
 absl::Status SplitHostPort(std::string_view hp, std::string* host, int* port) {
   auto err = [hp](std::string_view why) {
-    return absl::InvalidArgumentError(
-        fmt::format("address {}: {}", hp, why));
+    return absl::InvalidArgumentError(fmt::format("address {}: {}", hp, why));
   };
   size_t colon = hp.rfind(':');
   if (colon == std::string_view::npos) return err("missing port in address");
@@ -77,15 +76,13 @@ std::optional<std::string> Resolve(const std::string& host, bool prefer_ip6,
          {{"target", host}, {"ip_protocol", prefer_ip6 ? "ip6" : "ip4"}});
   net::ResolveResult res = net::ResolveHost(host, prefer_ip6, fallback);
   r->Set("probe_dns_lookup_time_seconds",
-         "Returns the time taken for probe dns lookup in seconds",
-         res.seconds);
+         "Returns the time taken for probe dns lookup in seconds", res.seconds);
   if (!res.error.empty()) {
     r->Log("error", "Resolution with IP protocol failed", {{"err", res.error}});
     return std::nullopt;
   }
   r->Set("probe_ip_protocol",
-         "Specifies whether probe ip protocol is IP4 or IP6",
-         res.ipv6 ? 6 : 4);
+         "Specifies whether probe ip protocol is IP4 or IP6", res.ipv6 ? 6 : 4);
   r->Set("probe_ip_addr_hash",
          "Specifies the hash of IP address. It's useful to detect if the IP "
          "address changes.",

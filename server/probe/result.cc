@@ -62,10 +62,10 @@ bool ProbeResult::Has(std::string_view name) const {
 
 void ProbeResult::Log(std::string_view level, std::string_view msg,
                       const LabelPairs& kv) {
-  log_ += fmt::format(
-      "ts={} level={} msg={:?}",
-      absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", absl::Now(), absl::UTCTimeZone()),
-      level, msg);
+  log_ += fmt::format("ts={} level={} msg={:?}",
+                      absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", absl::Now(),
+                                       absl::UTCTimeZone()),
+                      level, msg);
   for (const auto& [k, v] : kv) log_ += fmt::format(" {}={:?}", k, v);
   log_ += "\n";
 }

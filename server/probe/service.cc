@@ -19,7 +19,7 @@ void Text(net::HttpResponse* r, int status, std::string body) {
 struct ProbeService::Flight {
   std::mutex mu;
   std::condition_variable cv;
-  bool done = false;  // guarded by mu
+  bool done = false;   // guarded by mu
   ProbeResult result;  // written by the owner before done
   // The waiting clients' "gone" flags (null: cannot tell, never gone).
   std::vector<const std::atomic<bool>*> clients;  // guarded by mu

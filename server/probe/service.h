@@ -73,7 +73,7 @@ class ProbeService : public server::Component {
 
   ProbeServiceOptions opts_;
   mutable std::mutex mu_;
-  std::shared_ptr<const ProbeConfig> config_;              // guarded by mu_
+  std::shared_ptr<const ProbeConfig> config_;               // guarded by mu_
   std::map<std::string, std::shared_ptr<Flight>> flights_;  // guarded by mu_
   int active_ = 0;                                          // guarded by mu_
   std::atomic<bool> stopping_{false};

@@ -25,12 +25,14 @@ class Target {
     const std::string port_file = dir + "/" + name + ".port";
     std::vector<std::string> argv = {
         "python3",
-        std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/probe/target.py",
+        std::string(VIGIL_SOURCE_DIR) +
+            "/tests/server/testdata/probe/target.py",
         port_file};
     if (!cert.empty()) {
       argv.insert(argv.end(), {"--tls", cert, key});
     }
-    proc_ = std::make_unique<testutil::Process>(argv, dir + "/" + name + ".log");
+    proc_ =
+        std::make_unique<testutil::Process>(argv, dir + "/" + name + ".log");
     for (int i = 0; i < 200 && port_ == 0; ++i) {
       std::ifstream in(port_file);
       if (!(in >> port_)) {
@@ -50,11 +52,11 @@ class Target {
 // A self-signed certificate for 127.0.0.1 / localhost in dir/cert.pem and
 // dir/key.pem. Returns "" or what failed.
 inline std::string MakeSelfSigned(const std::string& dir) {
-  testutil::RunResult r = testutil::Run(
-      "openssl req -x509 -newkey rsa:2048 -nodes -keyout '" + dir +
-      "/key.pem' -out '" + dir +
-      "/cert.pem' -days 2 -subj /CN=localhost -addext "
-      "'subjectAltName=DNS:localhost,IP:127.0.0.1'");
+  testutil::RunResult r =
+      testutil::Run("openssl req -x509 -newkey rsa:2048 -nodes -keyout '" +
+                    dir + "/key.pem' -out '" + dir +
+                    "/cert.pem' -days 2 -subj /CN=localhost -addext "
+                    "'subjectAltName=DNS:localhost,IP:127.0.0.1'");
   return r.code == 0 ? "" : r.out + r.err;
 }
 

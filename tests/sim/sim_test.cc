@@ -375,7 +375,8 @@ TEST_CASE("faults from the control API move the right metrics", "[sim]") {
   }
   SECTION("engine hang: inference times out, /metrics still answers") {
     const std::string ask = R"({"model":"m","prompt":"ping","max_tokens":1})";
-    Reply before = Http("POST", "http://" + vllm1.addr + "/v1/completions", ask);
+    Reply before =
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask);
     CHECK(before.status == 200);
     CHECK(Has(before.body, "\"choices\""));
     CHECK(Has(Http("POST", "http://" + vllm1.addr + "/v1/chat/completions",
@@ -391,8 +392,9 @@ TEST_CASE("faults from the control API move the right metrics", "[sim]") {
     CHECK(hung.curl == 28);
     // The process is alive: its metrics page answers, so `up` stays 1.
     CHECK(Get("http://" + vllm1.addr + "/metrics").status == 200);
-    CHECK(Http("POST", "http://" + vllm0.addr + "/v1/completions", ask)
-              .status == 200);
+    CHECK(
+        Http("POST", "http://" + vllm0.addr + "/v1/completions", ask).status ==
+        200);
     CHECK(Get("http://" + sim.Find("dcgm-exporter", 1).addr + "/metrics")
               .status == 200);
     CHECK(Get("http://" + vllm0.addr + "/metrics").status == 200);
@@ -402,8 +404,9 @@ TEST_CASE("faults from the control API move the right metrics", "[sim]") {
               "status=\"504\""));
     // Cleared: it answers again.
     REQUIRE(Http("POST", ctl + "/control/clear").status == 200);
-    CHECK(Http("POST", "http://" + vllm1.addr + "/v1/completions", ask)
-              .status == 200);
+    CHECK(
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask).status ==
+        200);
   }
   SECTION("target down: refused, or 404") {
     REQUIRE(Http("POST", ctl + "/control/fault",
