@@ -65,16 +65,22 @@ struct Transfer {
   bool tls_read = false;
 };
 
+constexpr int64_t kMaxKeptBody = int64_t{64} << 20;
+
 size_t OnBody(char* data, size_t size, size_t n, void* p) {
   auto* t = static_cast<Transfer*>(p);
-  size_t len = size * n;
-  const int64_t limit = t->req->request.max_body_bytes;
-  if (limit > 0 && t->result->body.size() + len > static_cast<size_t>(limit)) {
+  const int64_t len = static_cast<int64_t>(size * n);
+  int64_t limit = t->req->request.max_body_bytes;
+  if (t->req->keep_body && (limit <= 0 || limit > kMaxKeptBody)) {
+    limit = kMaxKeptBody;
+  }
+  if (limit > 0 && t->result->body_bytes + len > limit) {
     t->limit_hit = true;
     return 0;  // aborts the transfer with CURLE_WRITE_ERROR
   }
-  t->result->body.append(data, len);
-  return len;
+  t->result->body_bytes += len;
+  if (t->req->keep_body) t->result->body.append(data, size * n);
+  return size * n;
 }
 
 int64_t NotAfter(X509* cert) {
@@ -393,6 +399,7 @@ ProbeHttpResult ProbeHttp(const ProbeHttpRequest& req) {
     result.version = 0;
     result.headers.clear();
     result.body.clear();
+    result.body_bytes = 0;
     result.content_length = 0;
     result.tls = false;
     result.processing = result.transfer = 0;

@@ -36,6 +36,11 @@ struct ProbeHttpRequest {
   // as blackbox_exporter resolves before it connects); "" lets curl
   // resolve. Redirects to other hosts are resolved by curl.
   std::string pin_ip;
+  // Keep the body in the result (for regexps); otherwise it is counted
+  // and dropped as it arrives, so a large answer costs no memory. A kept
+  // body is capped at 64 MiB whatever the limit (more fails the probe).
+  // Default: false
+  bool keep_body = false;
   // Polled while the request runs; true ends it ("context canceled").
   // May be empty.
   std::function<bool()> cancelled;
@@ -52,8 +57,9 @@ struct ProbeHttpResult {
   // "HTTP/2.0") and as a number (1.1, 2); "" and 0 without a response.
   std::string proto;
   double version = 0;
-  HeaderList headers;  // of the final response; names lower-case
-  std::string body;    // as received (at most the body limit)
+  HeaderList headers;      // of the final response; names lower-case
+  std::string body;        // as received, if keep_body (at most the limit)
+  int64_t body_bytes = 0;  // bytes of body received (kept or not)
   // The Content-Length header of the final response; -1 when absent.
   int64_t content_length = -1;
   bool body_limit_exceeded = false;

@@ -206,6 +206,8 @@ bool ProbeHTTP(const ProbeParams& p, ProbeResult* r) {
   req.request.max_body_bytes = c.body_size_limit;
   req.enable_http2 = c.client.enable_http2;
   req.pin_ip = *ip;
+  req.keep_body = !c.fail_if_body_matches_regexp.empty() ||
+                  !c.fail_if_body_not_matches_regexp.empty();
   req.cancelled = p.cancelled;
   r->Log("info", "Making HTTP request", {{"url", url}, {"host", *host}});
   net::ProbeHttpResult res = net::ProbeHttp(req);
@@ -236,7 +238,7 @@ bool ProbeHTTP(const ProbeParams& p, ProbeResult* r) {
          static_cast<double>(res.error.empty() ? res.content_length : 0));
   r->Set("probe_http_uncompressed_body_length",
          "Length of uncompressed response body",
-         static_cast<double>(res.body.size()));
+         static_cast<double>(res.body_bytes));
   r->Set("probe_http_redirects", "The number of redirects", res.redirects);
   return ok;
 }
