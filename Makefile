@@ -16,8 +16,9 @@ DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
 # The web UI (docs/ui.md): node + npm build it, chromium runs its test;
 # command:package, checked by command (node may come from another source).
 DEB_UI := node:nodejs npm:npm chromium:chromium
-# Real peers used by tests and bench (promtool, VictoriaMetrics).
-DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter curl bc time
+# Real peers used by tests and bench (promtool, VictoriaMetrics,
+# blackbox_exporter for the /probe differential test).
+DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
 .PHONY: deps build vigil test lint demo bench clean
 

@@ -61,6 +61,10 @@ const std::vector<FlagDef>& Defs() {
       {"diagnose.thresholds.file", Kind::kString,
        "Thresholds of /api/v1/diagnose (docs/diagnose.md), read at start-up. "
        "Default: the built-in ones."},
+      {"probe.config.file", Kind::kString,
+       "Serve blackbox_exporter's /probe endpoint with the modules of this "
+       "probes.yml (blackbox_exporter's format; http and tcp probers). "
+       "Default: off (/probe is 404)."},
       {"alertmanager.notification-queue-capacity", Kind::kInt,
        "The capacity of the queue for pending Alertmanager notifications."},
       {"query.lookback-delta", Kind::kDuration,
@@ -207,6 +211,7 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
       if (n == "config.file") f->config_file = s;
       if (n == "alertmanager.config.file") f->alertmanager_config_file = s;
       if (n == "diagnose.thresholds.file") f->diagnose_thresholds_file = s;
+      if (n == "probe.config.file") f->probe_config_file = s;
       if (n == "storage.tsdb.path") f->storage_path = s;
       if (n == "web.listen-address") f->listen_address = s;
       if (n == "web.external-url") f->external_url = s;
@@ -276,6 +281,7 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"enable-feature", fmt::format("{}", fmt::join(features, ","))},
       {"log.format", log_format},
       {"log.level", log_level},
+      {"probe.config.file", probe_config_file},
       {"query.lookback-delta", dur(query_lookback_delta_ms)},
       {"query.max-concurrency", std::to_string(query_max_concurrency)},
       {"query.max-samples", std::to_string(query_max_samples)},

@@ -21,6 +21,7 @@
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
+#include "server/probe/service.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
@@ -242,6 +243,18 @@ int Run(const ServerFlags& flags, Logger* log) {
     alerting_api = std::make_unique<web::api::v2::Api>(std::move(aa));
     wo.alerting_api = alerting_api.get();
   }
+  // blackbox_exporter's /probe, with its own workers; probes.yml is
+  // (re)loaded with prometheus.yml, all or nothing.
+  std::unique_ptr<probe::ProbeService> prober;
+  if (!flags.probe_config_file.empty()) {
+    probe::ProbeServiceOptions po;
+    po.config_file = flags.probe_config_file;
+    po.logger = log;
+    prober = std::make_unique<probe::ProbeService>(po);
+    wo.probe = [p = prober.get()](const net::HttpRequest& req,
+                                  net::HttpResponse* r) { p->Handle(req, r); };
+    wo.probe_workers = po.max_concurrent;
+  }
   web::Web web(wo);
   auto port = web.Start();
   if (!port.ok()) {
@@ -327,6 +340,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   RulesComponent rules(ro, *cfg);
   components = {notifier->get(), &scrape, &rules};
   if (alerting) components.insert(components.begin() + 1, alerting.get());
+  if (prober) components.push_back(prober.get());
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});

@@ -54,6 +54,8 @@ class App {
  private:
   void Handle(const HttpRequest& r, HttpResponse* w);
   void Page(const Target& t, const HttpRequest& r, HttpResponse* w);
+  // POST /v1/completions, /v1/chat/completions (examples/sim/openai.h).
+  void Inference(const Target& t, const HttpRequest& r, HttpResponse* w);
   void Control(const HttpRequest& r, HttpResponse* w);
   void Reconcile();  // opens/closes listeners for target-down faults
   bool Down(const Target& t, int64_t now, bool* refuse) const;

@@ -49,6 +49,9 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
   net::HttpServerOptions ho;
   ho.route_prefix = RoutePrefix(*opts_.flags);
   ho.logger = opts_.logger;
+  // Probes wait on the network up to their timeout: they get workers of
+  // their own, so the API keeps its 8 whatever the probes do.
+  if (opts_.probe) ho.worker_threads += opts_.probe_workers;
   ho.on_request = [this](const net::RequestInfo& info) {
     std::string handler(info.handler);
     requests_->WithLabelValues({std::to_string(info.status), handler})->Inc();
@@ -243,6 +246,9 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
          {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}) {
       Route(m, "/api/v2/*rest", v2);
     }
+  }
+  if (opts_.probe) {
+    for (const char* m : {"GET", "POST"}) Route(m, "/probe", opts_.probe);
   }
 
   // The web UI (server/web/ui), from memory, registered last.

@@ -55,6 +55,11 @@ struct WebOptions {
   // on /api/v2/* goes to it. Null: /api/v2/* is not served (404). Must
   // outlive Stop().
   api::v2::Api* alerting_api = nullptr;
+  // blackbox_exporter's /probe (with --probe.config.file): GET and POST
+  // /probe go to it, on `probe_workers` listener workers added for it.
+  // Null: /probe is not served (404).
+  net::HttpHandler probe;
+  int probe_workers = 0;
 };
 
 class Web {
