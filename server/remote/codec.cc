@@ -8,11 +8,12 @@
 // sender shard encoding batch after batch allocates only the returned body.
 #include "server/remote/codec.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
-#include "absl/container/flat_hash_map.h"
 #include "core/go/strconv.h"
+#include "core/labels.h"
 #include "fmt/format.h"
 #include "server/remote/codec_metadata.h"
 #include "snappy.h"
@@ -166,16 +167,60 @@ void EncodeV1(const WireRequest& req, std::string& out) {
 
 // ---- 2.0 ----
 
+// The 2.0 symbol table under construction: an open-addressing index into
+// `symbols` that keeps its slots across calls (a clear is a fill).
 struct V2Scratch {
-  absl::flat_hash_map<std::string_view, uint32_t> index;
+  std::vector<uint32_t> slots;  // symbol index + 1; 0 = empty
   std::vector<std::string_view> symbols;
   std::vector<uint32_t> refs;  // per series: 2 per label, then help, unit
   std::vector<size_t> series_size;
 
+  void Clear() {
+    // After one huge batch, do not pay for its table on every small one.
+    if (slots.size() > 65536 && slots.size() > 16 * symbols.size()) {
+      slots.clear();
+    }
+    std::fill(slots.begin(), slots.end(), 0);
+    symbols.clear();
+    refs.clear();
+    series_size.clear();
+    last.clear();
+  }
+  void Grow() {
+    slots.assign(slots.empty() ? 1024 : slots.size() * 2, 0);
+    const size_t mask = slots.size() - 1;
+    for (uint32_t i = 0; i < symbols.size(); ++i) {
+      size_t h = HashString(symbols[i]) & mask;
+      while (slots[h] != 0) h = (h + 1) & mask;
+      slots[h] = i + 1;
+    }
+  }
+  // The previous series' refs by label position: consecutive series of a
+  // batch mostly repeat names (and many values) at the same position, and
+  // a compare is much cheaper than a hash lookup.
+  std::vector<std::pair<std::string_view, uint32_t>> last;
+
   uint32_t Ref(std::string_view s) {
-    auto [it, added] = index.try_emplace(s, uint32_t(symbols.size()));
-    if (added) symbols.push_back(s);
-    return it->second;
+    if (2 * (symbols.size() + 1) > slots.size()) Grow();
+    const size_t mask = slots.size() - 1;
+    for (size_t h = HashString(s) & mask;; h = (h + 1) & mask) {
+      uint32_t slot = slots[h];
+      if (slot == 0) {
+        symbols.push_back(s);
+        slots[h] = uint32_t(symbols.size());
+        return uint32_t(symbols.size() - 1);
+      }
+      if (symbols[slot - 1] == s) return slot - 1;
+    }
+  }
+  uint32_t RefAt(size_t pos, std::string_view s) {
+    if (pos >= last.size()) last.resize(pos + 1, {std::string_view(), 0});
+    auto& [prev, ref] = last[pos];
+    if (prev.data() == nullptr || prev != s) {
+      prev = s;
+      ref = Ref(s);
+    }
+    return ref;
   }
 };
 
@@ -185,17 +230,16 @@ bool HasMetadata(const WireMetadata& m) {
 
 void EncodeV2(const WireRequest& req, std::string& out) {
   thread_local V2Scratch sc;
-  sc.index.clear();
-  sc.symbols.clear();
-  sc.refs.clear();
-  sc.series_size.clear();
+  sc.Clear();
   sc.Ref("");
   // Pass 1: symbols, refs and the size of each series.
   size_t total = 0;
   for (const WireSeries& s : req.series) {
     size_t refs_bytes = 0;
+    size_t pos = 0;
     for (const Label& l : s.labels) {
-      uint32_t n = sc.Ref(l.name), v = sc.Ref(l.value);
+      uint32_t n = sc.RefAt(pos, l.name), v = sc.RefAt(pos + 1, l.value);
+      pos += 2;
       sc.refs.push_back(n);
       sc.refs.push_back(v);
       refs_bytes += VarintSize(n) + VarintSize(v);
