@@ -80,18 +80,6 @@ void SetWrittenHeaders(net::HttpResponse* r, uint64_t samples) {
   r->headers.push_back({"X-Prometheus-Remote-Write-Exemplars-Written", "0"});
 }
 
-// Prometheus's words for what the appender refused.
-std::string AppendError(const absl::Status& st) {
-  switch (st.code()) {
-    case absl::StatusCode::kAlreadyExists:
-      return fmt::format("duplicate sample for timestamp ({})", Msg(st));
-    case absl::StatusCode::kFailedPrecondition:
-      return fmt::format("out of order sample ({})", Msg(st));
-    default:
-      return std::string(Msg(st));
-  }
-}
-
 }  // namespace
 
 Receiver::Receiver(ReceiverOptions opts) : opts_(std::move(opts)) {
@@ -163,11 +151,14 @@ void Receiver::Serve(const net::HttpRequest& req,
     storage::SeriesRef ref = 0;
     uint64_t series_appended = 0;
     for (const WireSample& smp : s.samples) {
-      absl::Status st;
+      // The storage's errors are Prometheus's ("out of order sample",
+      // "duplicate sample for timestamp", "out of bounds") and name the
+      // series.
+      std::string err;
       if (smp.timestamp > max_t) {
-        st = absl::OutOfRangeError(
-            fmt::format("out of bounds: timestamp {} is too far in the future",
-                        smp.timestamp));
+        err = fmt::format(
+            "out of bounds: timestamp {} is too far in the future, series {}",
+            smp.timestamp, s.labels.ToString());
       } else {
         absl::StatusOr<storage::SeriesRef> r =
             app->Append(ref, s.labels, smp.timestamp, smp.value);
@@ -176,10 +167,8 @@ void Receiver::Serve(const net::HttpRequest& req,
           ++series_appended;
           continue;
         }
-        st = r.status();
+        err = Msg(r.status());
       }
-      std::string err =
-          fmt::format("{} for series {}", AppendError(st), s.labels.ToString());
       if (!v2) {
         app->Rollback();
         log_error("Error appending remote write request", err);
