@@ -48,6 +48,42 @@ struct Response {
   }
 };
 
+// POSTs `body` to `base_url`/api/v1/write with `headers` ("Name: value")
+// by curl (files in `scratch`).
+inline Response PostWrite(const std::string& base_url, const std::string& body,
+                          const std::vector<std::string>& headers,
+                          const testutil::TempDir& scratch) {
+  const std::string in = scratch.Sub("body.bin"), out = scratch.Sub("resp.bin"),
+                    hdr = scratch.Sub("resp.hdr");
+  WriteFile(in, body);
+  std::string cmd = "curl -s -o '" + out + "' -D '" + hdr +
+                    "' -w '%{http_code}' -X POST --data-binary @'" + in + "'";
+  // curl adds its own Content-Type for --data-binary unless told.
+  bool has_ct = false;
+  for (const auto& h : headers) {
+    cmd += " -H '" + h + "'";
+    if (h.rfind("Content-Type:", 0) == 0) has_ct = true;
+  }
+  if (!has_ct) cmd += " -H 'Content-Type:'";  // none at all
+  cmd += " " + base_url + "/api/v1/write";
+  testutil::RunResult r = testutil::Run(cmd);
+  Response resp;
+  resp.status = std::atoi(r.out.c_str());
+  resp.body = testutil::ReadFile(out);
+  resp.headers = "\n" + testutil::ReadFile(hdr);
+  // Lower-case header names.
+  size_t pos = 0;
+  while ((pos = resp.headers.find('\n', pos)) != std::string::npos) {
+    ++pos;
+    for (size_t i = pos; i < resp.headers.size() && resp.headers[i] != ':' &&
+                         resp.headers[i] != '\n';
+         ++i) {
+      resp.headers[i] = char(std::tolower(resp.headers[i]));
+    }
+  }
+  return resp;
+}
+
 // A `vigil` serving on a free port with its own storage.
 class VigilServer {
  public:
@@ -82,35 +118,7 @@ class VigilServer {
   // POSTs `body` to /api/v1/write with `headers` ("Name: value").
   Response Write(const std::string& body,
                  const std::vector<std::string>& headers) const {
-    const std::string in = dir_.Sub("body.bin"), out = dir_.Sub("resp.bin"),
-                      hdr = dir_.Sub("resp.hdr");
-    WriteFile(in, body);
-    std::string cmd = "curl -s -o '" + out + "' -D '" + hdr +
-                      "' -w '%{http_code}' -X POST --data-binary @'" + in + "'";
-    // curl adds its own Content-Type for --data-binary unless told.
-    bool has_ct = false;
-    for (const auto& h : headers) {
-      cmd += " -H '" + h + "'";
-      if (h.rfind("Content-Type:", 0) == 0) has_ct = true;
-    }
-    if (!has_ct) cmd += " -H 'Content-Type:'";  // none at all
-    cmd += " " + url() + "/api/v1/write";
-    testutil::RunResult r = testutil::Run(cmd);
-    Response resp;
-    resp.status = std::atoi(r.out.c_str());
-    resp.body = testutil::ReadFile(out);
-    resp.headers = "\n" + testutil::ReadFile(hdr);
-    // Lower-case header names.
-    size_t pos = 0;
-    while ((pos = resp.headers.find('\n', pos)) != std::string::npos) {
-      ++pos;
-      for (size_t i = pos; i < resp.headers.size() && resp.headers[i] != ':' &&
-                           resp.headers[i] != '\n';
-           ++i) {
-        resp.headers[i] = char(std::tolower(resp.headers[i]));
-      }
-    }
-    return resp;
+    return PostWrite(url(), body, headers, dir_);
   }
 
   // GET `path_and_query` on the API; the body.
