@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "core/go/strconv.h"
 #include "core/labels.h"
@@ -78,6 +80,29 @@ class Writer {
   char* p_;
 };
 
+// A per-thread byte buffer that grows and is never zero-filled.
+class Buffer {
+ public:
+  char* Reserve(size_t n) {
+    if (n > cap_) {
+      cap_ = std::max(n, cap_ * 2);
+      data_ = std::make_unique_for_overwrite<char[]>(cap_);
+    }
+    size_ = n;
+    return data_.get();
+  }
+  const char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  // A huge batch must not pin its peak size in every thread for ever.
+  void Trim() {
+    if (cap_ > (size_t{64} << 20)) *this = Buffer();
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t cap_ = 0, size_ = 0;
+};
+
 bool DoubleIsDefault(double d) {
   uint64_t bits;
   std::memcpy(&bits, &d, 8);
@@ -132,17 +157,22 @@ size_t MetadataV1Size(const WireMetricFamilyMetadata& m) {
          opt(m.metadata.help) + opt(m.metadata.unit);
 }
 
-void EncodeV1(const WireRequest& req, std::string& out) {
+void EncodeV1(const WireRequest& req, Buffer& out) {
+  thread_local std::vector<size_t> sizes;
+  sizes.clear();
   size_t total = 0;
-  for (const WireSeries& s : req.series) total += LenField(SeriesV1Size(s));
+  for (const WireSeries& s : req.series) {
+    sizes.push_back(SeriesV1Size(s));
+    total += LenField(sizes.back());
+  }
   for (const WireMetricFamilyMetadata& m : req.metadata) {
     total += LenField(MetadataV1Size(m));
   }
-  out.resize(total);
-  Writer w(out.data());
+  Writer w(out.Reserve(total));
+  const size_t* size = sizes.data();
   for (const WireSeries& s : req.series) {
     w.Tag(1, kLen);
-    w.Varint(SeriesV1Size(s));
+    w.Varint(*size++);
     for (const Label& l : s.labels) {
       w.Tag(1, kLen);
       w.Varint(LabelSize(l));
@@ -163,6 +193,7 @@ void EncodeV1(const WireRequest& req, std::string& out) {
     if (!m.metadata.unit.empty()) w.Bytes(5, m.metadata.unit);
   }
   assert(w.pos() == out.data() + out.size());
+  (void)w;
 }
 
 // ---- 2.0 ----
@@ -228,7 +259,7 @@ bool HasMetadata(const WireMetadata& m) {
   return !m.type.empty() || !m.help.empty() || !m.unit.empty();
 }
 
-void EncodeV2(const WireRequest& req, std::string& out) {
+void EncodeV2(const WireRequest& req, Buffer& out) {
   thread_local V2Scratch sc;
   sc.Clear();
   sc.Ref("");
@@ -262,9 +293,8 @@ void EncodeV2(const WireRequest& req, std::string& out) {
     total += LenField(size);
   }
   for (std::string_view sym : sc.symbols) total += LenField(sym.size());
-  out.resize(total);
   // Pass 2: write.
-  Writer w(out.data());
+  Writer w(out.Reserve(total));
   for (std::string_view sym : sc.symbols) w.Bytes(4, sym);
   const uint32_t* ref = sc.refs.data();
   for (size_t i = 0; i < req.series.size(); ++i) {
@@ -309,23 +339,26 @@ void EncodeV2(const WireRequest& req, std::string& out) {
     }
   }
   assert(w.pos() == out.data() + out.size());
+  (void)w;
 }
 
 }  // namespace
 
 std::string EncodeWriteRequest(const WireRequest& req, ProtoMessage m) {
-  thread_local std::string raw;
+  thread_local Buffer raw, compressed;
   if (m == ProtoMessage::kV1) {
     EncodeV1(req, raw);
   } else {
     EncodeV2(req, raw);
   }
-  std::string body(snappy::MaxCompressedLength(raw.size()), '\0');
+  // Compressed into scratch, then copied at its exact size: the body a
+  // queue may hold for retries carries no slack.
+  char* z = compressed.Reserve(snappy::MaxCompressedLength(raw.size()));
   size_t n = 0;
-  snappy::RawCompress(raw.data(), raw.size(), body.data(), &n);
-  body.resize(n);
-  // A huge batch must not pin its peak size in every thread for ever.
-  if (raw.capacity() > (64u << 20)) std::string().swap(raw);
+  snappy::RawCompress(raw.data(), raw.size(), z, &n);
+  std::string body(z, n);
+  raw.Trim();
+  compressed.Trim();
   return body;
 }
 
