@@ -124,10 +124,11 @@ void Receiver::Serve(const net::HttpRequest& req,
         wr.status().code() == absl::StatusCode::kResourceExhausted ? 413 : 400,
         Msg(wr.status()));
   }
-  size_t samples = 0, histograms = 0;
+  size_t samples = 0, histograms = 0, exemplars = 0;
   for (const WireSeries& s : wr->series) {
     samples += s.samples.size();
     histograms += s.histograms;
+    exemplars += s.exemplars;
   }
   if (wr->series.size() > opts_.max_series || samples > opts_.max_samples) {
     std::string err = fmt::format(
@@ -191,6 +192,15 @@ void Receiver::Serve(const net::HttpRequest& req,
         "native histograms are not supported by this receiver: {} histogram "
         "samples dropped",
         histograms));
+  }
+  // 2.0 forbids a 2xx when anything sent was not written; 1.0 has no
+  // exemplars in its specification, and Prometheus's 1.0 receiver does not
+  // fail a request over them.
+  if (v2 && exemplars > 0) {
+    ++refused;
+    rejected.push_back(fmt::format(
+        "exemplars are not supported by this receiver: {} exemplars dropped",
+        exemplars));
   }
   if (v2) SetWrittenHeaders(resp, appended);
   if (!rejected.empty()) {

@@ -26,10 +26,12 @@
 //   2.0 answers      always carry X-Prometheus-Remote-Write-Samples-Written,
 //                    -Histograms-Written and -Exemplars-Written.
 //
-// Not supported (Vigil stores floats only): native histograms are not
-// stored — the float samples of the request are, and the answer is 400
-// naming how many histogram samples were dropped (Histograms-Written: 0);
-// exemplars and metadata are accepted and ignored (Exemplars-Written: 0).
+// Not supported (Vigil stores floats only): native histograms and
+// exemplars are not stored. The float samples of the request are, and the
+// answer is 400 saying how many histogram samples (and, for 2.0, whose
+// specification forbids a 2xx when anything was not written, exemplars)
+// were dropped, with Histograms-Written / Exemplars-Written 0. 1.0
+// exemplars (outside the 1.0 specification) and metadata are ignored.
 //
 // Thread-safe: Serve() runs concurrently on the web workers.
 #ifndef VIGIL_SERVER_REMOTE_RECEIVER_H_

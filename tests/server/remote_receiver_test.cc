@@ -296,12 +296,13 @@ TEST_CASE("remote receiver: limits", "[remote][receiver]") {
   }
 }
 
-TEST_CASE("remote receiver: native histograms are refused, floats kept",
-          "[remote][receiver]") {
+TEST_CASE(
+    "remote receiver: native histograms and exemplars are refused, "
+    "floats kept",
+    "[remote][receiver]") {
   VigilServer v(true);
   const int64_t t = NowMs() / 1000 * 1000 - 5000;
-  // A 2.0 body by hand: series rw_hist{} with a histogram, series rw_f{}
-  // with a float sample, and an exemplar on it (ignored).
+  // Bodies by hand (the encoder writes neither histograms nor exemplars).
   auto len = [](char tag, const std::string& p) {
     return std::string(1, tag) + char(p.size()) + p;
   };
@@ -312,22 +313,45 @@ TEST_CASE("remote receiver: native histograms are refused, floats kept",
   ts_varint += char(uint64_t(t) >> (7 * ts_varint.size()));
   const std::string sample = len(
       '\x12', std::string("\x09\0\0\0\0\0\0\xf0\x3f", 9) + "\x10" + ts_varint);
-  std::string raw = std::string("\x22\x00", 2) + len('\x22', "__name__") +
-                    len('\x22', "rw_hist") + len('\x22', "rw_f");
-  raw += len('\x2a',
-             len('\x0a', "\x01\x02") +
-                 len('\x1a', std::string("\x08\x05", 2) + "\x78" + ts_varint));
-  raw += len('\x2a', len('\x0a', "\x01\x03") + sample +
-                         len('\x22', std::string("\x11\0\0\0\0\0\0\0\x40", 9)));
-  Response r = v.Write(Snappy(raw), {kV2Type, kSnappy});
-  CHECK(r.status == 400);
-  CHECK(r.body.find("native histograms are not supported") !=
-        std::string::npos);
-  CHECK(r.Header("x-prometheus-remote-write-samples-written") == "1");
-  CHECK(r.Header("x-prometheus-remote-write-histograms-written") == "0");
-  CHECK(r.Header("x-prometheus-remote-write-exemplars-written") == "0");
-  CHECK(Stored(v, "rw_f") == Pair(t, "1"));
-  CHECK(Stored(v, "rw_hist").empty());
+  // Histogram: count_int 5 at t. Exemplar: value 2 (2.0: no labels).
+  const std::string histogram = std::string("\x08\x05", 2) + "\x78" + ts_varint;
+  const std::string exemplar = std::string("\x11\0\0\0\0\0\0\0\x40", 9);
+  const std::string symbols = std::string("\x22\x00", 2) +
+                              len('\x22', "__name__") + len('\x22', "rw_hist") +
+                              len('\x22', "rw_f");
+
+  SECTION("2.0: a histogram series and an exemplar") {
+    std::string raw = symbols;
+    raw += len('\x2a', len('\x0a', "\x01\x02") + len('\x1a', histogram));
+    raw +=
+        len('\x2a', len('\x0a', "\x01\x03") + sample + len('\x22', exemplar));
+    Response r = v.Write(Snappy(raw), {kV2Type, kSnappy});
+    CHECK(r.status == 400);
+    CHECK(r.body.find("native histograms are not supported by this receiver: "
+                      "1 histogram samples dropped") != std::string::npos);
+    CHECK(r.body.find("1 exemplars dropped") != std::string::npos);
+    CHECK(r.Header("x-prometheus-remote-write-samples-written") == "1");
+    CHECK(r.Header("x-prometheus-remote-write-histograms-written") == "0");
+    CHECK(r.Header("x-prometheus-remote-write-exemplars-written") == "0");
+    CHECK(Stored(v, "rw_f") == Pair(t, "1"));
+    CHECK(Stored(v, "rw_hist").empty());
+  }
+  SECTION("1.0: exemplars ignored, histograms refused") {
+    auto series = [&](const std::string& name, const std::string& rest) {
+      return len(
+          '\x0a',
+          len('\x0a', len('\x0a', "__name__") + len('\x12', name)) + rest);
+    };
+    Response r = v.Write(Snappy(series("rw_f", sample + len('\x1a', exemplar))),
+                         {kV1Type});
+    CHECK(r.status == 204);
+    CHECK(Stored(v, "rw_f") == Pair(t, "1"));
+    r = v.Write(Snappy(series("rw_hist", len('\x22', histogram))), {kV1Type});
+    CHECK(r.status == 400);
+    CHECK(r.body.find("native histograms are not supported") !=
+          std::string::npos);
+    CHECK(Stored(v, "rw_hist").empty());
+  }
 }
 
 }  // namespace
