@@ -53,8 +53,14 @@ struct ReceiverOptions {
   Logger* logger = nullptr;                   // may be null
   const Clock* clock = nullptr;               // null: the real clock
   // Limits of one request. The compressed body is capped by the web
-  // server's body limit first (16 MiB: 413).
-  size_t max_decoded_bytes = size_t{64} << 20;  // Default: 64 MiB
+  // server's body limit first (16 MiB: 413). A request's peak memory is a
+  // few times its decoded size (the body, the parsed message, the decoded
+  // series: estimated up to ~6x for a body of bare samples), and the web
+  // server runs at most 8 at once: with these defaults the receiver's
+  // worst case is roughly 1.5 GiB. Real senders send far less
+  // (Prometheus: at most 2,000 samples per request by default, 500 in
+  // 2.42; well under 1 MiB).
+  size_t max_decoded_bytes = size_t{32} << 20;  // Default: 32 MiB
   size_t max_series = 500000;                   // Default: 500k
   size_t max_samples = 2000000;                 // Default: 2M
   // Samples more than this ahead of the clock are refused (Prometheus:

@@ -273,9 +273,9 @@ TEST_CASE("remote receiver: limits", "[remote][receiver]") {
     CHECK((r.status == 413 || r.status == 0));
     CHECK(v.Get("/-/healthy") == "Vigil Server is Healthy.\n");
   }
-  SECTION("a body decoding to more than 64 MiB") {
+  SECTION("a body decoding to more than 32 MiB") {
     Response r =
-        v.Write(Snappy(std::string(65 << 20, '\0')), {kV1Type, kSnappy});
+        v.Write(Snappy(std::string(33 << 20, '\0')), {kV1Type, kSnappy});
     CHECK(r.status == 413);
     CHECK(r.body.find("limit") != std::string::npos);
   }
