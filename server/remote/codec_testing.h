@@ -22,6 +22,11 @@ namespace vigil::remote {
 absl::StatusOr<std::string> ReserializeWithLibprotobuf(std::string_view raw,
                                                        ProtoMessage m);
 
+// What EncodeWriteRequest would cost done the usual way, for the codec's
+// benchmark: builds the generated message (on an arena) and serialises it
+// with libprotobuf, without snappy. 1.0 only.
+std::string SerializeV1WithLibprotobuf(const WireRequest& req);
+
 }  // namespace vigil::remote
 
 #endif  // VIGIL_SERVER_REMOTE_CODEC_TESTING_H_
