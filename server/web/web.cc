@@ -219,6 +219,13 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
           if (rw == nullptr) return Text(r, 503, "Service Unavailable");
           rw->Serve(req, r);
         });
+  for (const char* m : {"GET", "PUT", "DELETE"}) {
+    Route(m, "/api/v1/write",
+          [](const net::HttpRequest&, net::HttpResponse* r) {
+            Text(r, 405, "Method Not Allowed\n");
+            r->SetHeader("Allow", "OPTIONS, POST");
+          });
+  }
 
   // The API, live once SetApi() is called: every method on /api/v1/* and
   // /federate goes to Api::Serve, which routes (404/405) itself.

@@ -146,6 +146,10 @@ TEST_CASE("remote receiver: content negotiation (415)", "[remote][receiver]") {
   CHECK(r.body ==
         "zstd encoding (compression) is not accepted by this server; only "
         "snappy is acceptable\n");
+  // Other methods: 405, as Prometheus's router answers.
+  vigil::testutil::RunResult get = vigil::testutil::Run(
+      "curl -s -o /dev/null -w '%{http_code}' " + v.url() + "/api/v1/write");
+  CHECK(get.out == "405");
   // A 1.0 body announced as 2.0 has no 2.0 series: nothing is stored.
   r = v.Write(v1, {kV2Type, kSnappy});
   CHECK(r.status == 204);
