@@ -12,7 +12,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   librocksdb-dev libabsl-dev libre2-dev libyaml-cpp-dev libfmt-dev \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev \
-  libcurl4-openssl-dev rapidjson-dev
+  libcurl4-openssl-dev rapidjson-dev protobuf-compiler libprotobuf-dev
 # The web UI (docs/ui.md): node + npm build it, chromium runs its test;
 # command:package, checked by command (node may come from another source).
 DEB_UI := node:nodejs npm:npm chromium:chromium

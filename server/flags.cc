@@ -38,8 +38,8 @@ const std::vector<FlagDef>& Defs() {
       {"web.enable-admin-api", Kind::kBool,
        "Enable API endpoints for admin control actions."},
       {"web.enable-remote-write-receiver", Kind::kBool,
-       "Enable the remote-write receiver (not supported yet: accepted and "
-       "reported)."},
+       "Enable API endpoint accepting remote write requests (POST "
+       "/api/v1/write, Remote-Write 1.0 and 2.0)."},
       {"storage.tsdb.path", Kind::kString, "Base path for metrics storage."},
       {"storage.tsdb.retention.time", Kind::kDuration,
        "How long to retain samples in storage. Units: y, w, d, h, m, s, ms."},

@@ -22,6 +22,7 @@
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
 #include "server/probe/service.h"
+#include "server/remote/receiver.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
@@ -149,7 +150,7 @@ int Run(const ServerFlags& flags, Logger* log) {
                                {"config", flags.config_file},
                                {"storage", flags.storage_path}});
   if (flags.enable_remote_write_receiver) {
-    log->Warn("--web.enable-remote-write-receiver is not supported yet");
+    log->Info("Remote-write receiver enabled (POST /api/v1/write)");
   }
   auto cfg = LoadConfig(flags.config_file);
   if (!cfg.ok()) {
@@ -376,6 +377,11 @@ int Run(const ServerFlags& flags, Logger* log) {
   for (Component* c : components) c->Start();
   live_db.store(db->get());
   web.SetApi(&api);
+  remote::ReceiverOptions rwo;  // POST /api/v1/write (when enabled)
+  rwo.appendable = db->get();
+  rwo.logger = log;
+  remote::Receiver remote_write(rwo);
+  web.SetRemoteWriteReceiver(&remote_write);
   if (alerting) alerting_api->SetRouter(alerting->router());
   log->Info("Server is ready to receive web requests.");
 

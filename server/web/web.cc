@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "promql/parser.h"
+#include "server/remote/receiver.h"
 #include "server/web/api/v1/util.h"
 #include "server/web/api/v2/api.h"
 #include "server/web/ui/assets.h"
@@ -209,6 +210,27 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
     Route(m, "/api/v1/admin/tsdb/clean_tombstones", not_allowed);
   }
 
+  // The remote-write receiver (server/remote/receiver.h), answered as
+  // Prometheus does when it is off.
+  Route("POST", "/api/v1/write",
+        [this](const net::HttpRequest& req, net::HttpResponse* r) {
+          if (!opts_.flags->enable_remote_write_receiver) {
+            return Text(r, 404,
+                        "remote write receiver needs to be enabled with "
+                        "--web.enable-remote-write-receiver\n");
+          }
+          remote::Receiver* rw = remote_write_.load();
+          if (rw == nullptr) return Text(r, 503, "Service Unavailable");
+          rw->Serve(req, r);
+        });
+  for (const char* m : {"GET", "PUT", "DELETE"}) {
+    Route(m, "/api/v1/write",
+          [](const net::HttpRequest&, net::HttpResponse* r) {
+            Text(r, 405, "Method Not Allowed\n");
+            r->SetHeader("Allow", "OPTIONS, POST");
+          });
+  }
+
   // The API, live once SetApi() is called: every method on /api/v1/* and
   // /federate goes to Api::Serve, which routes (404/405) itself.
   auto api = [this](const net::HttpRequest& req, net::HttpResponse* r) {
@@ -282,6 +304,10 @@ absl::StatusOr<int> Web::Start() {
 }
 
 void Web::SetApi(api::Api* api) { api_.store(api); }
+
+void Web::SetRemoteWriteReceiver(remote::Receiver* r) {
+  remote_write_.store(r);
+}
 
 void Web::Stop() {
   if (http_) http_->Stop();

@@ -23,6 +23,10 @@
 #include "server/net/http_server.h"
 #include "server/web/api/v1/api.h"
 
+namespace vigil::remote {
+class Receiver;
+}  // namespace vigil::remote
+
 namespace vigil::web {
 
 namespace api::v2 {
@@ -73,6 +77,9 @@ class Web {
   [[nodiscard]] absl::StatusOr<int> Start();
   // Makes the API live (the storage is open). `api` must outlive Stop().
   void SetApi(api::Api* api);
+  // Makes POST /api/v1/write live (with --web.enable-remote-write-receiver;
+  // 503 until then). `r` must outlive Stop().
+  void SetRemoteWriteReceiver(remote::Receiver* r);
   void Stop();
 
   // The route prefix in use: --web.route-prefix, else the path of
@@ -86,6 +93,7 @@ class Web {
   WebOptions opts_;
   std::unique_ptr<net::HttpServer> http_;
   std::atomic<api::Api*> api_{nullptr};
+  std::atomic<remote::Receiver*> remote_write_{nullptr};
   std::shared_ptr<metrics::Counter> requests_;
   std::shared_ptr<metrics::Histogram> durations_;
 };
