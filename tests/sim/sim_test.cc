@@ -42,7 +42,8 @@ class Sim {
     std::istringstream in(flags);
     for (std::string f; in >> f;) argv.push_back(f);
     proc_ = std::make_unique<Process>(argv, log);
-    for (int i = 0; i < 100 && control_.empty(); ++i) {
+    // A backfill runs first; on a loaded 2-core machine it takes seconds.
+    for (int i = 0; i < 1200 && control_.empty(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       std::smatch m;
       std::string text = ReadFile(log);
