@@ -299,8 +299,9 @@ TEST_CASE("a healthy fleet yields no finding and says what data is missing",
   }
 }
 
-TEST_CASE("--server and /api/v1/diagnose give the report of the database",
-          "[diagnose]") {
+TEST_CASE(
+    "diagnose: --server and /api/v1/diagnose give the report of the database",
+    "[diagnose]") {
   const SimFleet& f = FaultFleet();
   REQUIRE(f.error.empty());
   RunResult local = Diagnose(f, "-o json");

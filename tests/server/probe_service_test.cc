@@ -147,7 +147,7 @@ TEST_CASE("/probe: a hanging target ends at the timeout", "[probe]") {
   CHECK(c < 2);
 }
 
-TEST_CASE("/probe: waiters gone end the probe; the cap refuses the excess",
+TEST_CASE("/probe: waiters gone end the probe, and the cap refuses the excess",
           "[probe]") {
   if (!testing::HavePeers()) return;
   testutil::TempDir dir;
@@ -182,8 +182,9 @@ TEST_CASE("/probe: waiters gone end the probe; the cap refuses the excess",
   CHECK(Call(*s, Req("llm", "http://" + t.addr() + "/ok")).status == 200);
 }
 
-TEST_CASE("/probe: a reload swaps the modules; a broken file changes nothing",
-          "[probe]") {
+TEST_CASE(
+    "/probe: a reload swaps the modules, and a broken file changes nothing",
+    "[probe]") {
   testutil::TempDir dir;
   auto s = Service(dir, kYaml);
   std::ofstream(dir.Sub("probes.yml"))
