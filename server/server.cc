@@ -20,6 +20,7 @@
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
+#include "server/remote_write_component.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
@@ -273,6 +274,18 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   ScrapeComponent scrape(flags, db->get(), &http_client, log);
 
+  RemoteWriteComponentOptions rwo;
+  rwo.db = db->get();
+  rwo.client = &http_client;
+  rwo.registry = &registry;
+  rwo.logger = log;
+  auto remote_write = RemoteWriteComponent::Create(rwo);
+  if (!remote_write.ok()) {
+    log->Error("Creating the remote-write queues failed",
+               {{"err", std::string(remote_write.status().message())}});
+    return 1;
+  }
+
   std::unique_ptr<AlertingComponent> alerting;
   if (alerting_on) {
     AlertingComponentOptions ac;
@@ -315,6 +328,9 @@ int Run(const ServerFlags& flags, Logger* log) {
   RulesComponent rules(ro, *cfg);
   components = {notifier->get(), &scrape, &rules};
   if (alerting) components.insert(components.begin() + 1, alerting.get());
+  // First in, so that it stops last: what scrapes and rules commit while
+  // they stop is still read.
+  components.insert(components.begin(), remote_write->get());
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
