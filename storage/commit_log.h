@@ -63,7 +63,10 @@ struct CommitLogRead {
 
 // Thread-compatible: one thread uses a reader at a time (the remote's
 // queue); different readers may be used concurrently with each other and
-// with appenders. Must be destroyed before its DB.
+// with appenders. Destroy readers before their DB. Destroying the DB wakes
+// a Read waiting in another thread (it returns Cancelled) and waits for
+// calls in progress; after that every call returns Cancelled (End and
+// Position the last known values), and destroying the reader is safe.
 class CommitLogReader {
  public:
   virtual ~CommitLogReader() = default;
@@ -96,7 +99,11 @@ class CommitLogReader {
   // Everything before `next` was delivered. Persists the position (not
   // synced: after a crash the reader may resend up to a few seconds of
   // batches — at-least-once) and lets the storage delete batches no
-  // reader needs any more. A position going backwards is ignored.
+  // reader needs any more (at its next checkpoint, a whole checkpoint
+  // interval at a time). A position going backwards is ignored; one
+  // beyond End() is InvalidArgument. Losses a Read reported are
+  // forgotten once acknowledged past; after a crash before that, they are
+  // reported again (at-least-once, like the batches).
   [[nodiscard]] virtual absl::Status Acknowledge(uint64_t next) = 0;
 
  protected:

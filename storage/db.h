@@ -57,6 +57,13 @@ struct DBStats {
   uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
   uint64_t head_memory_bytes = 0;  // estimate of head heap usage
   uint64_t rocksdb_memory_bytes = 0;  // memtables + table readers
+  // The commit log (commit_log.h): registered readers, the checkpointed
+  // `wal` records kept for them, and samples deleted (retention, the hold
+  // cap) before a reader acknowledged them, since Open.
+  uint64_t commit_log_readers = 0;
+  uint64_t commit_log_held_records = 0;
+  uint64_t commit_log_held_bytes = 0;
+  uint64_t commit_log_lost_samples = 0;
 };
 
 // One chunk of one series, without its samples: what DB::ForEachChunk

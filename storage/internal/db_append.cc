@@ -1,4 +1,5 @@
 // The Appender and Commit of DBImpl.
+#include <algorithm>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
@@ -154,6 +155,17 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     VIGIL_RETURN_IF_ERROR(
         FromRocks(db_->Write(wo, &batch), "commit: write to WAL"));
   }
+  if (options_.write_wal) {
+    ++seg_records_;
+    seg_samples_ += samples.size();
+    // Commit-log readers: publish the end, then wake waiting reads (an
+    // atomic load when nobody waits; see CommitLogReader::Read).
+    hub_->end.store(next_wal_seq_);
+    if (hub_->waiters.load() > 0) {
+      absl::MutexLock hl(&hub_->mu);
+      hub_->cv.SignalAll();
+    }
+  }
   for (MemSeries* s : fresh) {
     s->persisted.store(true, std::memory_order_release);
     // CleanTombstones forgot it; its record is back, so is its index entry.
@@ -177,6 +189,7 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     head_->AppendLocked(s, w.t, w.v);
     if (s->pending.size() != before && before == 0) cut.push_back(s);
     NoteTime(w.t);
+    seg_max_t_ = std::max(seg_max_t_, w.t);
     ++accepted;
   }
   appended_.fetch_add(accepted, std::memory_order_relaxed);
