@@ -12,7 +12,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   librocksdb-dev libabsl-dev libre2-dev libyaml-cpp-dev libfmt-dev \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev \
-  libcurl4-openssl-dev rapidjson-dev
+  libcurl4-openssl-dev rapidjson-dev protobuf-compiler libprotobuf-dev
 # Real peers used by tests and bench (promtool, VictoriaMetrics).
 DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter curl bc time
 
