@@ -66,10 +66,10 @@ absl::StatusOr<std::function<void()>> RemoteWriteComponent::Prepare(
     // What the queue sends and how: the entry, the secrets as read now,
     // and the external labels.
     const net::FetchRequest& t = p.client.request_template;
-    p.fingerprint = fmt::format(
-        "{}|{}|{}|{}|{}", config::RemoteWriteHashName(rw), rw.name,
-        p.queue.external_labels.ToString(), t.basic_username + ":" + t.basic_password,
-        t.bearer_token);
+    p.fingerprint =
+        fmt::format("{}|{}|{}|{}|{}", config::RemoteWriteHashName(rw), rw.name,
+                    p.queue.external_labels.ToString(),
+                    t.basic_username + ":" + t.basic_password, t.bearer_token);
     for (const auto& [k, v] : t.headers) p.fingerprint += "|" + k + "=" + v;
     plan.push_back(std::move(p));
   }
@@ -102,9 +102,9 @@ void RemoteWriteComponent::Apply(std::vector<Planned> plan) {
   for (const std::string& name : o_.db->CommitLogReaders()) {
     if (wanted.count(name) != 0) continue;
     if (absl::Status st = o_.db->DropCommitLogReader(name); !st.ok()) {
-      o_.logger->Warn("remote write: dropping a commit-log reader failed",
-                      {{"remote_name", name},
-                       {"err", std::string(st.message())}});
+      o_.logger->Warn(
+          "remote write: dropping a commit-log reader failed",
+          {{"remote_name", name}, {"err", std::string(st.message())}});
     } else {
       o_.logger->Info("remote write: removed queue's commit-log reader dropped",
                       {{"remote_name", name}});
@@ -114,10 +114,11 @@ void RemoteWriteComponent::Apply(std::vector<Planned> plan) {
     if (queues_.count(p.name) != 0) continue;
     auto reader = o_.db->OpenCommitLogReader(p.name);
     if (!reader.ok()) {
-      o_.logger->Error("remote write: opening the commit-log reader failed; "
-                       "this remote sends nothing",
-                       {{"remote_name", p.name},
-                        {"err", std::string(reader.status().message())}});
+      o_.logger->Error(
+          "remote write: opening the commit-log reader failed; "
+          "this remote sends nothing",
+          {{"remote_name", p.name},
+           {"err", std::string(reader.status().message())}});
       continue;
     }
     const std::string url = p.client.url;

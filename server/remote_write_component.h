@@ -29,9 +29,9 @@
 namespace vigil::server {
 
 struct RemoteWriteComponentOptions {
-  storage::DB* db = nullptr;               // must outlive the component
-  net::HttpClient* client = nullptr;       // likewise
-  metrics::Registry* registry = nullptr;   // likewise
+  storage::DB* db = nullptr;              // must outlive the component
+  net::HttpClient* client = nullptr;      // likewise
+  metrics::Registry* registry = nullptr;  // likewise
   Logger* logger = nullptr;
   // How often shards are reconsidered (tests shorten it). Default: 10s.
   int64_t reshard_interval_ms = 10000;

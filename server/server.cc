@@ -169,8 +169,9 @@ int Run(const ServerFlags& flags, Logger* log) {
     auto next = LoadConfig(flags.config_file);
     absl::Status st = next.ok() ? ApplyAll(components, *next) : next.status();
     const Timestamp now = Clock::Real()->NowMs();
-    status.ConfigLoaded(st.ok(), st.ok() ? ReadText(flags.config_file) : "",
-                        now);
+    status.ConfigLoaded(
+        st.ok(),
+        st.ok() ? config::RedactSecrets(ReadText(flags.config_file)) : "", now);
     if (st.ok()) {
       log->Info("Completed loading of configuration file",
                 {{"filename", flags.config_file}});
@@ -336,7 +337,8 @@ int Run(const ServerFlags& flags, Logger* log) {
                                         {"err", std::string(st.message())}});
     return 1;
   }
-  status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
+  status.ConfigLoaded(true, config::RedactSecrets(ReadText(flags.config_file)),
+                      start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
   (void)registry.Register(std::make_shared<ScrapeCollector>(
       scrape.manager(), (*notifier)->notifier()));

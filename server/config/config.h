@@ -144,10 +144,10 @@ struct AlertingConfig {
 // queue reads the storage's commit log, so nothing here bounds what is
 // kept on disk; `capacity` bounds what a shard holds in memory.
 struct RemoteWriteQueueConfig {
-  int capacity = 10000;             // Default: 10000 (samples per shard)
-  int max_shards = 50;              // Default: 50
-  int min_shards = 1;               // Default: 1
-  int max_samples_per_send = 2000;  // Default: 2000
+  int capacity = 10000;                   // Default: 10000 (samples per shard)
+  int max_shards = 50;                    // Default: 50
+  int min_shards = 1;                     // Default: 1
+  int max_samples_per_send = 2000;        // Default: 2000
   int64_t batch_send_deadline_ms = 5000;  // Default: 5s
   int64_t min_backoff_ms = 30;            // Default: 30ms
   int64_t max_backoff_ms = 5000;          // Default: 5s
@@ -156,16 +156,16 @@ struct RemoteWriteQueueConfig {
 };
 
 struct RemoteWriteMetadataConfig {
-  bool send = true;                   // Default: true
-  int64_t send_interval_ms = 60000;   // Default: 1m
-  int max_samples_per_send = 2000;    // Default: 2000
+  bool send = true;                  // Default: true
+  int64_t send_interval_ms = 60000;  // Default: 1m
+  int max_samples_per_send = 2000;   // Default: 2000
 };
 
 // One remote_write entry, validated as Prometheus's
 // RemoteWriteConfig.UnmarshalYAML. sigv4, azuread, google_iam and oauth2
 // are "not supported by vigil" errors.
 struct RemoteWriteConfig {
-  std::string url;  // required; http:// or https://
+  std::string url;   // required; http:// or https://
   std::string name;  // Default: "" (the queue is named by a config hash)
   int64_t remote_timeout_ms = 30000;  // Default: 30s
   // Extra request headers, sorted by name.
@@ -231,6 +231,11 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml,
 // Reads `path`, then ParseConfig and SetDirectory(dir of path).
 // Unavailable ("open p.yml: no such file or directory") if unreadable.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+// `yaml` with the values of secret keys (password, credentials,
+// bearer_token, client_secret, secret_key) replaced by "<secret>", for
+// /api/v1/status/config.
+std::string RedactSecrets(std::string_view yaml);
 
 // Joins every relative file path (rule files, file_sd files, TLS, password
 // and credentials files, log files) to `dir`, as Prometheus's SetDirectory.

@@ -43,11 +43,11 @@ const std::set<std::string>& ReservedHeaders() {
 
 void DecodeQueue(GoYamlDecoder& d, const YAML::Node& n,
                  RemoteWriteQueueConfig* q) {
-  auto fields = d.Struct(
-      n, "config.QueueConfig",
-      {"capacity", "max_shards", "min_shards", "max_samples_per_send",
-       "batch_send_deadline", "min_backoff", "max_backoff",
-       "retry_on_http_429", "sample_age_limit"});
+  auto fields =
+      d.Struct(n, "config.QueueConfig",
+               {"capacity", "max_shards", "min_shards", "max_samples_per_send",
+                "batch_send_deadline", "min_backoff", "max_backoff",
+                "retry_on_http_429", "sample_age_limit"});
   for (const Field& f : fields ? *fields : std::vector<Field>{}) {
     const YAML::Node& v = f.value;
     if (f.key == "capacity") {
@@ -89,8 +89,10 @@ void DecodeMetadata(GoYamlDecoder& d, const YAML::Node& n,
 
 // QueueConfig.Validate's checks, in its order.
 std::string ValidateQueue(const RemoteWriteQueueConfig& q) {
-  if (q.max_shards <= 0) return "remote write queue max_shards must be positive";
-  if (q.min_shards <= 0) return "remote write queue min_shards must be positive";
+  if (q.max_shards <= 0)
+    return "remote write queue max_shards must be positive";
+  if (q.min_shards <= 0)
+    return "remote write queue min_shards must be positive";
   if (q.min_shards > q.max_shards) {
     return "remote write queue min_shards must not be greater than max_shards";
   }
@@ -213,7 +215,7 @@ void DecodeRemoteWrite(GoYamlDecoder& d, const YAML::Node& n,
                   "sigv4", "azuread", "google_iam", VIGIL_CONFIG_HTTP_KEYS});
     if (!fields) continue;
     Item it;
-    it.cfg.http.enable_http2 = false;  // DefaultRemoteWriteHTTPClientConfig
+    it.http.cfg.enable_http2 = false;  // DefaultRemoteWriteHTTPClientConfig
     for (const Field& f : *fields) DecodeField(d, f, &it);
     if (d.type_errors().size() != errors_before || d.fatal()) continue;
     if (std::string e = CheckItem(&it); !e.empty()) {
@@ -247,9 +249,8 @@ std::string RemoteWriteHashName(const RemoteWriteConfig& rw) {
   const RemoteWriteQueueConfig& q = rw.queue_config;
   s += fmt::format("queue={},{},{},{},{},{},{},{},{}\n", q.capacity,
                    q.max_shards, q.min_shards, q.max_samples_per_send,
-                   q.batch_send_deadline_ms, q.min_backoff_ms,
-                   q.max_backoff_ms, q.retry_on_http_429,
-                   q.sample_age_limit_ms);
+                   q.batch_send_deadline_ms, q.min_backoff_ms, q.max_backoff_ms,
+                   q.retry_on_http_429, q.sample_age_limit_ms);
   const RemoteWriteMetadataConfig& m = rw.metadata_config;
   s += fmt::format("metadata={},{},{}\n", m.send, m.send_interval_ms,
                    m.max_samples_per_send);
@@ -268,8 +269,7 @@ std::string RemoteWriteHashName(const RemoteWriteConfig& rw) {
   s += fmt::format("tls={},{},{},{},{},{},{},{},{}\n", t.ca, t.cert, t.key,
                    t.ca_file, t.cert_file, t.key_file, t.server_name,
                    t.insecure_skip_verify, t.min_version);
-  s += fmt::format("proxy={}\nredirects={}\n", h.proxy_url,
-                   h.follow_redirects);
+  s += fmt::format("proxy={}\nredirects={}\n", h.proxy_url, h.follow_redirects);
   // FNV-1a 64 (the server links no crypto library); the top 24 bits.
   uint64_t sum = 14695981039346656037ULL;
   for (unsigned char ch : s) {

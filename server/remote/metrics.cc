@@ -138,7 +138,8 @@ absl::StatusOr<std::unique_ptr<RemoteMetrics>> RemoteMetrics::Create(
   m->registered_.push_back(m->highest_);
   for (size_t i = 0; i < m->registered_.size(); ++i) {
     if (absl::Status st = registry->Register(m->registered_[i]); !st.ok()) {
-      for (size_t j = 0; j < i; ++j) registry->Unregister(m->registered_[j].get());
+      for (size_t j = 0; j < i; ++j)
+        registry->Unregister(m->registered_[j].get());
       m->registered_.clear();
       return st;
     }
@@ -154,23 +155,25 @@ QueueMetrics RemoteMetrics::ForQueue(const std::string& remote_name,
                                      const std::string& url) {
   QueueMetrics q;
   metrics::CounterChild** cs[kQueueCounters] = {
-      &q.samples_total,   &q.samples_failed,   &q.samples_retried,
-      &q.samples_dropped, &q.metadata_total,   &q.metadata_failed,
-      &q.metadata_retried, &q.bytes_total,     &q.metadata_bytes_total,
+      &q.samples_total,    &q.samples_failed, &q.samples_retried,
+      &q.samples_dropped,  &q.metadata_total, &q.metadata_failed,
+      &q.metadata_retried, &q.bytes_total,    &q.metadata_bytes_total,
       &q.enqueue_retries};
   for (size_t i = 0; i < counters_.size(); ++i) {
-    metrics::CounterChild* c = counters_[i]->WithLabelValues({remote_name, url});
+    metrics::CounterChild* c =
+        counters_[i]->WithLabelValues({remote_name, url});
     if (i < kQueueCounters) *cs[i] = c;
   }
   metrics::GaugeChild** gs[kQueueGauges] = {
-      &q.samples_pending, &q.shards,         &q.shards_min,
-      &q.shards_max,      &q.shards_desired, &q.shard_capacity,
+      &q.samples_pending,      &q.shards,         &q.shards_min,
+      &q.shards_max,           &q.shards_desired, &q.shard_capacity,
       &q.max_samples_per_send, &q.highest_sent};
   for (size_t i = 0; i < gauges_.size(); ++i) {
     metrics::GaugeChild* g = gauges_[i]->WithLabelValues({remote_name, url});
     if (i < kQueueGauges) *gs[i] = g;
   }
   q.sent_batch_duration = duration_->WithLabelValues({remote_name, url});
+  q.samples_in = samples_in_.get();
   return q;
 }
 

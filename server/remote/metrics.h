@@ -19,8 +19,8 @@
 #ifndef VIGIL_SERVER_REMOTE_METRICS_H_
 #define VIGIL_SERVER_REMOTE_METRICS_H_
 
-#include <memory>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +51,7 @@ struct QueueMetrics {
   metrics::GaugeChild* max_samples_per_send = nullptr;
   metrics::GaugeChild* highest_sent = nullptr;  // seconds
   metrics::HistogramChild* sent_batch_duration = nullptr;
+  metrics::Counter* samples_in = nullptr;  // shared by every queue
   // Zero-valued families Prometheus also exports (exemplars, histograms):
   // created so that queries over them find a series.
 };
@@ -61,7 +62,8 @@ class RemoteMetrics {
   // `highest_timestamp_ms` is read at scrape time (the storage's newest
   // committed sample, in ms; 0 = none). AlreadyExists if registered twice.
   static absl::StatusOr<std::unique_ptr<RemoteMetrics>> Create(
-      metrics::Registry* registry, std::function<double()> highest_timestamp_ms);
+      metrics::Registry* registry,
+      std::function<double()> highest_timestamp_ms);
   ~RemoteMetrics();  // unregisters
 
   QueueMetrics ForQueue(const std::string& remote_name, const std::string& url);

@@ -71,9 +71,9 @@ void QueueManager::Stop() {
     }
   }
   if (absl::Status st = reader_->Acknowledge(acked_pos_); !st.ok()) {
-    logger_->Warn("remote write: acknowledging failed",
-                  {{"remote_name", options_.name},
-                   {"err", std::string(st.message())}});
+    logger_->Warn(
+        "remote write: acknowledging failed",
+        {{"remote_name", options_.name}, {"err", std::string(st.message())}});
   }
 }
 
@@ -151,6 +151,7 @@ bool QueueManager::ReadOnce() {
   m_.samples_dropped->Inc(static_cast<double>(dropped));
   samples_per_batch_ = static_cast<double>(in) / read->batches.size();
   in_since_reshard_ += static_cast<uint64_t>(in);
+  m_.samples_in->Inc(static_cast<double>(in));
   {
     std::lock_guard<std::mutex> l(chunks_mu_);
     chunks_.push_back(Chunk{read->next, kept});
@@ -224,9 +225,9 @@ void QueueManager::AcknowledgeDone() {
   if (now - last_ack_ms_ < 1000) return;
   last_ack_ms_ = now;
   if (absl::Status st = reader_->Acknowledge(pos); !st.ok()) {
-    logger_->Warn("remote write: acknowledging failed",
-                  {{"remote_name", options_.name},
-                   {"err", std::string(st.message())}});
+    logger_->Warn(
+        "remote write: acknowledging failed",
+        {{"remote_name", options_.name}, {"err", std::string(st.message())}});
   }
 }
 
@@ -260,20 +261,19 @@ void QueueManager::MaybeReshard(int64_t now_ms) {
       in_rate * lag_s +
       static_cast<double>(reader_->End() - pos_) * samples_per_batch_;
   const int current = static_cast<int>(shards_.size());
-  int desired = DesiredShards(current, q.min_shards, q.max_shards,
-                              ns / 1e9 / static_cast<double>(sent), in_rate,
-                              backlog);
+  int desired =
+      DesiredShards(current, q.min_shards, q.max_shards,
+                    ns / 1e9 / static_cast<double>(sent), in_rate, backlog);
   m_.shards_desired->Set(desired);
   // More shards do not help an endpoint that is failing.
-  if (desired > current && now_ms - last_failure_ms_.load() <
-                               2 * q.batch_send_deadline_ms) {
+  if (desired > current &&
+      now_ms - last_failure_ms_.load() < 2 * q.batch_send_deadline_ms) {
     return;
   }
   if (desired == current) return;
-  logger_->Info("remote write: resharding",
-                {{"remote_name", options_.name},
-                 {"from", std::to_string(current)},
-                 {"to", std::to_string(desired)}});
+  logger_->Info("remote write: resharding", {{"remote_name", options_.name},
+                                             {"from", std::to_string(current)},
+                                             {"to", std::to_string(desired)}});
   StopShards();  // drains them: order per series holds
   if (!stop_.load()) StartShards(desired);
 }

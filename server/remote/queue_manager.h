@@ -147,8 +147,8 @@ class QueueManager {
 
   // Chunks read and not yet acknowledged, oldest first.
   struct Chunk {
-    uint64_t next = 0;         // the log position after it
-    int64_t outstanding = 0;   // samples not yet delivered or dropped
+    uint64_t next = 0;        // the log position after it
+    int64_t outstanding = 0;  // samples not yet delivered or dropped
   };
   std::mutex chunks_mu_;
   std::deque<Chunk> chunks_;  // chunks_[i] has id first_chunk_ + i

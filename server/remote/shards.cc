@@ -124,18 +124,20 @@ void QueueManager::SendBatch(Shard* s, std::vector<Pending>* batch) {
     if (r.kind == SendResult::kDelivered) {
       delivered_.fetch_add(static_cast<uint64_t>(n));
       Timestamp prev = highest_sent_.load();
-      while (highest > prev && !highest_sent_.compare_exchange_weak(prev, highest)) {
+      while (highest > prev &&
+             !highest_sent_.compare_exchange_weak(prev, highest)) {
       }
       m_.highest_sent->Set(std::max(prev, highest) / 1000.0);
       return finish();
     }
     if (r.kind == SendResult::kFailed) {
       m_.samples_failed->Inc(static_cast<double>(n));
-      logger_->Error("remote write: non-recoverable error, the batch is dropped",
-                     {{"remote_name", options_.name},
-                      {"url", options_.config.url},
-                      {"count", std::to_string(n)},
-                      {"err", r.message}});
+      logger_->Error(
+          "remote write: non-recoverable error, the batch is dropped",
+          {{"remote_name", options_.name},
+           {"url", options_.config.url},
+           {"count", std::to_string(n)},
+           {"err", r.message}});
       return finish();
     }
     m_.samples_retried->Inc(static_cast<double>(n));
@@ -160,14 +162,14 @@ void QueueManager::MetadataLoop() {
   Sleep(interval);
   while (!stop_.load()) {
     auto all = options_.metadata();
-    const size_t per = static_cast<size_t>(std::max(1, mc.max_samples_per_send));
+    const size_t per =
+        static_cast<size_t>(std::max(1, mc.max_samples_per_send));
     for (size_t i = 0; i < all.size() && !stop_.load(); i += per) {
       WireRequest req;
       for (size_t j = i; j < std::min(all.size(), i + per); ++j) {
         req.metadata.push_back(WireMetricFamilyMetadata{
-            all[j].first,
-            WireMetadata{all[j].second.type, all[j].second.help,
-                         all[j].second.unit}});
+            all[j].first, WireMetadata{all[j].second.type, all[j].second.help,
+                                       all[j].second.unit}});
       }
       const double n = static_cast<double>(req.metadata.size());
       const std::string body = EncodeWriteRequest(req, ProtoMessage::kV1);

@@ -4,9 +4,9 @@
 
 #include <chrono>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/ascii.h"
 #include "core/clock.h"
 #include "fmt/format.h"
 
@@ -39,12 +39,13 @@ void WriteClient::Cancel() {
 
 int64_t WriteClient::ParseRetryAfter(std::string_view v, int64_t now_ms) {
   {
-    absl::string_view t = absl::StripAsciiWhitespace(
-        absl::string_view(v.data(), v.size()));
+    absl::string_view t =
+        absl::StripAsciiWhitespace(absl::string_view(v.data(), v.size()));
     v = std::string_view(t.data(), t.size());
   }
   int64_t secs = 0;
-  if (absl::SimpleAtoi(absl::string_view(v.data(), v.size()), &secs)) return secs > 0 ? secs * 1000 : 0;
+  if (absl::SimpleAtoi(absl::string_view(v.data(), v.size()), &secs))
+    return secs > 0 ? secs * 1000 : 0;
   struct tm tm {};
   const std::string s(v);
   if (strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) {
@@ -61,12 +62,13 @@ SendResult WriteClient::Send(std::string body) {
   r.body = std::move(body);
   r.timeout_ms = options_.timeout_ms;
   r.accept_gzip = false;
-  r.max_body_bytes = 64 * 1024;  // answers are short; more is not read
+  r.max_body_bytes = 1 << 20;  // answers are short; more is not read
   r.headers.emplace_back("Content-Encoding", "snappy");
   r.headers.emplace_back(
       "Content-Type",
-      options_.v2 ? "application/x-protobuf;proto=io.prometheus.write.v2.Request"
-                  : "application/x-protobuf");
+      options_.v2
+          ? "application/x-protobuf;proto=io.prometheus.write.v2.Request"
+          : "application/x-protobuf");
   r.headers.emplace_back("User-Agent", options_.user_agent);
   r.headers.emplace_back("X-Prometheus-Remote-Write-Version",
                          options_.v2 ? "2.0.0" : "0.1.0");
@@ -98,8 +100,10 @@ SendResult WriteClient::Send(std::string body) {
   SendResult out;
   out.duration_ms = res.duration_ms;
   out.status = res.status;
-  if (!res.error.empty()) {
-    out.kind = res.cancelled ? SendResult::kCancelled : SendResult::kRecoverable;
+  // An answer too long to read is still an answer: judged by its status.
+  if (!res.error.empty() && !(res.body_size_limit_exceeded && res.status > 0)) {
+    out.kind =
+        res.cancelled ? SendResult::kCancelled : SendResult::kRecoverable;
     // The transport's error names the request as Go's does ("Get ..."):
     // this one is a POST.
     out.message = res.error;
@@ -113,7 +117,8 @@ SendResult WriteClient::Send(std::string body) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
     text.pop_back();
   }
-  out.message = net::StatusError(res.status) + (text.empty() ? "" : ": " + text);
+  out.message =
+      net::StatusError(res.status) + (text.empty() ? "" : ": " + text);
   const bool is5xx = res.status / 100 == 5;
   const bool is429 = res.status == 429;
   if (is5xx || (is429 && options_.retry_on_http_429)) {

@@ -55,27 +55,27 @@ TEST_CASE("remote_write defaults are Prometheus's", "[remote][sender]") {
 }
 
 TEST_CASE("remote_write decodes every key", "[remote][sender]") {
-  const RemoteWriteConfig rw = One(
-      kRW +
-      "    name: mimir\n"
-      "    remote_timeout: 10s\n"
-      "    headers: {X-Scope-OrgID: t1, X-B: b}\n"
-      "    write_relabel_configs:\n"
-      "      - {source_labels: [__name__], regex: 'go_.*', action: drop}\n"
-      "    basic_auth: {username: u, password: p}\n"
-      "    tls_config: {insecure_skip_verify: true, server_name: s}\n"
-      "    proxy_url: http://proxy:3128/\n"
-      "    follow_redirects: false\n"
-      "    send_exemplars: true\n"
-      "    send_native_histograms: true\n"
-      "    protobuf_message: io.prometheus.write.v2.Request\n"
-      "    queue_config:\n"
-      "      capacity: 100\n      max_shards: 4\n      min_shards: 2\n"
-      "      max_samples_per_send: 10\n      batch_send_deadline: 1s\n"
-      "      min_backoff: 10ms\n      max_backoff: 1s\n"
-      "      retry_on_http_429: true\n      sample_age_limit: 5m\n"
-      "    metadata_config: {send: false, send_interval: 30s, "
-      "max_samples_per_send: 7}\n");
+  const RemoteWriteConfig rw =
+      One(kRW +
+          "    name: mimir\n"
+          "    remote_timeout: 10s\n"
+          "    headers: {X-Scope-OrgID: t1, X-B: b}\n"
+          "    write_relabel_configs:\n"
+          "      - {source_labels: [__name__], regex: 'go_.*', action: drop}\n"
+          "    basic_auth: {username: u, password: p}\n"
+          "    tls_config: {insecure_skip_verify: true, server_name: s}\n"
+          "    proxy_url: http://proxy:3128/\n"
+          "    follow_redirects: false\n"
+          "    send_exemplars: true\n"
+          "    send_native_histograms: true\n"
+          "    protobuf_message: io.prometheus.write.v2.Request\n"
+          "    queue_config:\n"
+          "      capacity: 100\n      max_shards: 4\n      min_shards: 2\n"
+          "      max_samples_per_send: 10\n      batch_send_deadline: 1s\n"
+          "      min_backoff: 10ms\n      max_backoff: 1s\n"
+          "      retry_on_http_429: true\n      sample_age_limit: 5m\n"
+          "    metadata_config: {send: false, send_interval: 30s, "
+          "max_samples_per_send: 7}\n");
   CHECK(rw.name == "mimir");
   CHECK(rw.remote_timeout_ms == 10000);
   CHECK(rw.headers.size() == 2);
@@ -166,7 +166,8 @@ TEST_CASE("remote_write checks what Prometheus 3 checks", "[remote][sender]") {
   CHECK(Err(kRW + "    queue_config: {min_backoff: 10s, max_backoff: 1s}\n") ==
         p + "remote write queue max_backoff must not be less than "
             "min_backoff");
-  CHECK(Err(kRW + "    queue_config: {capacity: 0}\n") == "ok");  // default
+  CHECK(Err(kRW + "    queue_config: {capacity: 0}\n") ==
+        p + "remote write queue capacity must be positive");
   CHECK(Err(kRW + "    queue_config: {capacity: -1}\n") ==
         p + "remote write queue capacity must be positive");
   CHECK(Err(kRW + "    queue_config: {max_samples_per_send: -5}\n") ==
@@ -190,8 +191,8 @@ TEST_CASE("remote_write queue names: the name, else a stable config hash",
   CHECK(RemoteWriteComponent::QueueName(One(kRW)) == a);
   CHECK(RemoteWriteComponent::QueueName(
             One(kRW + "    remote_timeout: 1s\n")) != a);
-  CHECK(RemoteWriteComponent::QueueName(One(
-            "remote_write:\n  - url: http://b:9/api/v1/write\n")) != a);
+  CHECK(RemoteWriteComponent::QueueName(
+            One("remote_write:\n  - url: http://b:9/api/v1/write\n")) != a);
 }
 
 TEST_CASE("remote_write relative secret files join the config's directory",
@@ -209,9 +210,10 @@ TEST_CASE("vigil check config reports remote_write errors as promtool",
   if (!vigil::testutil::HaveCommand("promtool")) return;
   vigil::testutil::TempDir dir;
   const std::vector<std::string> files = {
-      kRW + "    name: x\n    headers: {X-Scope-OrgID: t}\n"
-            "    queue_config: {capacity: 100, max_shards: 4}\n"
-            "    metadata_config: {send: false}\n",
+      kRW +
+          "    name: x\n    headers: {X-Scope-OrgID: t}\n"
+          "    queue_config: {capacity: 100, max_shards: 4}\n"
+          "    metadata_config: {send: false}\n",
       "remote_write:\n  - name: a\n",
       "remote_write:\n  - url: http://a/\n    name: x\n"
       "  - url: http://b/\n    name: x\n",
@@ -233,4 +235,26 @@ TEST_CASE("vigil check config reports remote_write errors as promtool",
     CHECK(v.out == p.out);
     CHECK(v.err == p.err);
   }
+}
+
+TEST_CASE("the config shown by the API hides remote_write secrets",
+          "[remote][sender]") {
+  const std::string yaml =
+      "remote_write:\n"
+      "  - url: http://a/\n"
+      "    basic_auth:\n      username: u\n      password: hunter2\n"
+      "    authorization: {type: Bearer, credentials: tok}\n"
+      "  - url: http://b/\n    basic_auth: {username: u, password: \"p w\"}\n"
+      "  - url: http://c/\n    bearer_token_file: /etc/tok\n";
+  const std::string r = vigil::config::RedactSecrets(yaml);
+  CHECK(r.find("hunter2") == std::string::npos);
+  CHECK(r.find("tok}") == std::string::npos);
+  CHECK(r.find("p w") == std::string::npos);
+  CHECK(r.find("      password: <secret>\n") != std::string::npos);
+  CHECK(r.find("credentials: <secret>}") != std::string::npos);
+  CHECK(r.find("password: <secret>}") != std::string::npos);
+  CHECK(r.find("username: u") != std::string::npos);
+  CHECK(r.find("bearer_token_file: /etc/tok") != std::string::npos);
+  // Still the same config.
+  CHECK(vigil::config::ParseConfig(r, "p.yml").ok());
 }
