@@ -243,9 +243,11 @@ TEST_CASE("the config shown by the API hides remote_write secrets",
       "remote_write:\n"
       "  - url: http://a/\n"
       "    basic_auth:\n      username: u\n      password: hunter2\n"
-      "    authorization: {type: Bearer, credentials: tok}\n"
+
       "  - url: http://b/\n    basic_auth: {username: u, password: \"p w\"}\n"
-      "  - url: http://c/\n    bearer_token_file: /etc/tok\n";
+      "  - url: http://c/\n    bearer_token_file: /etc/tok\n"
+      "  - url: http://d/\n"
+      "    authorization: {type: Bearer, credentials: tok}\n";
   const std::string r = vigil::config::RedactSecrets(yaml);
   CHECK(r.find("hunter2") == std::string::npos);
   CHECK(r.find("tok}") == std::string::npos);
