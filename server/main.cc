@@ -34,6 +34,8 @@ Commands:
   query range --start=T --end=T --step=D EXPR --storage.tsdb.path=DIR [-o json]
   rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
                                      evaluate rules over stored data, print alerts
+  slo generate [-o RULES] [--tests-out=TESTS] SLOFILE
+                                     Sloth SLO file -> burn-rate rules (+ tests)
 )";
 
 int Usage() {
@@ -95,6 +97,8 @@ int main(int argc, char** argv) {
   if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "rules" && sub == "replay")
     return vigil::cli::RulesReplay(rest(2));
+  if (cmd == "slo" && sub == "generate")
+    return vigil::cli::SloGenerate(rest(2));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));

@@ -340,6 +340,8 @@ int Run(const ServerFlags& flags, Logger* log) {
   status.ConfigLoaded(true, config::RedactSecrets(ReadText(flags.config_file)),
                       start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
+  RegisterRetentionMetrics(&registry, flags.retention_bytes,
+                           flags.retention_ms);
   (void)registry.Register(std::make_shared<ScrapeCollector>(
       scrape.manager(), (*notifier)->notifier()));
   (void)registry.Register(

@@ -64,6 +64,9 @@ int AlertmanagerRoutes(const std::vector<std::string>& args);
 // vigil rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
 int RulesReplay(const std::vector<std::string>& args);
 
+// vigil slo generate [-o RULES] [--tests-out=TESTS] SLOFILE  (sloth generate)
+int SloGenerate(const std::vector<std::string>& args);
+
 }  // namespace vigil::cli
 
 #endif  // VIGIL_SERVER_CLI_CLI_H_
