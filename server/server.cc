@@ -23,6 +23,7 @@
 #include "server/notifier_component.h"
 #include "server/probe/service.h"
 #include "server/remote/receiver.h"
+#include "server/remote_write_component.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
@@ -182,8 +183,9 @@ int Run(const ServerFlags& flags, Logger* log) {
     auto next = LoadConfig(flags.config_file);
     absl::Status st = next.ok() ? ApplyAll(components, *next) : next.status();
     const Timestamp now = Clock::Real()->NowMs();
-    status.ConfigLoaded(st.ok(), st.ok() ? ReadText(flags.config_file) : "",
-                        now);
+    status.ConfigLoaded(
+        st.ok(),
+        st.ok() ? config::RedactSecrets(ReadText(flags.config_file)) : "", now);
     if (st.ok()) {
       log->Info("Completed loading of configuration file",
                 {{"filename", flags.config_file}});
@@ -299,6 +301,18 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   ScrapeComponent scrape(flags, db->get(), &http_client, log);
 
+  RemoteWriteComponentOptions rwo;
+  rwo.db = db->get();
+  rwo.client = &http_client;
+  rwo.registry = &registry;
+  rwo.logger = log;
+  auto remote_write = RemoteWriteComponent::Create(rwo);
+  if (!remote_write.ok()) {
+    log->Error("Creating the remote-write queues failed",
+               {{"err", std::string(remote_write.status().message())}});
+    return 1;
+  }
+
   std::unique_ptr<AlertingComponent> alerting;
   if (alerting_on) {
     AlertingComponentOptions ac;
@@ -342,12 +356,16 @@ int Run(const ServerFlags& flags, Logger* log) {
   components = {notifier->get(), &scrape, &rules};
   if (alerting) components.insert(components.begin() + 1, alerting.get());
   if (prober) components.push_back(prober.get());
+  // First in, so that it stops last: what scrapes and rules commit while
+  // they stop is still read.
+  components.insert(components.begin(), remote_write->get());
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
     return 1;
   }
-  status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
+  status.ConfigLoaded(true, config::RedactSecrets(ReadText(flags.config_file)),
+                      start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
   RegisterRetentionMetrics(&registry, flags.retention_bytes,
                            flags.retention_ms);
