@@ -395,11 +395,11 @@ int Run(const ServerFlags& flags, Logger* log) {
   for (Component* c : components) c->Start();
   live_db.store(db->get());
   web.SetApi(&api);
-  remote::ReceiverOptions rwo;  // POST /api/v1/write (when enabled)
-  rwo.appendable = db->get();
-  rwo.logger = log;
-  remote::Receiver remote_write(rwo);
-  web.SetRemoteWriteReceiver(&remote_write);
+  remote::ReceiverOptions recv_opts;  // POST /api/v1/write (when enabled)
+  recv_opts.appendable = db->get();
+  recv_opts.logger = log;
+  remote::Receiver receiver(recv_opts);
+  web.SetRemoteWriteReceiver(&receiver);
   if (alerting) alerting_api->SetRouter(alerting->router());
   log->Info("Server is ready to receive web requests.");
 
