@@ -34,6 +34,11 @@ Commands:
   query range --start=T --end=T --step=D EXPR --storage.tsdb.path=DIR [-o json]
   rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
                                      evaluate rules over stored data, print alerts
+  calibrate (--storage.tsdb.path=DIR | --server=URL) --window=NAME=START..END...
+            [--rules=FILE] [--write=DIR] [-o json]
+                                     propose alert thresholds from load windows
+  alerts report [--since=30d] (--server=URL | --storage.tsdb.path=DIR) [-o json]
+                                     alert quality: firing, false positives, flapping
 )";
 
 int Usage() {
@@ -95,6 +100,9 @@ int main(int argc, char** argv) {
   if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "rules" && sub == "replay")
     return vigil::cli::RulesReplay(rest(2));
+  if (cmd == "calibrate") return vigil::cli::Calibrate(rest(1));
+  if (cmd == "alerts" && sub == "report")
+    return vigil::cli::AlertsReport(rest(2));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));
