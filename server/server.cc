@@ -15,6 +15,8 @@
 #include "core/metrics.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
+#include "server/alerting/history.h"
+#include "server/alerting/state.h"
 #include "server/alerting_component.h"
 #include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
@@ -230,6 +232,8 @@ int Run(const ServerFlags& flags, Logger* log) {
     alerting_api = std::make_unique<web::api::v2::Api>(std::move(aa));
     wo.alerting_api = alerting_api.get();
   }
+  web::api::AlertQualityApi alert_quality;
+  wo.alert_quality = &alert_quality;
   web::Web web(wo);
   auto port = web.Start();
   if (!port.ok()) {
@@ -273,6 +277,16 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   ScrapeComponent scrape(flags, db->get(), &http_client, log);
 
+  // Alert quality: the router's notifications and operators' feedback, in
+  // the storage's state family.
+  auto history_state = alerting::StorageStateStore(db->get());
+  auto history = alerting::AlertHistory::Open(history_state.get(), log);
+  if (!history.ok()) {
+    log->Error("Opening the alert history failed",
+               {{"err", std::string(history.status().message())}});
+    return 1;
+  }
+
   std::unique_ptr<AlertingComponent> alerting;
   if (alerting_on) {
     AlertingComponentOptions ac;
@@ -284,6 +298,7 @@ int Run(const ServerFlags& flags, Logger* log) {
     ac.db = db->get();
     ac.registry = &registry;
     ac.logger = log;
+    ac.history = history->get();
     auto a = AlertingComponent::Create(std::move(ac));
     if (!a.ok()) {
       log->Error("Creating the alert router failed",
@@ -348,6 +363,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   live_db.store(db->get());
   web.SetApi(&api);
   if (alerting) alerting_api->SetRouter(alerting->router());
+  alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");
 
   // Retention is applied once a minute, as Prometheus checks it at each
@@ -368,6 +384,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   log->Info("Stopping", {{"reason", "signal"}});
   web.Stop();
   if (alerting_api) alerting_api->SetRouter(nullptr);
+  alert_quality.SetHistory(nullptr);
   for (auto it = components.rbegin(); it != components.rend(); ++it) {
     (*it)->Stop();
   }
