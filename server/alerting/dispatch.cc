@@ -11,8 +11,8 @@
 #include "core/logger.h"
 #include "fmt/format.h"
 #include "server/alerting/alerting_metrics.h"
-#include "server/alerting/inhibit.h"
 #include "server/alerting/history.h"
+#include "server/alerting/inhibit.h"
 #include "server/alerting/nflog.h"
 #include "server/alerting/silences.h"
 #include "server/alerting/timeinterval.h"
@@ -240,9 +240,8 @@ class IntegrationWorker {
   // The notification's outcome, for the alert-quality history.
   void Keep(const Job& j, bool ok, std::string_view error) {
     if (deps_.history == nullptr || !j.n) return;
-    absl::Status s = deps_.history->Record(*j.n, integ_->name(),
-                                           integ_->index(), ok, error,
-                                           j.attempts, Now());
+    absl::Status s = deps_.history->Record(
+        *j.n, integ_->name(), integ_->index(), ok, error, j.attempts, Now());
     if (!s.ok() && deps_.logger)
       deps_.logger->Error("alert history write failed",
                           {{"err", std::string(s.message())}});

@@ -70,8 +70,10 @@ uint64_t ParseHex(std::string_view s) {
   uint64_t v = 0;
   for (char c : s) {
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= uint64_t(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= uint64_t(c - 'a' + 10);
+    if (c >= '0' && c <= '9')
+      v |= uint64_t(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= uint64_t(c - 'a' + 10);
   }
   return v;
 }
@@ -195,19 +197,19 @@ absl::StatusOr<std::unique_ptr<AlertHistory>> AlertHistory::Open(
     return absl::InvalidArgumentError("alert history: no state store");
   std::unique_ptr<AlertHistory> h(
       new AlertHistory(state, logger, retention_ms, max_records));
-  absl::Status s = state->Scan(kNotifPrefix, [&](std::string_view key,
-                                                 std::string_view) {
-    std::string_view rest = key.substr(kNotifPrefix.size());
-    h->keys_.push_back({FromTimeKey(rest.substr(0, 16)), std::string(key)});
-  });
+  absl::Status s =
+      state->Scan(kNotifPrefix, [&](std::string_view key, std::string_view) {
+        std::string_view rest = key.substr(kNotifPrefix.size());
+        h->keys_.push_back({FromTimeKey(rest.substr(0, 16)), std::string(key)});
+      });
   if (!s.ok()) return s;
   return h;
 }
 
 absl::Status AlertHistory::Record(const Notification& n,
                                   std::string_view integration, int index,
-                                  bool ok, std::string_view error,
-                                  int attempts, Timestamp now) {
+                                  bool ok, std::string_view error, int attempts,
+                                  Timestamp now) {
   NotificationRecord r;
   r.time = now;
   r.receiver = n.receiver;
@@ -218,8 +220,8 @@ absl::Status AlertHistory::Record(const Notification& n,
   r.error = std::string(error);
   r.attempts = attempts;
   for (const Alert& a : n.alerts) {
-    r.alerts.push_back({Fingerprint(a.labels), a.labels, a.starts_at,
-                        a.ends_at, a.Resolved(n.now)});
+    r.alerts.push_back({Fingerprint(a.labels), a.labels, a.starts_at, a.ends_at,
+                        a.Resolved(n.now)});
   }
   return Record(r);
 }
@@ -251,36 +253,36 @@ absl::Status AlertHistory::Record(const NotificationRecord& r) {
 absl::Status AlertHistory::PutFeedback(const Feedback& f) {
   if (f.fingerprint == 0)
     return absl::InvalidArgumentError("feedback without a fingerprint");
-  return state_->Put(fmt::format("{}{}/{}", kFeedbackPrefix,
-                                 FingerprintHex(f.fingerprint),
-                                 TimeKey(f.starts_at)),
-                     EncodeFeedback(f));
+  return state_->Put(
+      fmt::format("{}{}/{}", kFeedbackPrefix, FingerprintHex(f.fingerprint),
+                  TimeKey(f.starts_at)),
+      EncodeFeedback(f));
 }
 
 absl::StatusOr<std::vector<NotificationRecord>> AlertHistory::Notifications(
     Timestamp since) const {
   std::vector<NotificationRecord> out;
   absl::Status bad;
-  absl::Status s = state_->Scan(kNotifPrefix, [&](std::string_view key,
-                                                  std::string_view v) {
-    if (FromTimeKey(key.substr(kNotifPrefix.size(), 16)) < since) return;
-    auto r = DecodeNotification(v);
-    if (r.ok()) {
-      out.push_back(*std::move(r));
-    } else if (logger_) {
-      logger_->Warn("alert history: bad record skipped",
-                    {{"key", std::string(key)},
-                     {"err", std::string(r.status().message())}});
-    }
-  });
+  absl::Status s =
+      state_->Scan(kNotifPrefix, [&](std::string_view key, std::string_view v) {
+        if (FromTimeKey(key.substr(kNotifPrefix.size(), 16)) < since) return;
+        auto r = DecodeNotification(v);
+        if (r.ok()) {
+          out.push_back(*std::move(r));
+        } else if (logger_) {
+          logger_->Warn("alert history: bad record skipped",
+                        {{"key", std::string(key)},
+                         {"err", std::string(r.status().message())}});
+        }
+      });
   if (!s.ok()) return s;
   return out;
 }
 
 absl::StatusOr<std::vector<Feedback>> AlertHistory::Feedbacks() const {
   std::vector<Feedback> out;
-  absl::Status s = state_->Scan(
-      kFeedbackPrefix, [&](std::string_view, std::string_view v) {
+  absl::Status s =
+      state_->Scan(kFeedbackPrefix, [&](std::string_view, std::string_view v) {
         auto f = DecodeFeedback(v);
         if (f.ok()) out.push_back(*std::move(f));
       });

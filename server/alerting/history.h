@@ -84,8 +84,8 @@ class AlertHistory {
   // Keeps the outcome of one finished notification: durable when it
   // returns OK; drops notifications beyond the retention or the count.
   absl::Status Record(const Notification& n, std::string_view integration,
-                      int index, bool ok, std::string_view error,
-                      int attempts, Timestamp now);
+                      int index, bool ok, std::string_view error, int attempts,
+                      Timestamp now);
   absl::Status Record(const NotificationRecord& r);
 
   // Stores (replacing earlier feedback on the same occurrence).

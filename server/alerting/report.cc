@@ -32,16 +32,14 @@ int64_t Median(std::vector<int64_t> v) {
 
 // Feedback and occurrences match on fingerprint and startsAt to the second
 // (the UI and amtool print whole seconds).
-bool SameStart(Timestamp a, Timestamp b) {
-  return a / 1000 == b / 1000;
-}
+bool SameStart(Timestamp a, Timestamp b) { return a / 1000 == b / 1000; }
 
 }  // namespace
 
 QualityReport BuildReport(const std::vector<NotificationRecord>& notifs,
                           const std::vector<Feedback>& feedback,
-                          const std::vector<Silence>& silences,
-                          Timestamp since, Timestamp now) {
+                          const std::vector<Silence>& silences, Timestamp since,
+                          Timestamp now) {
   QualityReport rep;
   rep.since = since;
   rep.now = now;
@@ -71,9 +69,8 @@ QualityReport BuildReport(const std::vector<NotificationRecord>& notifs,
   std::map<uint64_t, std::vector<const Occurrence*>> by_fp;
   for (auto& [key, o] : occ) {
     if (!o.resolved) {
-      o.end = o.last_ends_at > o.start && o.last_ends_at < now
-                  ? o.last_ends_at
-                  : now;
+      o.end = o.last_ends_at > o.start && o.last_ends_at < now ? o.last_ends_at
+                                                               : now;
     }
     by_fp[o.fp].push_back(&o);
   }
@@ -91,8 +88,7 @@ QualityReport BuildReport(const std::vector<NotificationRecord>& notifs,
       if (f.time >= o.start && (!ack || f.time < *ack)) ack = f.time;
     }
     for (const auto& s : silences) {
-      if (s.starts_at < o.start || s.starts_at > o.end ||
-          !s.Matches(o.labels))
+      if (s.starts_at < o.start || s.starts_at > o.end || !s.Matches(o.labels))
         continue;
       if (!ack || s.starts_at < *ack) ack = s.starts_at;
     }

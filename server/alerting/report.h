@@ -58,8 +58,8 @@ struct QualityReport {
 
 QualityReport BuildReport(const std::vector<NotificationRecord>& notifs,
                           const std::vector<Feedback>& feedback,
-                          const std::vector<Silence>& silences,
-                          Timestamp since, Timestamp now);
+                          const std::vector<Silence>& silences, Timestamp since,
+                          Timestamp now);
 
 // Reads what BuildReport needs from `h`.
 absl::StatusOr<QualityReport> BuildReport(const AlertHistory& h,

@@ -158,8 +158,7 @@ std::vector<std::pair<double, double>> Pair(const promql::Matrix& m,
 }
 
 std::optional<double> MedianWhere(
-    const std::vector<std::pair<double, double>>& pairs, double lo,
-    double hi) {
+    const std::vector<std::pair<double, double>>& pairs, double lo, double hi) {
   std::vector<double> v;
   for (const auto& [x, r] : pairs) {
     if (r >= lo && r <= hi) v.push_back(x);
@@ -296,9 +295,8 @@ absl::StatusOr<Calibration> Run(const std::vector<rules::RuleGroup>& groups,
       if (r.at_breach) {
         line = *r.at_breach;
         why = "SLO line = level where latency SLO breached";
-      } else if (r.at_capacity &&
-                 (r.t.op[0] == '>' ? *r.at_capacity > base
-                                   : *r.at_capacity < base)) {
+      } else if (r.at_capacity && (r.t.op[0] == '>' ? *r.at_capacity > base
+                                                    : *r.at_capacity < base)) {
         line = *r.at_capacity;
         why = fmt::format("SLO line = value at KV {}%",
                           Num(opts.capacity_level * 100));
@@ -313,8 +311,8 @@ absl::StatusOr<Calibration> Run(const std::vector<rules::RuleGroup>& groups,
           why, Num(line), Num(base));
       continue;
     }
-    double v = r.t.critical ? line
-                            : base + opts.warning_fraction * (line - base);
+    double v =
+        r.t.critical ? line : base + opts.warning_fraction * (line - base);
     r.proposed = RoundThreshold(v);
     switch (r.t.cls) {
       case MetricClass::kLatency:

@@ -41,11 +41,11 @@ std::string_view MetricClassName(MetricClass c);  // "latency", ...
 struct Threshold {
   std::string alert;
   std::string group;
-  std::string severity;  // the rule's `severity` label ("" if none)
+  std::string severity;   // the rule's `severity` label ("" if none)
   bool critical = false;  // severity critical or page
   std::string op;         // ">", "<", ">=", "<=", as `metric OP value`
   double value = 0;
-  std::string metric;     // the compared expression, canonical PromQL
+  std::string metric;  // the compared expression, canonical PromQL
   int64_t for_ms = 0;
   MetricClass cls = MetricClass::kOther;
   size_t group_index = 0, rule_index = 0;  // in the parsed files
@@ -80,9 +80,9 @@ struct Stats {
 double Quantile(double q, std::vector<double>* v);
 
 struct Options {
-  std::vector<Window> windows;   // REQUIRES: at least one
-  std::string baseline;          // window name; "" = the first
-  int64_t step_ms = 15000;       // raised so that no window has > 10000 steps
+  std::vector<Window> windows;  // REQUIRES: at least one
+  std::string baseline;         // window name; "" = the first
+  int64_t step_ms = 15000;      // raised so that no window has > 10000 steps
   double warning_fraction = 0.75;
   // Overrides of the line, by alert name or metric expression.
   std::map<std::string, double> slo;
@@ -100,7 +100,7 @@ struct Options {
 
 struct Row {
   Threshold t;
-  std::string queried;               // the expression evaluated
+  std::string queried;  // the expression evaluated
   std::map<std::string, Stats> by_window;
   std::optional<double> at_capacity;  // median where KV ~ capacity_level
   std::optional<double> at_breach;    // capacity class: level at SLO breach

@@ -13,9 +13,7 @@ namespace vigil::calibrate {
 namespace {
 
 std::string Num(double v) { return fmt::format("{:.4g}", v); }
-std::string Opt(const std::optional<double>& v) {
-  return v ? Num(*v) : "-";
-}
+std::string Opt(const std::optional<double>& v) { return v ? Num(*v) : "-"; }
 std::string JsonNum(double v) {
   if (std::isnan(v) || std::isinf(v)) return "null";
   return fmt::format("{}", v);
@@ -26,8 +24,8 @@ std::string JsonOpt(const std::optional<double>& v) {
 std::string Q(std::string_view s) { return go::Quote(s); }
 
 bool Changed(const Row& r) {
-  return r.proposed && (*r.proposed != r.t.value ||
-                        r.proposed_for_ms != r.t.for_ms);
+  return r.proposed &&
+         (*r.proposed != r.t.value || r.proposed_for_ms != r.t.for_ms);
 }
 
 }  // namespace
@@ -36,16 +34,16 @@ std::string FormatTable(const Calibration& c) {
   std::string out = fmt::format("Calibration over {} (baseline window {})\n",
                                 c.source, c.baseline);
   for (const Window& w : c.windows) {
-    out += fmt::format("  window {:<12} {} .. {}\n", w.name,
-                       FormatRfc3339Seconds(w.start),
-                       FormatRfc3339Seconds(w.end));
+    out +=
+        fmt::format("  window {:<12} {} .. {}\n", w.name,
+                    FormatRfc3339Seconds(w.start), FormatRfc3339Seconds(w.end));
   }
   out += fmt::format(
       "  capacity point: KV usage at 80% <-> concurrency {} (design "
       "capacity)\n\n",
       Opt(c.design_concurrency));
-  std::string head = fmt::format("{:<22} {:<9} {:<12} {:<12}", "ALERT",
-                                 "CLASS", "CURRENT", "PROPOSED");
+  std::string head = fmt::format("{:<22} {:<9} {:<12} {:<12}", "ALERT", "CLASS",
+                                 "CURRENT", "PROPOSED");
   for (const Window& w : c.windows)
     head += fmt::format(" {:>21}", "p50/p95/p99 " + w.name);
   head += fmt::format(" {:>8}  EVIDENCE\n", "@KV80%");
@@ -53,18 +51,18 @@ std::string FormatTable(const Calibration& c) {
   for (const Row& r : c.rows) {
     std::string cur = fmt::format("{} {} {}", r.t.op, Num(r.t.value),
                                   FormatDurationMs(r.t.for_ms));
-    std::string prop =
-        r.proposed ? fmt::format("{} {} {}", r.t.op, Num(*r.proposed),
-                                 FormatDurationMs(r.proposed_for_ms))
-                   : "(kept)";
+    std::string prop = r.proposed
+                           ? fmt::format("{} {} {}", r.t.op, Num(*r.proposed),
+                                         FormatDurationMs(r.proposed_for_ms))
+                           : "(kept)";
     std::string line = fmt::format("{:<22} {:<9} {:<12} {:<12}", r.t.alert,
                                    MetricClassName(r.t.cls), cur, prop);
     for (const Window& w : c.windows) {
       auto it = r.by_window.find(w.name);
       std::string cell = "no data";
       if (it != r.by_window.end() && it->second.samples > 0)
-        cell = fmt::format("{}/{}/{}", Num(it->second.p50),
-                           Num(it->second.p95), Num(it->second.p99));
+        cell = fmt::format("{}/{}/{}", Num(it->second.p50), Num(it->second.p95),
+                           Num(it->second.p99));
       line += fmt::format(" {:>21}", cell);
     }
     line += fmt::format(" {:>8}  {}", Opt(r.at_capacity),
@@ -83,9 +81,9 @@ std::string FormatJson(const Calibration& c) {
                     ",\"baseline\":" + Q(c.baseline) + ",\"windows\":[";
   for (size_t i = 0; i < c.windows.size(); ++i) {
     const Window& w = c.windows[i];
-    out += fmt::format("{}{{\"name\":{},\"start\":{},\"end\":{}}}",
-                       i ? "," : "", Q(w.name), Q(FormatRfc3339Seconds(w.start)),
-                       Q(FormatRfc3339Seconds(w.end)));
+    out += fmt::format(
+        "{}{{\"name\":{},\"start\":{},\"end\":{}}}", i ? "," : "", Q(w.name),
+        Q(FormatRfc3339Seconds(w.start)), Q(FormatRfc3339Seconds(w.end)));
   }
   out += "],\"designConcurrency\":" + JsonOpt(c.design_concurrency) +
          ",\"rows\":[";
@@ -134,8 +132,7 @@ std::string ProposedRuleFile(const std::vector<rules::RuleGroup>& groups,
     if (r.proposed) edits[{r.t.group_index, r.t.rule_index}].push_back(&r);
   }
   YAML::Emitter y;
-  y << YAML::BeginMap << YAML::Key << "groups" << YAML::Value
-    << YAML::BeginSeq;
+  y << YAML::BeginMap << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
   for (size_t g = 0; g < groups.size(); ++g) {
     const rules::RuleGroup& grp = groups[g];
     y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << grp.name;
@@ -226,9 +223,8 @@ std::string LedgerYaml(const Calibration& c, const LedgerEntry& e) {
         "    - {{alert: {}, metric: {}, old: {}, new: {}, old_for: {}, "
         "new_for: {}, baseline_p95: {}, evidence: {}}}\n",
         Q(r.t.alert), Q(r.t.metric), Q(r.t.op + " " + JsonNum(r.t.value)),
-        Q(r.t.op + " " + JsonNum(*r.proposed)),
-        Q(FormatDurationMs(r.t.for_ms)), Q(FormatDurationMs(r.proposed_for_ms)),
-        JsonNum(b.p95), Q(r.evidence));
+        Q(r.t.op + " " + JsonNum(*r.proposed)), Q(FormatDurationMs(r.t.for_ms)),
+        Q(FormatDurationMs(r.proposed_for_ms)), JsonNum(b.p95), Q(r.evidence));
   }
   if (!any) out += "    []\n";
   return out;

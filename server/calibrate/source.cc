@@ -1,12 +1,13 @@
 #include "server/calibrate/source.h"
 
+#include <rapidjson/document.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <utility>
 
 #include "fmt/format.h"
 #include "promql/engine.h"
-#include "rapidjson/document.h"
 #include "server/net/http_client.h"
 #include "storage/db.h"
 
@@ -73,16 +74,14 @@ class HttpQuerySource : public QuerySource {
     req.timeout_ms = timeout_ms_;
     net::FetchResult r = client_.FetchSync(std::move(req));
     if (!r.error.empty()) {
-      return absl::UnavailableError(
-          fmt::format("query {}: {}", url_, r.error));
+      return absl::UnavailableError(fmt::format("query {}: {}", url_, r.error));
     }
     auto m = DecodeMatrixJson(r.body);
     if (!m.ok()) {
-      return absl::Status(
-          r.status == 400 ? absl::StatusCode::kInvalidArgument
-                          : m.status().code(),
-          fmt::format("query {} (HTTP {}): {}", url_, r.status,
-                      std::string(m.status().message())));
+      return absl::Status(r.status == 400 ? absl::StatusCode::kInvalidArgument
+                                          : m.status().code(),
+                          fmt::format("query {} (HTTP {}): {}", url_, r.status,
+                                      std::string(m.status().message())));
     }
     return m;
   }

@@ -142,9 +142,9 @@ std::vector<Threshold> FindThresholds(
       Walk(rule.expr.get(), &found);
       if (found.empty()) {
         if (skipped)
-          skipped->push_back(fmt::format(
-              "{}: no `EXPR > N` / `< N` comparison in {}", rule.name,
-              promql::Format(*rule.expr)));
+          skipped->push_back(
+              fmt::format("{}: no `EXPR > N` / `< N` comparison in {}",
+                          rule.name, promql::Format(*rule.expr)));
         continue;
       }
       for (const Found& f : found) {
@@ -182,10 +182,10 @@ absl::StatusOr<Window> ParseWindow(std::string_view text) {
   w.name = std::string(text.substr(0, eq));
   if (w.name.empty()) return bad("empty name");
   for (char c : w.name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' &&
-        c != '-' && c != '.' && c != '%')
-      return bad(fmt::format("name has a '{}' (letters, digits, _ - . % only)",
-                             c));
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' &&
+        c != '.' && c != '%')
+      return bad(
+          fmt::format("name has a '{}' (letters, digits, _ - . % only)", c));
   }
   std::string_view range = text.substr(eq + 1);
   size_t dots = range.find("..");
@@ -194,7 +194,8 @@ absl::StatusOr<Window> ParseWindow(std::string_view text) {
   if (!start.ok())
     return bad(fmt::format("start: {}", std::string(start.status().message())));
   auto end = ParseTime(range.substr(dots + 2));
-  if (!end.ok()) return bad(fmt::format("end: {}", std::string(end.status().message())));
+  if (!end.ok())
+    return bad(fmt::format("end: {}", std::string(end.status().message())));
   if (*end <= *start) return bad("end is not after start");
   w.start = *start;
   w.end = *end;

@@ -36,9 +36,8 @@ int AlertsReport(const std::vector<std::string>& argv) {
   Args a(argv, {"since", "server", "storage.tsdb.path", "o", "output"}, {});
   if (!a.ok() || !a.positional().empty()) {
     std::fputs(kUsage, stderr);
-    return Fail(a.ok() ? "unexpected argument: " + a.positional()[0]
-                       : a.error(),
-                2);
+    return Fail(
+        a.ok() ? "unexpected argument: " + a.positional()[0] : a.error(), 2);
   }
   auto server = a.Get("server");
   auto path = a.Get("storage.tsdb.path");
@@ -53,9 +52,8 @@ int AlertsReport(const std::vector<std::string>& argv) {
   Timestamp now = Timestamp(std::time(nullptr)) * 1000;
   auto since = web::api::ParseSince(since_text, now);
   if (!since.ok())
-    return Fail(fmt::format("--since: {}",
-                            std::string(since.status().message())),
-                2);
+    return Fail(
+        fmt::format("--since: {}", std::string(since.status().message())), 2);
 
   alerting::QualityReport rep;
   if (server) {
@@ -63,16 +61,16 @@ int AlertsReport(const std::vector<std::string>& argv) {
     net::FetchRequest req;
     std::string base = *server;
     while (!base.empty() && base.back() == '/') base.pop_back();
-    req.url = base + "/api/v1/alerts/report?since=" +
-              std::to_string(*since / 1000);
+    req.url =
+        base + "/api/v1/alerts/report?since=" + std::to_string(*since / 1000);
     net::FetchResult r = client.FetchSync(req);
-    if (!r.error.empty()) return Fail(fmt::format("{}: {}", req.url, r.error), 1);
+    if (!r.error.empty())
+      return Fail(fmt::format("{}: {}", req.url, r.error), 1);
     rapidjson::Document d;
     d.Parse(r.body.c_str());
     if (d.HasParseError() || !d.IsObject() || !d.HasMember("status"))
-      return Fail(fmt::format("{}: HTTP {}: not an API answer", req.url,
-                              r.status),
-                  1);
+      return Fail(
+          fmt::format("{}: HTTP {}: not an API answer", req.url, r.status), 1);
     if (!d.HasMember("data") || !d["data"].IsObject()) {
       std::string err = d.HasMember("error") && d["error"].IsString()
                             ? d["error"].GetString()

@@ -1,5 +1,7 @@
 // `vigil calibrate`: proposes alert thresholds from load-test and
 // production windows (server/calibrate/, docs/calibration.md).
+#include "server/calibrate/calibrate.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -9,7 +11,6 @@
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "rules/rule_file.h"
-#include "server/calibrate/calibrate.h"
 #include "server/calibrate/output.h"
 #include "server/calibrate/source.h"
 #include "server/cli/cli.h"
@@ -80,9 +81,8 @@ int Calibrate(const std::vector<std::string>& argv) {
   for (const auto& s : a.GetAll("slo")) {
     size_t eq = s.rfind('=');
     char* end = nullptr;
-    double v = eq == std::string::npos
-                   ? 0
-                   : std::strtod(s.c_str() + eq + 1, &end);
+    double v =
+        eq == std::string::npos ? 0 : std::strtod(s.c_str() + eq + 1, &end);
     if (eq == std::string::npos || eq == 0 || end == s.c_str() + eq + 1 ||
         *end != '\0')
       return Fail(fmt::format(
@@ -96,8 +96,8 @@ int Calibrate(const std::vector<std::string>& argv) {
   if (rule_files.empty()) rule_files.push_back("examples/llm/rules/alerts.yml");
   std::vector<std::string> rec_files = a.GetAll("recording-rules");
   if (rec_files.empty()) {
-    auto sib = std::filesystem::path(rule_files[0]).parent_path() /
-               "recording.yml";
+    auto sib =
+        std::filesystem::path(rule_files[0]).parent_path() / "recording.yml";
     if (std::filesystem::exists(sib)) rec_files.push_back(sib.string());
   }
   std::vector<rules::RuleGroup> groups;
@@ -139,8 +139,8 @@ int Calibrate(const std::vector<std::string>& argv) {
     src = calibrate::DbSource(db.get(), &engine, *path);
   } else {
     if (server->rfind("http://", 0) != 0 && server->rfind("https://", 0) != 0)
-      return Fail(fmt::format("--server \"{}\": want http:// or https://",
-                              *server));
+      return Fail(
+          fmt::format("--server \"{}\": want http:// or https://", *server));
     src = calibrate::HttpSource(*server);
   }
   auto c = calibrate::Run(groups, opts, src.get());
@@ -171,8 +171,8 @@ int Calibrate(const std::vector<std::string>& argv) {
     std::ofstream l(ledger, std::ios::app);
     l << calibrate::LedgerYaml(*c, e);
     if (!l) return Fail("cannot append to " + ledger, 1);
-    std::fprintf(stderr, "wrote %s; ledger entry appended to %s\n",
-                 out.c_str(), ledger.c_str());
+    std::fprintf(stderr, "wrote %s; ledger entry appended to %s\n", out.c_str(),
+                 ledger.c_str());
   }
   for (const auto& r : c->rows)
     if (!r.error.empty()) return 1;

@@ -4,6 +4,8 @@
 // recording-rule results are written into DIR, and the alert timeline
 // (pending, firing, resolved, with labels and rendered annotations) is
 // printed, then per alert how often and how long it fired.
+#include "server/cli/rules_replay.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -16,7 +18,6 @@
 #include "rules/group.h"
 #include "rules/rule_file.h"
 #include "server/cli/cli.h"
-#include "server/cli/rules_replay.h"
 #include "storage/db.h"
 
 namespace vigil::cli {
@@ -180,8 +181,8 @@ size_t ReplayGroups(storage::DB* dbp, const std::vector<rules::RuleGroup>& defs,
 }
 
 std::map<std::string, ReplaySum> ReplaySums(
-    storage::DB* db, const std::vector<rules::RuleGroup>& defs,
-    Timestamp start, Timestamp end, int64_t interval, size_t* errors) {
+    storage::DB* db, const std::vector<rules::RuleGroup>& defs, Timestamp start,
+    Timestamp end, int64_t interval, size_t* errors) {
   Timeline timeline;
   size_t evals = 0;
   *errors = ReplayGroups(db, defs, start, end, interval, &timeline, &evals);
@@ -239,8 +240,8 @@ int RulesReplay(const std::vector<std::string>& argv) {
   }
   Timeline timeline;
   size_t evals = 0;
-  size_t errors = ReplayGroups(db->get(), defs, *start, *end, *interval,
-                               &timeline, &evals);
+  size_t errors =
+      ReplayGroups(db->get(), defs, *start, *end, *interval, &timeline, &evals);
   if (auto s = (*db)->Flush(); !s.ok()) {
     std::fprintf(stderr, "error: %s\n", std::string(s.message()).c_str());
     return 1;

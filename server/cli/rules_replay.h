@@ -28,8 +28,8 @@ struct ReplaySum {
 // written into it) and sums the alerts; `errors` gets the failed
 // evaluations (the first ten are printed to stderr).
 std::map<std::string, ReplaySum> ReplaySums(
-    storage::DB* db, const std::vector<rules::RuleGroup>& defs,
-    Timestamp start, Timestamp end, int64_t interval, size_t* errors);
+    storage::DB* db, const std::vector<rules::RuleGroup>& defs, Timestamp start,
+    Timestamp end, int64_t interval, size_t* errors);
 
 // --compare=OLD[,OLD...]: replays the OLD files and the NEW ones, each on a
 // snapshot of `db` (the stored data is not changed), and prints per alert

@@ -45,16 +45,17 @@ absl::StatusOr<std::map<std::string, ReplaySum>> OnSnapshot(
   return sums;
 }
 
-std::string Signed(int64_t v) { return v > 0 ? fmt::format("+{}", v)
-                                             : fmt::format("{}", v); }
+std::string Signed(int64_t v) {
+  return v > 0 ? fmt::format("+{}", v) : fmt::format("{}", v);
+}
 
 }  // namespace
 
 int RulesReplayCompare(storage::DB* db, const std::string& old_files,
                        const std::vector<std::string>& new_files,
                        Timestamp start, Timestamp end, int64_t interval) {
-  std::vector<std::string> olds = absl::StrSplit(old_files, ',',
-                                                 absl::SkipEmpty());
+  std::vector<std::string> olds =
+      absl::StrSplit(old_files, ',', absl::SkipEmpty());
   if (olds.empty()) {
     std::fprintf(stderr, "error: --compare: no rule file given\n");
     return 2;
@@ -68,17 +69,16 @@ int RulesReplayCompare(storage::DB* db, const std::string& old_files,
       return 1;
     }
   }
-  std::string tmp =
-      (std::filesystem::temp_directory_path() /
-       fmt::format("vigil-replay-compare-{}", getpid()))
-          .string();
+  std::string tmp = (std::filesystem::temp_directory_path() /
+                     fmt::format("vigil-replay-compare-{}", getpid()))
+                        .string();
   std::error_code ec;
   std::filesystem::create_directories(tmp, ec);
   size_t old_err = 0, new_err = 0;
-  auto old_sums = OnSnapshot(db, tmp + "/old", *old_defs, start, end,
-                             interval, &old_err);
-  auto new_sums = old_sums.ok() ? OnSnapshot(db, tmp + "/new", *new_defs,
-                                             start, end, interval, &new_err)
+  auto old_sums =
+      OnSnapshot(db, tmp + "/old", *old_defs, start, end, interval, &old_err);
+  auto new_sums = old_sums.ok() ? OnSnapshot(db, tmp + "/new", *new_defs, start,
+                                             end, interval, &new_err)
                                 : old_sums;
   std::filesystem::remove_all(tmp, ec);
   if (!new_sums.ok()) {
@@ -92,8 +92,8 @@ int RulesReplayCompare(storage::DB* db, const std::string& old_files,
       old_files.c_str(), fmt::format("{}", fmt::join(new_files, ",")).c_str(),
       FormatRfc3339Seconds(start).c_str(), FormatRfc3339Seconds(end).c_str(),
       old_err, new_err);
-  std::printf("%-32s %8s %8s %7s %12s %12s\n", "ALERT", "OLD", "NEW",
-              "CHANGE", "OLD FIRING", "NEW FIRING");
+  std::printf("%-32s %8s %8s %7s %12s %12s\n", "ALERT", "OLD", "NEW", "CHANGE",
+              "OLD FIRING", "NEW FIRING");
   std::set<std::string> names;
   for (const auto& [n, s] : *old_sums) names.insert(n);
   for (const auto& [n, s] : *new_sums) names.insert(n);

@@ -235,6 +235,11 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
           [aq](const net::HttpRequest& req, net::HttpResponse* r) {
             aq->Feedback(req, r);
           });
+    Route("GET", "/api/v1/alerts/feedback",
+          [](const net::HttpRequest&, net::HttpResponse* r) {
+            Text(r, 405, "Method Not Allowed\n");
+            r->SetHeader("Allow", "POST");
+          });
     Route("GET", "/api/v1/alerts/report",
           [aq](const net::HttpRequest& req, net::HttpResponse* r) {
             aq->Report(req, r);

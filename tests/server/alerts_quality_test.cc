@@ -75,7 +75,11 @@ TEST_CASE("alert quality report over a constructed history", "[quality]") {
   };
   std::vector<Feedback> fb = {
       {Fingerprint(a), {}, t0, false, "noise", t0 + 2 * kMin},
-      {Fingerprint(a), {}, t0 + 30 * kMin + 400, false, "noise",
+      {Fingerprint(a),
+       {},
+       t0 + 30 * kMin + 400,
+       false,
+       "noise",
        t0 + 35 * kMin},  // startsAt to the second, as the UI prints it
       {Fingerprint(a), {}, t0 + 180 * kMin, true, "real", t0 + 200 * kMin},
       {Fingerprint(b), {}, t0, true, "", t0 + 3 * kMin},
@@ -93,8 +97,7 @@ TEST_CASE("alert quality report over a constructed history", "[quality]") {
   before.starts_at = t0 - 60 * kMin;
   before.ends_at = t0 - 30 * kMin;
 
-  QualityReport r =
-      BuildReport(ns, fb, {s, before}, t0 - 1, t0 + 240 * kMin);
+  QualityReport r = BuildReport(ns, fb, {s, before}, t0 - 1, t0 + 240 * kMin);
   const AlertQuality* qa = Find(r, "KVCacheHigh");
   REQUIRE(qa);
   CHECK(qa->fired == 3);
@@ -282,15 +285,14 @@ TEST_CASE(
 
   // A restart keeps the history and the feedback.
   REQUIRE(vigil.Stop() == 0);
-  auto offline = Run(kVigil + " alerts report -o json --storage.tsdb.path=" +
-                     dir.Sub("data"));
+  auto offline = Run(
+      kVigil + " alerts report -o json --storage.tsdb.path=" + dir.Sub("data"));
   INFO(offline.err);
   REQUIRE(offline.code == 0);
   check_report(offline.out);
   REQUIRE(vigil.Start(dir, dir.Sub("am.yml"), &client, prom_yml,
                       {"--rules.alert.resend-delay=1s"}));
-  check_report(
-      Http(&client, "GET", vigil.url + "/api/v1/alerts/report").body);
+  check_report(Http(&client, "GET", vigil.url + "/api/v1/alerts/report").body);
   REQUIRE(vigil.Stop() == 0);
 }
 
@@ -320,7 +322,8 @@ TEST_CASE("malformed feedback and report parameters are 400", "[quality]") {
       {"{\"fingerprint\":12" + ok_rest, "fingerprint: want"},
       {"{\"labels\":[]" + ok_rest, "labels: want an object"},
       {"{\"labels\":{\"a\":1}" + ok_rest, "labels.a: not a string"},
-      {"{\"labels\":{\"alertname\":\"X\"},\"fingerprint\":\"0000000000000001\"" +
+      {"{\"labels\":{\"alertname\":\"X\"},\"fingerprint\":"
+       "\"0000000000000001\"" +
            ok_rest,
        "is not that of the labels"},
       {"{\"fingerprint\":\"ab\",\"actionable\":true}", "startsAt is required"},
@@ -384,9 +387,9 @@ TEST_CASE("rules replay --compare shows how a threshold change would fire",
       int phase = i % 60;
       double peak = (i / 60) % 2 ? 90 : 60;
       double v = phase >= 20 && phase < 40 ? peak : 10;
-      REQUIRE(app->Append(0, {{"__name__", "load"}, {"job", "x"}},
-                          t0 + i * kMin, v)
-                  .ok());
+      REQUIRE(
+          app->Append(0, {{"__name__", "load"}, {"job", "x"}}, t0 + i * kMin, v)
+              .ok());
     }
     REQUIRE(app->Commit().ok());
   }
@@ -397,8 +400,8 @@ TEST_CASE("rules replay --compare shows how a threshold change would fire",
       << "groups:\n- name: g\n  rules:\n"
          "  - alert: LoadHigh\n    expr: load > 80\n    for: 5m\n"
          "  - record: load:copy\n    expr: load\n";
-  auto r = Run(kVigil + " rules replay --storage.tsdb.path=" +
-               dir.Sub("data") + " --start=" + std::to_string(t0 / 1000) +
+  auto r = Run(kVigil + " rules replay --storage.tsdb.path=" + dir.Sub("data") +
+               " --start=" + std::to_string(t0 / 1000) +
                " --end=" + std::to_string(t0 / 1000 + 4 * 3600) +
                " --compare=" + dir.Sub("old.yml") + " " + dir.Sub("new.yml"));
   INFO(r.out + r.err);
@@ -409,8 +412,8 @@ TEST_CASE("rules replay --compare shows how a threshold change would fire",
     std::istringstream in(r.out.substr(r.out.find("\nLoadHigh") + 1));
     for (std::string w; row.size() < 6 && in >> w;) row.push_back(w);
   }
-  CHECK(row == std::vector<std::string>{"LoadHigh", "4", "2", "-2", "1h",
-                                        "30m"});
+  CHECK(row ==
+        std::vector<std::string>{"LoadHigh", "4", "2", "-2", "1h", "30m"});
   // The stored data is untouched: the new file's recording rule is not in it.
   vigil::storage::Options ro;
   ro.read_only = true;
@@ -418,9 +421,10 @@ TEST_CASE("rules replay --compare shows how a threshold change would fire",
   REQUIRE(db.ok());
   CHECK((*db)->Stats().num_series == 1);
   // Bad --compare files are errors.
-  auto bad = Run(kVigil + " rules replay --storage.tsdb.path=" +
-                 dir.Sub("data") + " --start=0 --end=1 --compare=" +
-                 dir.Sub("none.yml") + " " + dir.Sub("new.yml"));
+  auto bad =
+      Run(kVigil + " rules replay --storage.tsdb.path=" + dir.Sub("data") +
+          " --start=0 --end=1 --compare=" + dir.Sub("none.yml") + " " +
+          dir.Sub("new.yml"));
   CHECK(bad.code == 1);
   CHECK(bad.err.find("none.yml") != std::string::npos);
 }

@@ -5,6 +5,8 @@
 // gives the same answer as the storage directory, --write output passes
 // promtool, and malformed flags and windows are clear errors. Plus the
 // pure functions (windows, thresholds, quantiles) on their own.
+#include "server/calibrate/calibrate.h"
+
 #include <rapidjson/document.h>
 #include <signal.h>
 
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "rules/rule_file.h"
-#include "server/calibrate/calibrate.h"
 #include "storage/db.h"
 #include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
@@ -53,10 +54,10 @@ struct Fixture {
            "  - {at: 5m, kind: traffic-surge, factor: 1.0, duration: 10m}\n"
            "  - {at: 15m, kind: traffic-surge, factor: 1.3, duration: 10m}\n"
            "  - {at: 25m, kind: traffic-surge, factor: 1.6, duration: 10m}\n";
-    auto sim = Run("cd " + dir.path() + " && " + Sim() +
-                   " --hosts=1 --gpus=2 --rps=10 --start=" +
-                   std::to_string(kStart) +
-                   " --scenario=steps.yml --backfill=35m --backfill-file=h.om");
+    auto sim =
+        Run("cd " + dir.path() + " && " + Sim() +
+            " --hosts=1 --gpus=2 --rps=10 --start=" + std::to_string(kStart) +
+            " --scenario=steps.yml --backfill=35m --backfill-file=h.om");
     log = sim.err;
     if (sim.code != 0) return;
     auto imp = Run(kVigil + " tsdb import openmetrics " + dir.Sub("h.om") +
@@ -104,8 +105,7 @@ std::vector<double> Stored(const std::string& dir, const std::string& metric,
   {
     auto q = (*db)->NewQuerier(from * 1000, to * 1000);
     REQUIRE(q.ok());
-    auto m =
-        vigil::Matcher::Make(vigil::MatchType::kEqual, "__name__", metric);
+    auto m = vigil::Matcher::Make(vigil::MatchType::kEqual, "__name__", metric);
     REQUIRE(m.ok());
     auto ss = (*q)->Select({*m});
     REQUIRE(ss.ok());
@@ -300,9 +300,9 @@ TEST_CASE("calibrate over simulated 70/90/110 % steps", "[calibrate]") {
   SECTION("--write: a rule file promtool accepts, and a ledger entry") {
     vigil::testutil::TempDir out;
     for (int i = 0; i < 2; ++i) {
-      auto w = Run("USER=tester " + kVigil + " calibrate --storage.tsdb.path=" +
-                   f.data + " --rules=" + kRules + Windows() +
-                   " --write=" + out.path());
+      auto w = Run("USER=tester " + kVigil +
+                   " calibrate --storage.tsdb.path=" + f.data +
+                   " --rules=" + kRules + Windows() + " --write=" + out.path());
       INFO(w.err);
       REQUIRE(w.code == 0);
     }
@@ -353,15 +353,15 @@ TEST_CASE("calibrate: malformed flags and windows are clear errors",
   };
   std::vector<Case> cases = {
       {"--window=a=1..2", "exactly one of --storage.tsdb.path and --server"},
-      {"--storage.tsdb.path=" + dir.path() + " --server=http://x --window=a=1..2",
+      {"--storage.tsdb.path=" + dir.path() +
+           " --server=http://x --window=a=1..2",
        "exactly one of"},
       {"--server=http://127.0.0.1:1", "no --window given"},
       {"--server=http://127.0.0.1:1 --window=a=2..1", "end is not after start"},
       {"--server=http://127.0.0.1:1 --window=a1..2", "no '='"},
       {"--server=http://127.0.0.1:1 --window=a=1-2", "no '..'"},
       {"--server=ftp://x --window=a=1..2", "want http:// or https://"},
-      {"--server=http://127.0.0.1:1 --window=a=1..2 --step=x",
-       "--step \"x\""},
+      {"--server=http://127.0.0.1:1 --window=a=1..2 --step=x", "--step \"x\""},
       {"--server=http://127.0.0.1:1 --window=a=1..2 --slo=TTFT",
        "--slo \"TTFT\""},
       {"--server=http://127.0.0.1:1 --window=a=1..2 --warning-fraction=0.9",
@@ -384,9 +384,9 @@ TEST_CASE("calibrate: malformed flags and windows are clear errors",
                     " --server=http://127.0.0.1:1 --window=a=1..2");
   CHECK(nofile.code == 1);
   CHECK(nofile.err.find("none.yml") != std::string::npos);
-  auto down = Run(base + "--server=http://127.0.0.1:" +
-                  std::to_string(vigil::testutil::FreePort()) +
-                  " --window=a=1..2");
+  auto down =
+      Run(base + "--server=http://127.0.0.1:" +
+          std::to_string(vigil::testutil::FreePort()) + " --window=a=1..2");
   INFO(down.out + down.err);
   CHECK(down.code == 1);
   CHECK(down.out.find("error: query http://127.0.0.1:") != std::string::npos);

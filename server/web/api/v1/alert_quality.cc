@@ -29,10 +29,14 @@ bool ParseFp(std::string_view s, uint64_t* out) {
   uint64_t v = 0;
   for (char c : s) {
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= uint64_t(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= uint64_t(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= uint64_t(c - 'A' + 10);
-    else return false;
+    if (c >= '0' && c <= '9')
+      v |= uint64_t(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= uint64_t(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= uint64_t(c - 'A' + 10);
+    else
+      return false;
   }
   *out = v;
   return true;
@@ -86,8 +90,9 @@ void AlertQualityApi::Feedback(const net::HttpRequest& req,
     const auto& v = m.value;
     if (k == "fingerprint") {
       if (!v.IsString() || !ParseFp(v.GetString(), &f.fingerprint)) {
-        Bad(resp, "invalid feedback: fingerprint: want up to 16 hex digits "
-                  "as a string");
+        Bad(resp,
+            "invalid feedback: fingerprint: want up to 16 hex digits "
+            "as a string");
         return;
       }
       has_fp = true;
@@ -182,13 +187,12 @@ void AlertQualityApi::Feedback(const net::HttpRequest& req,
     RespondStatus(resp, s);
     return;
   }
-  Success(resp, fmt::format(
-                    "{{\"fingerprint\":\"{}\",\"startsAt\":\"{}\","
-                    "\"actionable\":{},\"matched\":{}}}",
-                    alerting::FingerprintHex(f.fingerprint),
-                    v2::FormatDateTime(f.starts_at),
-                    f.actionable ? "true" : "false",
-                    matched ? "true" : "false"));
+  Success(resp, fmt::format("{{\"fingerprint\":\"{}\",\"startsAt\":\"{}\","
+                            "\"actionable\":{},\"matched\":{}}}",
+                            alerting::FingerprintHex(f.fingerprint),
+                            v2::FormatDateTime(f.starts_at),
+                            f.actionable ? "true" : "false",
+                            matched ? "true" : "false"));
 }
 
 void AlertQualityApi::Report(const net::HttpRequest& req,
