@@ -39,6 +39,8 @@ Commands:
                                      propose alert thresholds from load windows
   alerts report [--since=30d] (--server=URL | --storage.tsdb.path=DIR) [-o json]
                                      alert quality: firing, false positives, flapping
+  slo generate [-o RULES] [--tests-out=TESTS] SLOFILE
+                                     Sloth SLO file -> burn-rate rules (+ tests)
 )";
 
 int Usage() {
@@ -103,6 +105,8 @@ int main(int argc, char** argv) {
   if (cmd == "calibrate") return vigil::cli::Calibrate(rest(1));
   if (cmd == "alerts" && sub == "report")
     return vigil::cli::AlertsReport(rest(2));
+  if (cmd == "slo" && sub == "generate")
+    return vigil::cli::SloGenerate(rest(2));
   if (cmd == "tsdb") {
     if (sub == "import" && args.size() > 2 && args[2] == "openmetrics") {
       return vigil::cli::TsdbImport(rest(3));

@@ -283,3 +283,26 @@ EngineHooks RegisterEngineMetrics(metrics::Registry* reg) {
 }
 
 }  // namespace vigil::server
+
+namespace vigil::server {
+
+void RegisterRetentionMetrics(metrics::Registry* reg, int64_t retention_bytes,
+                              int64_t retention_ms) {
+  auto bytes = std::make_shared<metrics::Gauge>(metrics::Opts{
+      "prometheus_tsdb_retention_limit_bytes",
+      "Max number of bytes to be retained in the tsdb blocks, configured 0 "
+      "means disabled",
+      {},
+      {}});
+  bytes->Set(static_cast<double>(retention_bytes));
+  auto seconds = std::make_shared<metrics::Gauge>(
+      metrics::Opts{"prometheus_tsdb_retention_limit_seconds",
+                    "How long to retain samples in storage.",
+                    {},
+                    {}});
+  seconds->Set(static_cast<double>(retention_ms) / 1000);
+  (void)reg->Register(bytes);
+  (void)reg->Register(seconds);
+}
+
+}  // namespace vigil::server

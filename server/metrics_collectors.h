@@ -79,6 +79,11 @@ struct EngineHooks {
 };
 EngineHooks RegisterEngineMetrics(metrics::Registry* reg);
 
+// prometheus_tsdb_retention_limit_bytes (0: no size limit) and
+// prometheus_tsdb_retention_limit_seconds, from the retention flags.
+void RegisterRetentionMetrics(metrics::Registry* reg, int64_t retention_bytes,
+                              int64_t retention_ms);
+
 }  // namespace vigil::server
 
 #endif  // VIGIL_SERVER_METRICS_COLLECTORS_H_

@@ -337,6 +337,8 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
+  RegisterRetentionMetrics(&registry, flags.retention_bytes,
+                           flags.retention_ms);
   (void)registry.Register(std::make_shared<ScrapeCollector>(
       scrape.manager(), (*notifier)->notifier()));
   (void)registry.Register(

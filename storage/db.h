@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "core/matcher.h"
 #include "storage/appender.h"
+#include "storage/commit_log.h"
 #include "storage/options.h"
 #include "storage/querier.h"
 
@@ -56,6 +57,13 @@ struct DBStats {
   uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
   uint64_t head_memory_bytes = 0;  // estimate of head heap usage
   uint64_t rocksdb_memory_bytes = 0;  // memtables + table readers
+  // The commit log (commit_log.h): registered readers, the checkpointed
+  // `wal` records kept for them, and samples deleted (retention, the hold
+  // cap) before a reader acknowledged them, since Open.
+  uint64_t commit_log_readers = 0;
+  uint64_t commit_log_held_records = 0;
+  uint64_t commit_log_held_bytes = 0;
+  uint64_t commit_log_lost_samples = 0;
 };
 
 // One chunk of one series, without its samples: what DB::ForEachChunk
@@ -168,6 +176,31 @@ class DB : public Appendable, public Queryable {
       std::string_view prefix,
       const std::function<void(std::string_view key, std::string_view value)>&
           f) = 0;
+
+  // --- The commit log, for shipping committed samples (commit_log.h) ---
+
+  // Opens the reader registered as `name` (non-empty, at most 200 bytes;
+  // InvalidArgument otherwise), registering it durably on first use. At
+  // most one open reader per name (AlreadyExists otherwise).
+  // FailedPrecondition on a read-only DB or with Options::write_wal off.
+  // The first registration creates the optional `commitlog` column family
+  // (FORMAT.md): older builds then open the directory read-only only.
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<CommitLogReader>>
+  OpenCommitLogReader(std::string_view name) {
+    (void)name;
+    return absl::UnimplementedError("commit log: not supported");
+  }
+  // Forgets the registration of `name` (a remote removed from the
+  // configuration) so the batches it held can go (at the next
+  // checkpoint). OK if unknown; FailedPrecondition while that reader is
+  // open or on a read-only DB.
+  [[nodiscard]] virtual absl::Status DropCommitLogReader(
+      std::string_view name) {
+    (void)name;
+    return absl::UnimplementedError("commit log: not supported");
+  }
+  // The registered names, sorted (also on a read-only DB).
+  virtual std::vector<std::string> CommitLogReaders() { return {}; }
 
   // Counters and gauges (see DBStats). One pass over the series in
   // memory, no disk reads beyond listing the directory.

@@ -59,6 +59,12 @@ struct Options {
   // Default: true
   bool write_wal = true;
 
+  // If > 0, commit-log records held only for lagging readers (see
+  // commit_log.h) are deleted, oldest first, while they take more than
+  // this many bytes; the readers are told what they lost.
+  // Default: 0 (bounded by the time retention only)
+  int64_t commit_log_max_hold_bytes = 0;
+
   // Logger for background events. Not owned; must outlive the DB.
   // Default: Logger::Default()
   Logger* logger = nullptr;

@@ -4,6 +4,7 @@
 #include "promql/parser.h"
 #include "server/web/api/v1/util.h"
 #include "server/web/api/v2/api.h"
+#include "server/web/ui/assets.h"
 
 namespace vigil::web {
 namespace {
@@ -259,6 +260,24 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
          {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}) {
       Route(m, "/api/v2/*rest", v2);
     }
+  }
+
+  // The web UI (server/web/ui), from memory, registered last.
+  std::shared_ptr<const ui::Assets> assets = ui::Assets::Embedded(
+      ui::Assets::BrowserPrefix(ho.route_prefix, opts_.flags->external_url));
+  for (const char* m : {"GET", "HEAD"}) {
+    for (std::string_view page : ui::Assets::PagePaths()) {
+      Route(m, std::string(page),
+            [assets](const net::HttpRequest& req, net::HttpResponse* r) {
+              assets->ServePage(req, r);
+            });
+    }
+    Route(m, "/assets/*file",
+          [assets](const net::HttpRequest& req, net::HttpResponse* r) {
+            std::string_view f = req.PathParam("file").value_or("");
+            if (!f.empty() && f[0] == '/') f.remove_prefix(1);
+            assets->ServeAsset(f, req, r);
+          });
   }
 }
 

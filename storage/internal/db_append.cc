@@ -1,4 +1,5 @@
 // The Appender and Commit of DBImpl.
+#include <algorithm>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
@@ -143,8 +144,22 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     fresh.push_back(s);
     batch.Put(cf_series_, SeriesKey(s->ref), EncodeLabels(head_->LabelsOf(*s)));
   }
-  if (options_.write_wal) {
-    std::string rec = EncodeWalRecord(samples);
+  // The record holds what the head will accept: a sample another
+  // appender's commit has overtaken meanwhile is left out, so neither
+  // replay nor a commit-log reader sees it. last_t only changes under
+  // commit_mu_ (held), so it is read here without the series' lock.
+  const std::vector<WalSample>* logged = &samples;
+  std::vector<WalSample> accepted_only;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i].t > series[i]->last_t) continue;
+    for (size_t j = 0; j < samples.size(); ++j) {
+      if (samples[j].t > series[j]->last_t) accepted_only.push_back(samples[j]);
+    }
+    logged = &accepted_only;
+    break;
+  }
+  if (options_.write_wal && !logged->empty()) {
+    std::string rec = EncodeWalRecord(*logged);
     wal_bytes_ += int64_t(rec.size());
     batch.Put(cf_wal_, WalKey(next_wal_seq_++), rec);
   }
@@ -153,6 +168,17 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     wo.sync = options_.sync_commits;
     VIGIL_RETURN_IF_ERROR(
         FromRocks(db_->Write(wo, &batch), "commit: write to WAL"));
+  }
+  if (options_.write_wal && !logged->empty()) {
+    ++seg_records_;
+    seg_samples_ += logged->size();
+    // Commit-log readers: publish the end, then wake waiting reads (an
+    // atomic load when nobody waits; see CommitLogReader::Read).
+    hub_->end.store(next_wal_seq_);
+    if (hub_->waiters.load() > 0) {
+      absl::MutexLock hl(&hub_->mu);
+      hub_->cv.SignalAll();
+    }
   }
   for (MemSeries* s : fresh) {
     s->persisted.store(true, std::memory_order_release);
@@ -177,6 +203,7 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     head_->AppendLocked(s, w.t, w.v);
     if (s->pending.size() != before && before == 0) cut.push_back(s);
     NoteTime(w.t);
+    seg_max_t_ = std::max(seg_max_t_, w.t);
     ++accepted;
   }
   appended_.fetch_add(accepted, std::memory_order_relaxed);

@@ -45,9 +45,17 @@ DBImpl::DBImpl(const Options& options, std::string dir)
     : options_(options),
       dir_(std::move(dir)),
       logger_(options.logger ? options.logger : Logger::Default()),
-      head_(std::make_unique<Head>(options_, &symbols_, &postings_)) {}
+      head_(std::make_unique<Head>(options_, &symbols_, &postings_)),
+      hub_(std::make_shared<CommitLogHub>()) {}
 
 DBImpl::~DBImpl() {
+  {
+    // Waiting reads return Cancelled; calls in progress finish first.
+    absl::MutexLock l(&hub_->mu);
+    hub_->closed = true;
+    hub_->cv.SignalAll();
+    while (hub_->active > 0) hub_->cv.Wait(&hub_->mu);
+  }
   if (db_ && !options_.read_only) {
     absl::MutexLock l(&commit_mu_);
     absl::Status s = CheckpointLocked();
@@ -65,9 +73,17 @@ DBImpl::~DBImpl() {
     // The checkpoint deleted every wal record; a compaction of the family
     // now drops the level-0 tables still holding them (DeleteFilesInRange
     // leaves level 0 alone), so they do not outlive the process.
+    // Records held for commit-log readers are left as they are.
     if (fs.ok()) {
+      uint64_t first;
+      {
+        absl::MutexLock rl(&cl_mu_);
+        first = first_seq_;
+      }
+      const std::string hi_key = WalKey(first);
+      const rocksdb::Slice hi(hi_key);
       fs = db_->CompactRange(rocksdb::CompactRangeOptions(), cf_wal_, nullptr,
-                             nullptr);
+                             &hi);
       if (!fs.ok())
         logger_->Error("wal compaction on close failed",
                        {{"err", fs.ToString()}});
@@ -126,7 +142,8 @@ absl::Status DBImpl::OpenImpl() {
   // A format-1 directory still has `postings`; RocksDB opens a directory
   // for writing only with all its families, so open it to drop it. The
   // `tombstones` family exists once something was deleted.
-  bool legacy_postings = false, tombstones = false, state = false;
+  bool legacy_postings = false, tombstones = false, state = false,
+       commitlog = false;
   {
     std::vector<std::string> existing;
     if (rocksdb::DB::ListColumnFamilies(dbo, dir_, &existing).ok()) {
@@ -135,11 +152,14 @@ absl::Status DBImpl::OpenImpl() {
           legacy_postings = true;
         if (name == kCfTombstones) tombstones = true;
         if (name == kCfState) state = true;
+        if (name == kCfCommitLog) commitlog = true;
       }
     }
     if (legacy_postings) cfs.push_back({kCfLegacyPostings, small_cf});
     if (tombstones) cfs.push_back({kCfTombstones, small_cf});
     if (state) cfs.push_back({kCfState, small_cf});
+    if (commitlog)
+      cfs.push_back({kCfCommitLog, rocksdb::ColumnFamilyOptions()});
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs =
@@ -153,8 +173,11 @@ absl::Status DBImpl::OpenImpl() {
   cf_wal_ = handles_[3];
   cf_head_ = handles_[4];
   cf_meta_ = handles_[5];
-  if (tombstones) cf_tombstones_ = handles_[cfs.size() - 1 - (state ? 1 : 0)];
-  if (state) cf_state_ = handles_.back();
+  for (auto* h : handles_) {
+    if (h->GetName() == kCfTombstones) cf_tombstones_ = h;
+    if (h->GetName() == kCfState) cf_state_ = h;
+    if (h->GetName() == kCfCommitLog) cf_commitlog_ = h;
+  }
   rocksdb::ColumnFamilyHandle* postings = nullptr;
   if (legacy_postings) {
     postings = handles_[6];
@@ -173,6 +196,7 @@ absl::Status DBImpl::OpenImpl() {
   VIGIL_RETURN_IF_ERROR(LoadSeries());
   VIGIL_RETURN_IF_ERROR(LoadTombstones());
   VIGIL_RETURN_IF_ERROR(LoadHead());
+  VIGIL_RETURN_IF_ERROR(LoadCommitLog());
   return ReplayWal();
 }
 
@@ -332,7 +356,13 @@ absl::Status DBImpl::ReplayWal() {
   std::vector<WalSample> samples;
   uint64_t records = 0;
   absl::MutexLock cl(&commit_mu_);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  // Records below the checkpoint are in `head` and `chunks` already; they
+  // are only still there for commit-log readers (without the `commitlog`
+  // family, every record left is above the last checkpoint).
+  const bool has_log = cf_commitlog_.load() != nullptr;
+  uint64_t first_replayed = 0;
+  for (it->Seek(WalKey(has_log ? checkpoint_seq_ : 0)); it->Valid();
+       it->Next()) {
     rocksdb::Slice k = it->key();
     uint64_t seq = k.size() == 8 ? GetBE64(k.data()) : 0;
     samples.clear();
@@ -353,12 +383,26 @@ absl::Status DBImpl::ReplayWal() {
         head_->AppendLocked(s, w.t, w.v);
         NoteTime(w.t);
       }
+      seg_max_t_ = std::max(seg_max_t_, w.t);
     }
+    if (first_replayed == 0) first_replayed = seq;
     next_wal_seq_ = seq + 1;
     wal_bytes_ += it->value().size();
+    ++seg_records_;
+    seg_samples_ += samples.size();
     ++records;
   }
   VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read wal"));
+  if (has_log) {
+    next_wal_seq_ = std::max(next_wal_seq_, checkpoint_seq_);
+  } else {
+    checkpoint_seq_ = first_replayed ? first_replayed : next_wal_seq_;
+  }
+  {
+    absl::MutexLock rl(&cl_mu_);
+    first_seq_ = held_.empty() ? checkpoint_seq_ : held_.front().lo;
+  }
+  hub_->end.store(next_wal_seq_);
   if (records > 0) {
     logger_->Info("replayed WAL", {{"records", std::to_string(records)}});
     // Chunks cut during replay are written now; the WAL stays until the
@@ -428,11 +472,62 @@ absl::Status DBImpl::CheckpointLocked() {
                                                       : std::string_view()));
     written.push_back(s);
   }
-  const std::string wal_lo = WalKey(0), wal_hi = WalKey(next_wal_seq_);
+  // The records since the last checkpoint are now in `head`; those a
+  // commit-log reader has not acknowledged stay, a whole segment (one
+  // checkpoint interval) at a time, and replay starts at c_new.
+  const uint64_t c_new = next_wal_seq_;
+  rocksdb::ColumnFamilyHandle* cl = cf_commitlog_.load();
+  uint64_t min_pos = UINT64_MAX;
+  if (cl != nullptr) {
+    absl::MutexLock rl(&cl_mu_);
+    for (const auto& [name, r] : readers_) min_pos = std::min(min_pos, r.pos);
+  }
+  size_t passed = 0;
+  while (passed < held_.size() && held_[passed].hi <= min_pos) ++passed;
+  const bool hold_new =
+      cl != nullptr && min_pos < c_new && c_new > checkpoint_seq_;
+  const uint64_t bound = passed < held_.size() ? held_[passed].lo
+                         : hold_new            ? checkpoint_seq_
+                                               : c_new;
+  const HeldSegment seg{checkpoint_seq_, c_new,      seg_records_,
+                        seg_samples_,    wal_bytes_, seg_max_t_};
+  const std::string wal_lo = WalKey(0), wal_hi = WalKey(bound);
   batch.DeleteRange(cf_wal_, wal_lo, wal_hi);
+  if (cl != nullptr) {
+    for (size_t i = 0; i < passed; ++i) {
+      std::string k = kClSegmentPrefix;
+      PutBE64(&k, held_[i].lo);
+      batch.Delete(cl, k);
+    }
+    if (hold_new) {
+      std::string k = kClSegmentPrefix;
+      PutBE64(&k, seg.lo);
+      batch.Put(cl, k, EncodeSegmentRecord(seg));
+    }
+    std::string v;
+    PutBE64(&v, c_new);
+    batch.Put(cl, kClCheckpointKey, v);
+  }
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_commits;
   VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "checkpoint"));
+  for (size_t i = 0; i < passed; ++i) {
+    held_bytes_ -= held_[i].bytes;
+    held_records_ -= held_[i].records;
+  }
+  held_.erase(held_.begin(), held_.begin() + passed);
+  if (hold_new) {
+    held_.push_back(seg);
+    held_bytes_ += seg.bytes;
+    held_records_ += seg.records;
+  }
+  {
+    absl::MutexLock rl(&cl_mu_);
+    first_seq_ = std::max(first_seq_, bound);
+  }
+  checkpoint_seq_ = c_new;
+  seg_records_ = seg_samples_ = 0;
+  seg_max_t_ = kMinTimestamp;
   // The range tombstone hides the old records, but the tables they were
   // flushed to (every 4 MiB of commits) stay on disk until a compaction
   // happens to pick them: up to checkpoint_wal_bytes of dead data. Every
@@ -450,6 +545,7 @@ absl::Status DBImpl::CheckpointLocked() {
     s->dirty = false;
   }
   wal_bytes_ = 0;
+  VIGIL_RETURN_IF_ERROR(EnforceHoldCap());
   return SaveTimeRange();
 }
 
@@ -532,6 +628,14 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
   }
   absl::MutexLock l(&commit_mu_);
   VIGIL_RETURN_IF_ERROR(TrimTombstones(min_time_.load()));
+  // Held commit-log records whose newest sample is outside the retention.
+  if (options_.retention_ms > 0) {
+    size_t n = 0;
+    while (n < held_.size() && held_[n].max_t < now - options_.retention_ms)
+      ++n;
+    VIGIL_RETURN_IF_ERROR(DropHeldSegments(n, "retention"));
+  }
+  VIGIL_RETURN_IF_ERROR(EnforceHoldCap());
   return SaveTimeRange();
 }
 
@@ -603,6 +707,13 @@ DBStats DBImpl::Stats() {
   st.rocksdb_memory_bytes = mem + readers;
   st.head_memory_bytes =
       head_->MemoryBytes() + symbols_.MemoryBytes() + postings_.MemoryBytes();
+  {
+    absl::MutexLock cl(&cl_mu_);
+    st.commit_log_readers = readers_.size();
+  }
+  st.commit_log_held_bytes = uint64_t(std::max<int64_t>(0, held_bytes_.load()));
+  st.commit_log_held_records = held_records_.load();
+  st.commit_log_lost_samples = lost_samples_total_.load();
   return st;
 }
 

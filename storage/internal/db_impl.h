@@ -22,6 +22,8 @@
 #define VIGIL_STORAGE_INTERNAL_DB_IMPL_H_
 
 #include <atomic>
+#include <deque>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -32,6 +34,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "storage/db.h"
+#include "storage/internal/commit_log_state.h"
 #include "storage/internal/head.h"
 #include "storage/internal/postings.h"
 #include "storage/internal/symbols.h"
@@ -94,6 +97,10 @@ class DBImpl : public DB {
   absl::Status ForEachChunk(
       Timestamp mint, Timestamp maxt,
       const std::function<void(const storage::ChunkMeta&)>& f) override;
+  absl::StatusOr<std::unique_ptr<CommitLogReader>> OpenCommitLogReader(
+      std::string_view name) override;
+  absl::Status DropCommitLogReader(std::string_view name) override;
+  std::vector<std::string> CommitLogReaders() override;
 
   // --- used by the appender and querier -----------------------------------
   const Options& options() const { return options_; }
@@ -123,7 +130,30 @@ class DBImpl : public DB {
   // them: a querier whose chunk iterator predates a bump must refresh it.
   std::atomic<uint64_t> chunk_writes_{0};
 
+  // --- used by the commit-log reader (commit_log.cc) ----------------------
+  absl::StatusOr<CommitLogRead> CommitLogReadImpl(const std::string& name,
+                                                  uint64_t from,
+                                                  size_t max_samples)
+      ABSL_LOCKS_EXCLUDED(cl_mu_);
+  absl::Status CommitLogAck(const std::string& name, uint64_t next)
+      ABSL_LOCKS_EXCLUDED(cl_mu_);
+  uint64_t CommitLogPosition(const std::string& name)
+      ABSL_LOCKS_EXCLUDED(cl_mu_);
+  void CommitLogClosed(const std::string& name) ABSL_LOCKS_EXCLUDED(cl_mu_);
+  absl::StatusOr<Labels> LabelsOfRef(SeriesRef ref);
+
  private:
+  // Loads the `commitlog` family, if any (before ReplayWal).
+  absl::Status LoadCommitLog();
+  // Creates the `commitlog` family on first use (FORMAT.md).
+  absl::Status EnsureCommitLogFamily()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Deletes the oldest `n` held segments, counting what each reader had
+  // not acknowledged as lost (retention, the hold cap).
+  absl::Status DropHeldSegments(size_t n, const char* why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Drops held segments over Options::commit_log_max_hold_bytes.
+  absl::Status EnforceHoldCap() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Checks meta "format"; writes it in a new directory and upgrades a
   // format-1 one (dropping `legacy_postings`, which may be null).
   absl::Status CheckFormat(rocksdb::ColumnFamilyHandle* legacy_postings);
@@ -182,6 +212,30 @@ class DBImpl : public DB {
   absl::Mutex commit_mu_;
   uint64_t next_wal_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;
   int64_t wal_bytes_ ABSL_GUARDED_BY(commit_mu_) = 0;
+  // The wal records since the last checkpoint: [checkpoint_seq_,
+  // next_wal_seq_), with their counts (the next held segment).
+  uint64_t checkpoint_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;
+  uint64_t seg_records_ ABSL_GUARDED_BY(commit_mu_) = 0;
+  uint64_t seg_samples_ ABSL_GUARDED_BY(commit_mu_) = 0;
+  Timestamp seg_max_t_ ABSL_GUARDED_BY(commit_mu_) = kMinTimestamp;
+  // Checkpointed wal records kept for commit-log readers, oldest first,
+  // contiguous, all below checkpoint_seq_.
+  std::deque<HeldSegment> held_ ABSL_GUARDED_BY(commit_mu_);
+  // Null until the first OpenCommitLogReader (or if the directory has
+  // none); set under commit_mu_.
+  std::atomic<rocksdb::ColumnFamilyHandle*> cf_commitlog_{nullptr};
+
+  // The registered readers (lock order: commit_mu_, then cl_mu_).
+  absl::Mutex cl_mu_;
+  std::map<std::string, ReaderState, std::less<>> readers_
+      ABSL_GUARDED_BY(cl_mu_);
+  // The first wal record kept (records below it are gone).
+  uint64_t first_seq_ ABSL_GUARDED_BY(cl_mu_) = 1;
+  std::atomic<int64_t> held_bytes_{0};
+  std::atomic<uint64_t> held_records_{0};
+  std::atomic<uint64_t> lost_samples_total_{0};
+  // Shared with the readers: waiting for commits, and closing.
+  std::shared_ptr<CommitLogHub> hub_;
 
   absl::Mutex meta_mu_;
 };

@@ -351,6 +351,16 @@ TEST_CASE("malformed feedback and report parameters are 400", "[quality]") {
     CHECK(std::string(d["error"].GetString()).find(c.want) !=
           std::string::npos);
   }
+  // The UI sends "" as the fingerprint of alerts without one: the labels
+  // identify them then.
+  auto ui = Http(&client, "POST", url + "/api/v1/alerts/feedback",
+                 "{\"fingerprint\":\"\",\"labels\":{\"alertname\":\"X\"},"
+                 "\"startsAt\":\"2026-11-30T13:00:00.000Z\",\"actionable\":"
+                 "false,\"comment\":\"\"}");
+  CHECK(ui.status == 200);
+  CHECK(ui.body.find(vigil::alerting::FingerprintHex(
+            vigil::alerting::Fingerprint(Labels{{"alertname", "X"}}))) !=
+        std::string::npos);
   // Without the router, feedback is still kept (matched: false).
   auto good = Http(&client, "POST", url + "/api/v1/alerts/feedback",
                    "{\"labels\":{\"alertname\":\"X\"}" + ok_rest);

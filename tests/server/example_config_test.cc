@@ -134,9 +134,10 @@ TEST_CASE("example alertmanager.yml passes amtool check-config",
 TEST_CASE("example prometheus.yml loads the rule pack and its Alertmanager",
           "[example_config]") {
   const auto c = LoadExample();
-  REQUIRE(c.rule_files.size() == 2);
+  REQUIRE(c.rule_files.size() == 3);
   CHECK(c.rule_files[0] == kLlm + "/rules/recording.yml");
   CHECK(c.rule_files[1] == kLlm + "/rules/alerts.yml");
+  CHECK(c.rule_files[2] == kLlm + "/rules/slo.yml");  // from slo.yml
   REQUIRE(c.alerting.alertmanagers.size() == 1);
   const auto& am = c.alerting.alertmanagers[0].sd.static_configs;
   REQUIRE(am.size() == 1);

@@ -89,6 +89,8 @@ void AlertQualityApi::Feedback(const net::HttpRequest& req,
     std::string k = m.name.GetString();
     const auto& v = m.value;
     if (k == "fingerprint") {
+      // "" is no fingerprint (the UI sends one for rule alerts without).
+      if (v.IsString() && v.GetStringLength() == 0) continue;
       if (!v.IsString() || !ParseFp(v.GetString(), &f.fingerprint)) {
         Bad(resp,
             "invalid feedback: fingerprint: want up to 16 hex digits "
