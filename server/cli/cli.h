@@ -66,16 +66,13 @@ int AlertmanagerRoutes(const std::vector<std::string>& args);
 // vigil rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
 int RulesReplay(const std::vector<std::string>& args);
 
-<<<<<<< HEAD
 // vigil calibrate (--storage.tsdb.path=DIR | --server=URL) --window
 // NAME=START..END ... [--rules=FILE] [--write=DIR] [-o json]
 int Calibrate(const std::vector<std::string>& args);
 // vigil alerts report --since=30d (--server=URL | --storage.tsdb.path=DIR)
 int AlertsReport(const std::vector<std::string>& args);
-=======
 // vigil slo generate [-o RULES] [--tests-out=TESTS] SLOFILE  (sloth generate)
 int SloGenerate(const std::vector<std::string>& args);
->>>>>>> main
 
 }  // namespace vigil::cli
 
