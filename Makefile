@@ -12,12 +12,13 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   librocksdb-dev libabsl-dev libre2-dev libyaml-cpp-dev libfmt-dev \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev \
-  libcurl4-openssl-dev rapidjson-dev
+  libcurl4-openssl-dev rapidjson-dev protobuf-compiler libprotobuf-dev
 # The web UI (docs/ui.md): node + npm build it, chromium runs its test;
 # command:package, checked by command (node may come from another source).
 DEB_UI := node:nodejs npm:npm chromium:chromium
-# Real peers used by tests and bench (promtool, VictoriaMetrics).
-DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter curl bc time
+# Real peers used by tests and bench (promtool, VictoriaMetrics,
+# blackbox_exporter for the /probe differential test).
+DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
 .PHONY: deps build vigil test lint demo calibrate-demo bench clean
 

@@ -39,6 +39,9 @@ Commands:
                                      propose alert thresholds from load windows
   alerts report [--since=30d] (--server=URL | --storage.tsdb.path=DIR) [-o json]
                                      alert quality: firing, false positives, flapping
+  diagnose [--server=URL | --storage.tsdb.path=DIR] [--time=T] [--variant=V]
+           [--thresholds=FILE] [-o json]
+                                     the LLM diagnosis map: what moved, where to look
   slo generate [-o RULES] [--tests-out=TESTS] SLOFILE
                                      Sloth SLO file -> burn-rate rules (+ tests)
 )";
@@ -105,6 +108,7 @@ int main(int argc, char** argv) {
   if (cmd == "calibrate") return vigil::cli::Calibrate(rest(1));
   if (cmd == "alerts" && sub == "report")
     return vigil::cli::AlertsReport(rest(2));
+  if (cmd == "diagnose") return vigil::cli::Diagnose(rest(1));
   if (cmd == "slo" && sub == "generate")
     return vigil::cli::SloGenerate(rest(2));
   if (cmd == "tsdb") {

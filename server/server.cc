@@ -18,10 +18,13 @@
 #include "server/alerting/history.h"
 #include "server/alerting/state.h"
 #include "server/alerting_component.h"
+#include "server/diagnose/thresholds.h"
 #include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
+#include "server/probe/service.h"
+#include "server/remote/receiver.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
@@ -149,7 +152,7 @@ int Run(const ServerFlags& flags, Logger* log) {
                                {"config", flags.config_file},
                                {"storage", flags.storage_path}});
   if (flags.enable_remote_write_receiver) {
-    log->Warn("--web.enable-remote-write-receiver is not supported yet");
+    log->Info("Remote-write receiver enabled (POST /api/v1/write)");
   }
   auto cfg = LoadConfig(flags.config_file);
   if (!cfg.ok()) {
@@ -157,6 +160,17 @@ int Run(const ServerFlags& flags, Logger* log) {
                {{"file", flags.config_file},
                 {"err", std::string(cfg.status().message())}});
     return 1;
+  }
+  diagnose::Thresholds diagnose_thresholds;
+  if (!flags.diagnose_thresholds_file.empty()) {
+    auto t = diagnose::LoadThresholdsFile(flags.diagnose_thresholds_file);
+    if (!t.ok()) {
+      log->Error("Error loading diagnose thresholds",
+                 {{"file", flags.diagnose_thresholds_file},
+                  {"err", std::string(t.status().message())}});
+      return 1;
+    }
+    diagnose_thresholds = *t;
   }
 
   metrics::Registry registry;
@@ -234,6 +248,18 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   web::api::AlertQualityApi alert_quality;
   wo.alert_quality = &alert_quality;
+  // blackbox_exporter's /probe, with its own workers; probes.yml is
+  // (re)loaded with prometheus.yml, all or nothing.
+  std::unique_ptr<probe::ProbeService> prober;
+  if (!flags.probe_config_file.empty()) {
+    probe::ProbeServiceOptions po;
+    po.config_file = flags.probe_config_file;
+    po.logger = log;
+    prober = std::make_unique<probe::ProbeService>(po);
+    wo.probe = [p = prober.get()](const net::HttpRequest& req,
+                                  net::HttpResponse* r) { p->Handle(req, r); };
+    wo.probe_workers = po.max_concurrent;
+  }
   web::Web web(wo);
   auto port = web.Start();
   if (!port.ok()) {
@@ -330,6 +356,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   RulesComponent rules(ro, *cfg);
   components = {notifier->get(), &scrape, &rules};
   if (alerting) components.insert(components.begin() + 1, alerting.get());
+  if (prober) components.push_back(prober.get());
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
@@ -348,6 +375,7 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   web::GroupsRulesSource rules_source([&rules] { return rules.Groups(); });
   web::api::ApiOptions ao;
+  ao.diagnose_thresholds = &diagnose_thresholds;
   ao.queryable = db->get();
   ao.db = db->get();
   ao.engine = &engine;
@@ -364,6 +392,11 @@ int Run(const ServerFlags& flags, Logger* log) {
   for (Component* c : components) c->Start();
   live_db.store(db->get());
   web.SetApi(&api);
+  remote::ReceiverOptions rwo;  // POST /api/v1/write (when enabled)
+  rwo.appendable = db->get();
+  rwo.logger = log;
+  remote::Receiver remote_write(rwo);
+  web.SetRemoteWriteReceiver(&remote_write);
   if (alerting) alerting_api->SetRouter(alerting->router());
   alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");

@@ -71,6 +71,9 @@ int RulesReplay(const std::vector<std::string>& args);
 int Calibrate(const std::vector<std::string>& args);
 // vigil alerts report --since=30d (--server=URL | --storage.tsdb.path=DIR)
 int AlertsReport(const std::vector<std::string>& args);
+// vigil diagnose [--server=URL | --storage.tsdb.path=DIR] [--time=T]
+// [--variant=V] [--thresholds=FILE] [-o json]  (docs/diagnose.md)
+int Diagnose(const std::vector<std::string>& args);
 // vigil slo generate [-o RULES] [--tests-out=TESTS] SLOFILE  (sloth generate)
 int SloGenerate(const std::vector<std::string>& args);
 

@@ -24,6 +24,10 @@
 #include "server/web/api/v1/alert_quality.h"
 #include "server/web/api/v1/api.h"
 
+namespace vigil::remote {
+class Receiver;
+}  // namespace vigil::remote
+
 namespace vigil::web {
 
 namespace api::v2 {
@@ -59,6 +63,11 @@ struct WebOptions {
   // POST /api/v1/alerts/feedback and GET /api/v1/alerts/report (alert
   // quality). Null: not served. Must outlive Stop().
   api::AlertQualityApi* alert_quality = nullptr;
+  // blackbox_exporter's /probe (with --probe.config.file): GET and POST
+  // /probe go to it, on `probe_workers` listener workers added for it.
+  // Null: /probe is not served (404).
+  net::HttpHandler probe;
+  int probe_workers = 0;
 };
 
 class Web {
@@ -72,6 +81,9 @@ class Web {
   [[nodiscard]] absl::StatusOr<int> Start();
   // Makes the API live (the storage is open). `api` must outlive Stop().
   void SetApi(api::Api* api);
+  // Makes POST /api/v1/write live (with --web.enable-remote-write-receiver;
+  // 503 until then). `r` must outlive Stop().
+  void SetRemoteWriteReceiver(remote::Receiver* r);
   void Stop();
 
   // The route prefix in use: --web.route-prefix, else the path of
@@ -85,6 +97,7 @@ class Web {
   WebOptions opts_;
   std::unique_ptr<net::HttpServer> http_;
   std::atomic<api::Api*> api_{nullptr};
+  std::atomic<remote::Receiver*> remote_write_{nullptr};
   std::shared_ptr<metrics::Counter> requests_;
   std::shared_ptr<metrics::Histogram> durations_;
 };

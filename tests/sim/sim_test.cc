@@ -373,12 +373,28 @@ TEST_CASE("faults from the control API move the right metrics", "[sim]") {
     std::string healthy = Get("http://" + vllm0.addr + "/metrics").body;
     CHECK(Value(healthy, "vllm:kv_cache_usage_perc{") < 0.9);
   }
-  SECTION("engine hang: the client times out, other pages answer") {
+  SECTION("engine hang: inference times out, /metrics still answers") {
+    const std::string ask = R"({"model":"m","prompt":"ping","max_tokens":1})";
+    Reply before =
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask);
+    CHECK(before.status == 200);
+    CHECK(Has(before.body, "\"choices\""));
+    CHECK(Has(Http("POST", "http://" + vllm1.addr + "/v1/chat/completions",
+                   R"({"messages":[{"role":"user","content":"ping"}]})")
+                  .body,
+              "\"message\""));
+    CHECK(Get("http://" + vllm1.addr + "/v1/completions").status == 405);
     REQUIRE(Http("POST", ctl + "/control/fault",
                  R"({"kind":"engine-hang","host":1})")
                 .status == 201);
-    Reply hung = Get("http://" + vllm1.addr + "/metrics", 1);
+    Reply hung =
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask, 1);
     CHECK(hung.curl == 28);
+    // The process is alive: its metrics page answers, so `up` stays 1.
+    CHECK(Get("http://" + vllm1.addr + "/metrics").status == 200);
+    CHECK(
+        Http("POST", "http://" + vllm0.addr + "/v1/completions", ask).status ==
+        200);
     CHECK(Get("http://" + sim.Find("dcgm-exporter", 1).addr + "/metrics")
               .status == 200);
     CHECK(Get("http://" + vllm0.addr + "/metrics").status == 200);
@@ -388,7 +404,9 @@ TEST_CASE("faults from the control API move the right metrics", "[sim]") {
               "status=\"504\""));
     // Cleared: it answers again.
     REQUIRE(Http("POST", ctl + "/control/clear").status == 200);
-    CHECK(Get("http://" + vllm1.addr + "/metrics").status == 200);
+    CHECK(
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask).status ==
+        200);
   }
   SECTION("target down: refused, or 404") {
     REQUIRE(Http("POST", ctl + "/control/fault",
