@@ -21,6 +21,7 @@
 #include "core/metrics.h"
 #include "server/flags.h"
 #include "server/net/http_server.h"
+#include "server/web/api/v1/alert_quality.h"
 #include "server/web/api/v1/api.h"
 
 namespace vigil::remote {
@@ -59,6 +60,9 @@ struct WebOptions {
   // on /api/v2/* goes to it. Null: /api/v2/* is not served (404). Must
   // outlive Stop().
   api::v2::Api* alerting_api = nullptr;
+  // POST /api/v1/alerts/feedback and GET /api/v1/alerts/report (alert
+  // quality). Null: not served. Must outlive Stop().
+  api::AlertQualityApi* alert_quality = nullptr;
   // blackbox_exporter's /probe (with --probe.config.file): GET and POST
   // /probe go to it, on `probe_workers` listener workers added for it.
   // Null: /probe is not served (404).
