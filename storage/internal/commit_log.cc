@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "core/status_macros.h"
 #include "fmt/format.h"
 #include "rocksdb/db.h"
@@ -209,6 +210,7 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
           fmt::format("commit log: reader \"{}\" is not registered", name));
     }
     it.reset(db_->NewIterator(ro, cf_wal_));
+    r->second.reading = std::max<uint64_t>(from, 1);
     if (from < first_seq_) {
       for (const auto& l : r->second.losses) {
         if (l.hi <= from) continue;
@@ -219,6 +221,14 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
       out.next = first_seq_;
     }
   }
+  // However the read ends, it no longer pins the records it may return.
+  absl::Cleanup unpin = [this, &name, &out] {
+    absl::MutexLock cl(&cl_mu_);
+    auto r = readers_.find(name);
+    if (r == readers_.end()) return;
+    r->second.read_pos = std::max(r->second.read_pos, out.next);
+    r->second.reading = 0;
+  };
   std::vector<WalSample> samples;
   size_t total = 0;
   for (it->Seek(WalKey(from)); it->Valid(); it->Next()) {
@@ -241,10 +251,6 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
     if (total >= max_samples) break;
   }
   VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "commit log: read wal"));
-  absl::MutexLock cl(&cl_mu_);
-  auto r = readers_.find(name);
-  if (r != readers_.end())
-    r->second.read_pos = std::max(r->second.read_pos, out.next);
   return out;
 }
 

@@ -141,12 +141,17 @@ absl::Status DBImpl::EnsureCommitLogFamily() {
 }
 
 absl::Status DBImpl::DropHeldSegments(size_t n, const char* why) {
+  absl::MutexLock cl(&cl_mu_);
   n = std::min(n, held_.size());
+  // A Read in progress may return any record at or after its `from`:
+  // those wait for the next deletion, or they would be read and lost.
+  for (const auto& [name, r] : readers_) {
+    while (r.reading != 0 && n > 0 && held_[n - 1].hi > r.reading) --n;
+  }
   if (n == 0) return absl::OkStatus();
   rocksdb::ColumnFamilyHandle* cf = cf_commitlog_.load();
   const uint64_t new_first = n < held_.size() ? held_[n].lo : checkpoint_seq_;
   rocksdb::WriteBatch batch;
-  absl::MutexLock cl(&cl_mu_);
   struct Update {
     ReaderState* r;
     ReaderState next;

@@ -63,6 +63,10 @@ struct ReaderState {
   // reader was opened. A Read from `from` reports the entries above it.
   bool open = false;
   uint64_t read_pos = 0;
+  // While a Read is between taking its iterator and publishing read_pos:
+  // its `from` (else 0). Records at or after it are not deleted then, or
+  // they would be both returned by that Read and counted lost.
+  uint64_t reading = 0;
   std::vector<LostRecords> losses;
 };
 

@@ -191,7 +191,7 @@ TEST_CASE("alert history is durable and bounded", "[quality]") {
 }
 
 TEST_CASE(
-    "vigil with the built-in Alertmanager records notifications; feedback "
+    "vigil with the built-in Alertmanager records notifications, feedback "
     "round-trips and survives a restart",
     "[quality][server]") {
   if (!vigil::testutil::HaveCommand("python3")) {
