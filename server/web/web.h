@@ -25,6 +25,8 @@
 
 namespace vigil::web {
 
+class WebSecurity;
+
 namespace api::v2 {
 class Api;
 }
@@ -55,6 +57,9 @@ struct WebOptions {
   // on /api/v2/* goes to it. Null: /api/v2/* is not served (404). Must
   // outlive Stop().
   api::v2::Api* alerting_api = nullptr;
+  // --web.config.file applied to every endpoint (TLS, basic auth,
+  // headers). Null: plain HTTP, open. Must outlive Stop().
+  WebSecurity* security = nullptr;
 };
 
 class Web {
