@@ -23,6 +23,7 @@
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
+#include "server/web/api/v2/secrets.h"
 #include "server/web/sources.h"
 #include "server/web/web.h"
 #include "server/web/web_security.h"
@@ -129,11 +130,13 @@ void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
   (void)reg->Register(std::make_shared<metrics::ProcessCollector>());
 }
 
+// prometheus.yml as /api/v1/status/config shows it: secrets (passwords,
+// credentials, tokens, inline keys) as "<secret>", as Prometheus does.
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  return web::api::v2::MaskSecrets(ss.str());
 }
 
 }  // namespace
@@ -253,12 +256,12 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   log->Info("Listening", {{"address", flags.listen_address},
                           {"port", std::to_string(*port)}});
-  log->Info(security != nullptr && security->tls_enabled() ? "TLS is enabled."
-                                                           : "TLS is disabled.",
-            {{"address", flags.listen_address},
-             {"basic_auth", security != nullptr && security->auth_enabled()
-                                ? "true"
-                                : "false"}});
+  log->Info(
+      security != nullptr && security->tls_enabled() ? "TLS is enabled."
+                                                     : "TLS is disabled.",
+      {{"address", flags.listen_address},
+       {"basic_auth",
+        security != nullptr && security->auth_enabled() ? "true" : "false"}});
 
   storage::Options so;
   so.retention_ms = flags.retention_ms;

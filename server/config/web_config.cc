@@ -3,7 +3,6 @@
 #include "server/config/web_config.h"
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -123,20 +122,19 @@ std::string CheckBcrypt(std::string_view h) {
   }
   int c = (cost[0] - '0') * 10 + (cost[1] - '0');
   if (c < 4 || c > 31) {
-    return fmt::format(
-        "crypto/bcrypt: cost {} is outside allowed range (4,31)", c);
+    return fmt::format("crypto/bcrypt: cost {} is outside allowed range (4,31)",
+                       c);
   }
   return "";
 }
 
 void DecodeTLS(GoYamlDecoder& d, const YAML::Node& n, WebTLSConfig* t,
                SourcePos* version_pos) {
-  auto fields =
-      d.Struct(n, "web.TLSConfig",
-               {"cert", "key", "client_ca", "cert_file", "key_file",
-                "client_auth_type", "client_ca_file", "cipher_suites",
-                "curve_preferences", "min_version", "max_version",
-                "prefer_server_cipher_suites", "client_allowed_sans"});
+  auto fields = d.Struct(
+      n, "web.TLSConfig",
+      {"cert", "key", "client_ca", "cert_file", "key_file", "client_auth_type",
+       "client_ca_file", "cipher_suites", "curve_preferences", "min_version",
+       "max_version", "prefer_server_cipher_suites", "client_allowed_sans"});
   if (!fields) return;
   for (const Field& f : *fields) {
     if (d.fatal()) return;
@@ -317,11 +315,10 @@ absl::StatusOr<WebConfig> LoadWebConfigFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int e = errno;
-    return absl::UnavailableError(
-        fmt::format("open {}: {}", path,
-                    e == EACCES ? "permission denied"
-                    : e == 0    ? "no such file or directory"
-                                : std::strerror(e)));
+    std::string why = e == EACCES   ? "permission denied"
+                      : e == EISDIR ? "is a directory"
+                                    : "no such file or directory";
+    return absl::UnavailableError(fmt::format("open {}: {}", path, why));
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -235,7 +235,8 @@ std::unique_ptr<TlsConn> HttpServer::Impl::Handshake(int fd) {
                                                  opts_.tls_handshake_timeout_ms)
                       : SteadyClock::time_point::max();
   std::string why;
-  auto conn = TlsConn::Accept(*std::move(ctx), fd, deadline, stop_pipe_[0], &why);
+  auto conn =
+      TlsConn::Accept(*std::move(ctx), fd, deadline, stop_pipe_[0], &why);
   if (conn == nullptr && opts_.logger != nullptr) {
     std::string ip;
     int port = 0;
@@ -552,7 +553,8 @@ void HttpServer::Impl::WriteResponse(HttpResponse&& resp,
   // Set before the handler runs in Go, so a handler's own value wins.
   for (auto& [name, value] : st->extra_headers) {
     bool present = false;
-    for (const auto& h : resp.headers) present = present || Lower(h.first) == Lower(name);
+    for (const auto& h : resp.headers)
+      present = present || Lower(h.first) == Lower(name);
     if (!present) resp.headers.emplace_back(name, value);
   }
   st->status = resp.status;

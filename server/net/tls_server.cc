@@ -37,7 +37,7 @@ std::string OpenSSLError() {
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    std::string why = errno == EACCES ? "permission denied"
+    std::string why = errno == EACCES   ? "permission denied"
                       : errno == EISDIR ? "is a directory"
                                         : "no such file or directory";
     return absl::InvalidArgumentError("open " + path + ": " + why);
@@ -229,8 +229,8 @@ absl::StatusOr<std::shared_ptr<TlsServerContext>> TlsServerContext::Create(
   if (absl::Status st = LoadClientCAs(ctx, s); !st.ok()) return st;
   SSL_CTX_set_min_proto_version(ctx, s.min_version);
   SSL_CTX_set_max_proto_version(ctx, s.max_version);
-  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-                            SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  SSL_CTX_set_mode(
+      ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   if (s.prefer_server_ciphers) {
     SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
   }
@@ -264,8 +264,8 @@ absl::StatusOr<std::shared_ptr<TlsServerContext>> TlsServerContext::Create(
       SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
       break;
     case CA::kRequireAndVerify:
-      SSL_CTX_set_verify(
-          ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
+                         nullptr);
       break;
   }
   static constexpr unsigned char kSid[] = "vigil";
@@ -278,8 +278,8 @@ TlsServerContext::~TlsServerContext() {
 }
 
 std::unique_ptr<TlsConn> TlsConn::Accept(std::shared_ptr<TlsServerContext> ctx,
-                                         int fd, Deadline deadline,
-                                         int stop_fd, std::string* why) {
+                                         int fd, Deadline deadline, int stop_fd,
+                                         std::string* why) {
   int flags = ::fcntl(fd, F_GETFL, 0);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
   // Peek at the first bytes: a plain-HTTP client is told what it did.
@@ -336,8 +336,8 @@ std::unique_ptr<TlsConn> TlsConn::Accept(std::shared_ptr<TlsServerContext> ctx,
     if (peer != nullptr) {
       for (const std::string& san : SubjectAltNames(peer)) {
         const auto& list = c->ctx_->allowed_sans();
-        allowed = allowed || std::find(list.begin(), list.end(), san) !=
-                                 list.end();
+        allowed =
+            allowed || std::find(list.begin(), list.end(), san) != list.end();
       }
       X509_free(peer);
     }

@@ -85,9 +85,9 @@ class TlsConn {
   // readable aborts. A client speaking plain HTTP gets Go's answer
   // ("400 Bad Request ... Client sent an HTTP request to an HTTPS
   // server."). On failure returns null and sets *why.
-  static std::unique_ptr<TlsConn> Accept(
-      std::shared_ptr<TlsServerContext> ctx, int fd, Deadline deadline,
-      int stop_fd, std::string* why);
+  static std::unique_ptr<TlsConn> Accept(std::shared_ptr<TlsServerContext> ctx,
+                                         int fd, Deadline deadline, int stop_fd,
+                                         std::string* why);
   ~TlsConn();
   TlsConn(const TlsConn&) = delete;
   TlsConn& operator=(const TlsConn&) = delete;

@@ -57,7 +57,7 @@ bool ParseBasicAuth(std::string_view header, std::string* user,
   }
   std::string decoded;
   if (!absl::Base64Unescape(std::string(header.substr(kPrefix.size())),
-                             &decoded)) {
+                            &decoded)) {
     return false;
   }
   size_t colon = decoded.find(':');
@@ -116,8 +116,8 @@ class WebSecurity::Impl {
     if (!cfg.ok()) return cfg.status();
     const config::WebTLSConfig& t = (*cfg)->tls;
     if (!t.Enabled()) {
-      return absl::FailedPreconditionError(
-          path_ + ": TLS config is not present");
+      return absl::FailedPreconditionError(path_ +
+                                           ": TLS config is not present");
     }
     std::string stamp = Stamp(path_) + "|" + Stamp(t.cert_file) + "|" +
                         Stamp(t.key_file) + "|" + Stamp(t.client_ca_file);
@@ -255,8 +255,7 @@ absl::Status WebSecurity::Validate(const std::string& path) {
   return absl::OkStatus();
 }
 
-net::TlsServerSettings WebSecurity::TlsSettings(
-    const config::WebTLSConfig& t) {
+net::TlsServerSettings WebSecurity::TlsSettings(const config::WebTLSConfig& t) {
   net::TlsServerSettings s;
   s.cert_file = t.cert_file;
   s.key_file = t.key_file;

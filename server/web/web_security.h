@@ -42,8 +42,8 @@ class WebSecurity {
   // Loads and checks `path` (also building its TLS context once, so that
   // bad certificate files fail here). InvalidArgument / Unavailable with
   // the file named.
-  static absl::StatusOr<std::unique_ptr<WebSecurity>> Create(
-      std::string path, Logger* logger);
+  static absl::StatusOr<std::unique_ptr<WebSecurity>> Create(std::string path,
+                                                             Logger* logger);
   ~WebSecurity();
 
   // Sets `o`'s tls (when TLS is on) and filter. `this` must outlive the
