@@ -12,9 +12,13 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_BUILD := g++ cmake ninja-build pkg-config python3 \
   librocksdb-dev libabsl-dev libre2-dev libyaml-cpp-dev libfmt-dev \
   catch2 libbenchmark-dev libcpp-httplib-dev zlib1g-dev libsnappy-dev \
-  libcurl4-openssl-dev rapidjson-dev
-# Real peers used by tests and bench (promtool, VictoriaMetrics).
-DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter curl bc time
+  libcurl4-openssl-dev rapidjson-dev protobuf-compiler libprotobuf-dev
+# The web UI (docs/ui.md): node + npm build it, chromium runs its test;
+# command:package, checked by command (node may come from another source).
+DEB_UI := node:nodejs npm:npm chromium:chromium
+# Real peers used by tests and bench (promtool, VictoriaMetrics,
+# blackbox_exporter for the /probe differential test).
+DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
 .PHONY: deps build vigil test lint demo bench clean
 
@@ -35,6 +39,13 @@ deps:
 	  echo "installing peers:$$peers"; \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$peers || \
 	    echo "warning: could not install$$peers; promtool/VictoriaMetrics comparisons will be skipped"; \
+	fi
+	@ui=""; for c in $(DEB_UI); do \
+	  command -v $${c%%:*} >/dev/null 2>&1 || ui="$$ui $${c#*:}"; done; \
+	if [ -n "$$ui" ]; then \
+	  echo "installing the web UI's toolchain / test browser:$$ui"; $(SUDO) apt-get update -q; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$ui || \
+	    echo "warning: could not install$$ui; vigil is built without its web UI, or the UI test is skipped (docs/ui.md)"; \
 	fi
 
 $(BUILD)/build.ninja:

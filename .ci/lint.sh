@@ -68,4 +68,17 @@ fi
 # 2. Layering.
 python3 "$here/layering.py" --root "$root" || failed=1
 
+# 3. Test names CTest can run: catch_discover_tests passes each name to the
+# test binary on its command line, where ';' splits it, a leading '-' reads
+# as an option and a backslash is an escape; such a test
+# would fail in CI without ever running.
+names=$(git ls-files -z -- 'tests/*_test.cc' 2>/dev/null |
+  xargs -0 -r grep -nE 'TEST_CASE\("(-|[^"]*[;\\])' 2>/dev/null)
+if [ -n "$names" ]; then
+  printf '%s\n' "$names" | sed -E 's/^([^:]+:[0-9]+):.*/\1: test-name: a name with ; or \\ or a leading - cannot be run by CTest (rename it)/'
+  failed=1
+else
+  echo "test names: ok"
+fi
+
 exit $failed

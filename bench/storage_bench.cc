@@ -7,12 +7,14 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "rocksdb/db.h"
 #include "storage/db.h"
@@ -136,6 +138,93 @@ void BM_HeadAppend(benchmark::State& state) {
   state.SetItemsProcessed(samples);
 }
 BENCHMARK(BM_HeadAppend)->Arg(0)->Arg(1)->ArgName("wal");
+
+// The commit path with the commit log in use (commit_log.h): no reader;
+// a registered reader that reads nothing (its records are held); a reader
+// thread waiting on the log, reading and acknowledging every commit.
+// 100-sample commits, so per-commit costs show.
+//   build/storage_bench --benchmark_filter=CommitLog
+void BM_CommitLog(benchmark::State& state) {
+  BenchDir dir;
+  const int mode = int(state.range(0));
+  auto db = *DB::Open(Options(), dir.path());
+  std::unique_ptr<CommitLogReader> reader;
+  if (mode > 0) reader = *db->OpenCommitLogReader("bench");
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> read_batches{0};
+  std::thread t;
+  if (mode == 2) {
+    t = std::thread([&] {
+      uint64_t from = reader->Position();
+      while (!stop) {
+        auto rd = reader->Read(from, 10000, absl::Milliseconds(50));
+        if (!rd.ok()) break;
+        read_batches += rd->batches.size();
+        from = rd->next;
+        (void)reader->Acknowledge(from);
+      }
+    });
+  }
+  const int kSeries = 100;
+  std::vector<SeriesRef> refs(kSeries);
+  Timestamp ts = 1767225600000;
+  int64_t samples = 0;
+  for (auto _ : state) {
+    auto app = db->NewAppender();
+    for (int i = 0; i < kSeries; ++i) {
+      auto r = refs[i] ? app->Append(refs[i], {}, ts, double(samples % 977))
+                       : app->Append(0, SeriesLabels(i), ts, 1);
+      refs[i] = *r;
+      ++samples;
+    }
+    if (!app->Commit().ok()) state.SkipWithError("commit failed");
+    ts += 15000;
+  }
+  stop = true;
+  if (t.joinable()) t.join();
+  state.SetItemsProcessed(samples);
+  if (mode == 2) state.counters["batches_read"] = double(read_batches.load());
+  reader.reset();
+}
+BENCHMARK(BM_CommitLog)->Arg(0)->Arg(1)->Arg(2)->ArgName("reader");
+
+// Open with a reader's backlog held (held:1, nothing acknowledged) or
+// not (held:0, acknowledged as committed): 20000 commits of 100 samples,
+// a checkpoint every 1 MiB. Open loads the held segments, not the records.
+//   build/storage_bench --benchmark_filter=OpenWithCommitLog
+void BM_OpenWithCommitLog(benchmark::State& state) {
+  BenchDir dir;
+  Options o;
+  o.checkpoint_wal_bytes = 1 << 20;
+  {
+    auto db = *DB::Open(o, dir.path());
+    auto reader = *db->OpenCommitLogReader("bench");
+    std::vector<SeriesRef> refs(100);
+    Timestamp ts = 1767225600000;
+    for (int c = 0; c < 20000; ++c, ts += 15000) {
+      auto app = db->NewAppender();
+      for (int i = 0; i < 100; ++i)
+        refs[i] = *(refs[i] ? app->Append(refs[i], {}, ts, double(c % 977))
+                            : app->Append(0, SeriesLabels(i), ts, 1));
+      if (!app->Commit().ok()) state.SkipWithError("commit failed");
+      if (state.range(0) == 0) (void)reader->Acknowledge(reader->End());
+    }
+  }
+  uint64_t held = 0;
+  for (auto _ : state) {
+    auto db = *DB::Open(o, dir.path());
+    state.PauseTiming();
+    held = db->Stats().commit_log_held_records;
+    db.reset();
+    state.ResumeTiming();
+  }
+  state.counters["held_records"] = double(held);
+}
+BENCHMARK(BM_OpenWithCommitLog)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("held")
+    ->Unit(benchmark::kMillisecond);
 
 std::unique_ptr<DB> FilledDB(const std::string& dir, int n, int samples) {
   Options o;

@@ -41,8 +41,8 @@ const std::vector<FlagDef>& Defs() {
       {"web.enable-admin-api", Kind::kBool,
        "Enable API endpoints for admin control actions."},
       {"web.enable-remote-write-receiver", Kind::kBool,
-       "Enable the remote-write receiver (not supported yet: accepted and "
-       "reported)."},
+       "Enable API endpoint accepting remote write requests (POST "
+       "/api/v1/write, Remote-Write 1.0 and 2.0)."},
       {"storage.tsdb.path", Kind::kString, "Base path for metrics storage."},
       {"storage.tsdb.retention.time", Kind::kDuration,
        "How long to retain samples in storage. Units: y, w, d, h, m, s, ms."},
@@ -61,6 +61,13 @@ const std::vector<FlagDef>& Defs() {
        "Route Vigil's alerts (and alerts POSTed to /api/v2/alerts) through "
        "the built-in Alertmanager configured by this alertmanager.yml. "
        "Default: off."},
+      {"diagnose.thresholds.file", Kind::kString,
+       "Thresholds of /api/v1/diagnose (docs/diagnose.md), read at start-up. "
+       "Default: the built-in ones."},
+      {"probe.config.file", Kind::kString,
+       "Serve blackbox_exporter's /probe endpoint with the modules of this "
+       "probes.yml (blackbox_exporter's format; http and tcp probers). "
+       "Default: off (/probe is 404)."},
       {"alertmanager.notification-queue-capacity", Kind::kInt,
        "The capacity of the queue for pending Alertmanager notifications."},
       {"query.lookback-delta", Kind::kDuration,
@@ -206,6 +213,8 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
     case Kind::kString:
       if (n == "config.file") f->config_file = s;
       if (n == "alertmanager.config.file") f->alertmanager_config_file = s;
+      if (n == "diagnose.thresholds.file") f->diagnose_thresholds_file = s;
+      if (n == "probe.config.file") f->probe_config_file = s;
       if (n == "storage.tsdb.path") f->storage_path = s;
       if (n == "web.listen-address") f->listen_address = s;
       if (n == "web.external-url") f->external_url = s;
@@ -272,9 +281,11 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"alertmanager.notification-queue-capacity",
        std::to_string(notification_queue_capacity)},
       {"config.file", config_file},
+      {"diagnose.thresholds.file", diagnose_thresholds_file},
       {"enable-feature", fmt::format("{}", fmt::join(features, ","))},
       {"log.format", log_format},
       {"log.level", log_level},
+      {"probe.config.file", probe_config_file},
       {"query.lookback-delta", dur(query_lookback_delta_ms)},
       {"query.max-concurrency", std::to_string(query_max_concurrency)},
       {"query.max-samples", std::to_string(query_max_samples)},

@@ -55,6 +55,12 @@ struct ServerFlags {
   // router (server/alerting) and Alertmanager's /api/v2 on the listener.
   // Default: "" (off)
   std::string alertmanager_config_file;
+  // --diagnose.thresholds.file: the thresholds of /api/v1/diagnose
+  // (docs/diagnose.md), read at start-up. Default: "" (built-in defaults)
+  std::string diagnose_thresholds_file;
+  // --probe.config.file: a probes.yml (blackbox_exporter's format) turning
+  // on GET /probe (server/probe). Default: "" (off: /probe is 404)
+  std::string probe_config_file;
   // Keep the valid samples of a page with bad lines (Vigil's own flag;
   // Prometheus fails the whole scrape). Default: false
   bool scrape_tolerate_invalid_lines = false;

@@ -35,6 +35,9 @@ Commands:
   query range --start=T --end=T --step=D EXPR --storage.tsdb.path=DIR [-o json]
   rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
                                      evaluate rules over stored data, print alerts
+  diagnose [--server=URL | --storage.tsdb.path=DIR] [--time=T] [--variant=V]
+           [--thresholds=FILE] [-o json]
+                                     the LLM diagnosis map: what moved, where to look
   slo generate [-o RULES] [--tests-out=TESTS] SLOFILE
                                      Sloth SLO file -> burn-rate rules (+ tests)
 )";
@@ -100,6 +103,7 @@ int main(int argc, char** argv) {
   if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "rules" && sub == "replay")
     return vigil::cli::RulesReplay(rest(2));
+  if (cmd == "diagnose") return vigil::cli::Diagnose(rest(1));
   if (cmd == "slo" && sub == "generate")
     return vigil::cli::SloGenerate(rest(2));
   if (cmd == "tsdb") {

@@ -16,10 +16,14 @@
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "server/alerting_component.h"
+#include "server/diagnose/thresholds.h"
 #include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier_component.h"
+#include "server/probe/service.h"
+#include "server/remote/receiver.h"
+#include "server/remote_write_component.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
@@ -151,7 +155,7 @@ int Run(const ServerFlags& flags, Logger* log) {
                                {"config", flags.config_file},
                                {"storage", flags.storage_path}});
   if (flags.enable_remote_write_receiver) {
-    log->Warn("--web.enable-remote-write-receiver is not supported yet");
+    log->Info("Remote-write receiver enabled (POST /api/v1/write)");
   }
   auto cfg = LoadConfig(flags.config_file);
   if (!cfg.ok()) {
@@ -159,6 +163,17 @@ int Run(const ServerFlags& flags, Logger* log) {
                {{"file", flags.config_file},
                 {"err", std::string(cfg.status().message())}});
     return 1;
+  }
+  diagnose::Thresholds diagnose_thresholds;
+  if (!flags.diagnose_thresholds_file.empty()) {
+    auto t = diagnose::LoadThresholdsFile(flags.diagnose_thresholds_file);
+    if (!t.ok()) {
+      log->Error("Error loading diagnose thresholds",
+                 {{"file", flags.diagnose_thresholds_file},
+                  {"err", std::string(t.status().message())}});
+      return 1;
+    }
+    diagnose_thresholds = *t;
   }
 
   metrics::Registry registry;
@@ -172,8 +187,9 @@ int Run(const ServerFlags& flags, Logger* log) {
     auto next = LoadConfig(flags.config_file);
     absl::Status st = next.ok() ? ApplyAll(components, *next) : next.status();
     const Timestamp now = Clock::Real()->NowMs();
-    status.ConfigLoaded(st.ok(), st.ok() ? ReadText(flags.config_file) : "",
-                        now);
+    status.ConfigLoaded(
+        st.ok(),
+        st.ok() ? config::RedactSecrets(ReadText(flags.config_file)) : "", now);
     if (st.ok()) {
       log->Info("Completed loading of configuration file",
                 {{"filename", flags.config_file}});
@@ -246,6 +262,18 @@ int Run(const ServerFlags& flags, Logger* log) {
     alerting_api = std::make_unique<web::api::v2::Api>(std::move(aa));
     wo.alerting_api = alerting_api.get();
   }
+  // blackbox_exporter's /probe, with its own workers; probes.yml is
+  // (re)loaded with prometheus.yml, all or nothing.
+  std::unique_ptr<probe::ProbeService> prober;
+  if (!flags.probe_config_file.empty()) {
+    probe::ProbeServiceOptions po;
+    po.config_file = flags.probe_config_file;
+    po.logger = log;
+    prober = std::make_unique<probe::ProbeService>(po);
+    wo.probe = [p = prober.get()](const net::HttpRequest& req,
+                                  net::HttpResponse* r) { p->Handle(req, r); };
+    wo.probe_workers = po.max_concurrent;
+  }
   web::Web web(wo);
   auto port = web.Start();
   if (!port.ok()) {
@@ -295,6 +323,18 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   ScrapeComponent scrape(flags, db->get(), &http_client, log);
 
+  RemoteWriteComponentOptions rwo;
+  rwo.db = db->get();
+  rwo.client = &http_client;
+  rwo.registry = &registry;
+  rwo.logger = log;
+  auto remote_write = RemoteWriteComponent::Create(rwo);
+  if (!remote_write.ok()) {
+    log->Error("Creating the remote-write queues failed",
+               {{"err", std::string(remote_write.status().message())}});
+    return 1;
+  }
+
   std::unique_ptr<AlertingComponent> alerting;
   if (alerting_on) {
     AlertingComponentOptions ac;
@@ -337,12 +377,17 @@ int Run(const ServerFlags& flags, Logger* log) {
   RulesComponent rules(ro, *cfg);
   components = {notifier->get(), &scrape, &rules};
   if (alerting) components.insert(components.begin() + 1, alerting.get());
+  if (prober) components.push_back(prober.get());
+  // First in, so that it stops last: what scrapes and rules commit while
+  // they stop is still read.
+  components.insert(components.begin(), remote_write->get());
   if (absl::Status st = ApplyAll(components, *cfg); !st.ok()) {
     log->Error("Error loading config", {{"file", flags.config_file},
                                         {"err", std::string(st.message())}});
     return 1;
   }
-  status.ConfigLoaded(true, ReadText(flags.config_file), start_ms);
+  status.ConfigLoaded(true, config::RedactSecrets(ReadText(flags.config_file)),
+                      start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
   RegisterRetentionMetrics(&registry, flags.retention_bytes,
                            flags.retention_ms);
@@ -355,6 +400,7 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   web::GroupsRulesSource rules_source([&rules] { return rules.Groups(); });
   web::api::ApiOptions ao;
+  ao.diagnose_thresholds = &diagnose_thresholds;
   ao.queryable = db->get();
   ao.db = db->get();
   ao.engine = &engine;
@@ -371,6 +417,11 @@ int Run(const ServerFlags& flags, Logger* log) {
   for (Component* c : components) c->Start();
   live_db.store(db->get());
   web.SetApi(&api);
+  remote::ReceiverOptions rwo;  // POST /api/v1/write (when enabled)
+  rwo.appendable = db->get();
+  rwo.logger = log;
+  remote::Receiver remote_write(rwo);
+  web.SetRemoteWriteReceiver(&remote_write);
   if (alerting) alerting_api->SetRouter(alerting->router());
   log->Info("Server is ready to receive web requests.");
 

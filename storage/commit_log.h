@@ -53,10 +53,14 @@ struct CommitLogRead {
   // Whole batches, seq ascending, the first with seq >= the `from` asked.
   std::vector<CommittedBatch> batches;
   // The position to read from next (last batch's seq + 1, or `from` when
-  // nothing was read).
+  // nothing was read; past the records deleted before the log's first
+  // kept record when `from` is below it).
   uint64_t next = 0;
   // Batches in [from, first batch read) that were deleted (retention or
   // the hold cap) before this reader acknowledged them, and their samples.
+  // Reading on from `next` does not report them again; reading again from
+  // the same `from` does (so does resuming from Position() after a
+  // restart, until they are acknowledged past: at-least-once).
   uint64_t lost_batches = 0;
   uint64_t lost_samples = 0;
 };

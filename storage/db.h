@@ -179,24 +179,27 @@ class DB : public Appendable, public Queryable {
 
   // --- The commit log, for shipping committed samples (commit_log.h) ---
 
-  // Opens the reader registered as `name` (non-empty, at most 200 bytes),
-  // registering it durably on first use. At most one open reader per name
-  // (AlreadyExists otherwise). FailedPrecondition on a read-only DB or with
-  // Options::write_wal off.
+  // Opens the reader registered as `name` (non-empty, at most 200 bytes;
+  // InvalidArgument otherwise), registering it durably on first use. At
+  // most one open reader per name (AlreadyExists otherwise).
+  // FailedPrecondition on a read-only DB or with Options::write_wal off.
+  // The first registration creates the optional `commitlog` column family
+  // (FORMAT.md): older builds then open the directory read-only only.
   [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<CommitLogReader>>
   OpenCommitLogReader(std::string_view name) {
     (void)name;
     return absl::UnimplementedError("commit log: not supported");
   }
   // Forgets the registration of `name` (a remote removed from the
-  // configuration) so the batches it held can go. OK if unknown;
-  // FailedPrecondition while that reader is open.
+  // configuration) so the batches it held can go (at the next
+  // checkpoint). OK if unknown; FailedPrecondition while that reader is
+  // open or on a read-only DB.
   [[nodiscard]] virtual absl::Status DropCommitLogReader(
       std::string_view name) {
     (void)name;
     return absl::UnimplementedError("commit log: not supported");
   }
-  // The registered names, sorted.
+  // The registered names, sorted (also on a read-only DB).
   virtual std::vector<std::string> CommitLogReaders() { return {}; }
 
   // Counters and gauges (see DBStats). One pass over the series in

@@ -10,6 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "core/go/json.h"
+#include "examples/sim/openai.h"
 #include "fmt/format.h"
 
 namespace vigil::sim {
@@ -152,6 +153,9 @@ void App::Handle(const HttpRequest& r, HttpResponse* w) {
   if (r.listener != targets_[0].listener) {
     for (const auto& t : targets_) {
       if (t.listener != r.listener) continue;
+      if (t.kind == PageKind::kEngine && IsInferencePath(r.path)) {
+        return Inference(t, r, w);
+      }
       if (r.path != "/metrics") {
         w->status = 404;
         w->body = "404 page not found\n";
@@ -204,14 +208,6 @@ void App::Page(const Target& t, const HttpRequest& r, HttpResponse* w) {
       w->body = "{\"detail\":\"Not Found\"}";
       w->content_type = "application/json";
       return;
-    }
-    for (const auto& f : faults_.Snapshot()) {
-      if (f.kind == FaultKind::kEngineHang && f.host == t.host &&
-          f.ActiveAt(now)) {
-        w->hang = true;
-        hung_++;
-        return;
-      }
     }
   }
   int64_t at = now;
@@ -333,6 +329,31 @@ void App::Serve() {
                c_.listen_host.c_str(), http_.Port(targets_[0].listener));
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   http_.Stop();
+}
+
+}  // namespace vigil::sim
+
+namespace vigil::sim {
+
+// An engine-hang fault hangs inference only: /metrics keeps answering (the
+// process is alive, its HTTP server too), so `up` stays 1 and only a probe
+// that asks for a token sees it.
+void App::Inference(const Target& t, const HttpRequest& r, HttpResponse* w) {
+  const int64_t now = Now();
+  bool refuse = false;
+  if (Down(t, now, &refuse) && refuse) {
+    w->close = true;
+    return;
+  }
+  for (const auto& f : faults_.Snapshot()) {
+    if (f.kind == FaultKind::kEngineHang && f.host == t.host &&
+        f.ActiveAt(now)) {
+      w->hang = true;
+      hung_++;
+      return;
+    }
+  }
+  ServeInference(r, EngineName(c_.engines[size_t(t.host)]), w);
 }
 
 }  // namespace vigil::sim

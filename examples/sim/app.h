@@ -38,9 +38,24 @@ class App {
       const Target& t) const;
   std::string SdJson() const;
 
+  // backfill_scrape.cc: what a scrape of `t` at `ts` gets besides the page.
+  struct ScrapeExtra {
+    std::string family, help;
+    std::string series;  // name{labels}, target labels included
+    int value = 0;
+  };
+  // Whether a scrape at `ts` gets the page (no target-down, no hang).
+  bool PageAnswersAt(const Target& t, int64_t ts) const;
+  // `up` of the target; with --backfill-probe, for an engine target, the
+  // inference probe's probe_success (job "llm-probe", the engine's
+  // instance), 0 while the engine is down or hangs.
+  std::vector<ScrapeExtra> ScrapeExtras(const Target& t, int64_t ts) const;
+
  private:
   void Handle(const HttpRequest& r, HttpResponse* w);
   void Page(const Target& t, const HttpRequest& r, HttpResponse* w);
+  // POST /v1/completions, /v1/chat/completions (examples/sim/openai.h).
+  void Inference(const Target& t, const HttpRequest& r, HttpResponse* w);
   void Control(const HttpRequest& r, HttpResponse* w);
   void Reconcile();  // opens/closes listeners for target-down faults
   bool Down(const Target& t, int64_t now, bool* refuse) const;

@@ -62,7 +62,34 @@ absl::Status App::Backfill() {
     }
     std::vector<SeriesBuf> series;
     std::map<std::string, size_t, std::less<>> index;
+    // `up` (and the probe's series) as a scrape of the target would add.
+    auto add_extra = [&](const ScrapeExtra& x, int64_t ts) {
+      if (!families.count(x.family)) {
+        Family f;
+        f.help_type = "# HELP " + x.family + " " + x.help + "\n# TYPE " +
+                      x.family + " gauge\n";
+        std::string path =
+            (spool_dir / std::to_string(families.size())).string();
+        f.spool = std::fopen(path.c_str(), "w+");
+        if (!f.spool) return false;
+        families[x.family] = f;
+        order.push_back(x.family);
+      }
+      auto it = index.find(x.series);
+      if (it == index.end()) {
+        it = index.emplace(x.series, series.size()).first;
+        series.push_back({x.family, x.series, ""});
+      }
+      series[it->second].samples +=
+          fmt::format("{} {}\n", x.value, std::to_string(ts));
+      ++samples;
+      return true;
+    };
     for (int64_t ts = c_.start; ts <= end; ts += c_.backfill_step) {
+      for (const ScrapeExtra& x : ScrapeExtras(t, ts)) {
+        if (!add_extra(x, ts)) return absl::UnavailableError("create spool");
+      }
+      if (!PageAnswersAt(t, ts)) continue;
       std::string page = fleet_.Render(t.kind, t.host, ts);
       std::string_view rest(page), family, help;
       bool skip = false;

@@ -73,6 +73,7 @@ std::string Usage() {
   --backfill=DURATION   write DURATION of history (e.g. 3h) and exit
   --backfill-step=DUR   sample interval of the history (default 15s)
   --backfill-file=PATH  OpenMetrics output (default backfill.om)
+  --backfill-probe      also backfill the inference probe's probe_success
   --live                after the backfill, serve (history continues into the pages)
   --threads=N           render threads (default 2)
 )";
@@ -135,6 +136,10 @@ absl::StatusOr<Config> ParseFlags(int argc, char** argv) {
       }
       return absl::OkStatus();
     };
+    if (name == "backfill-probe") {
+      if (auto s = bool_flag(&c.backfill_probe); !s.ok()) return s;
+      continue;
+    }
     if (name == "ecc" || name == "live" || name == "spec-decode") {
       bool* dst = name == "ecc"    ? &c.ecc
                   : name == "live" ? &c.live

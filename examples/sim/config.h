@@ -46,6 +46,7 @@ struct Config {
   bool live = false;  // serve after writing the backfill
   bool ecc = false;   // export the DCGM_FI_DEV_ECC_* counters
   bool spec_decode = true;
+  bool backfill_probe = false;  // backfill probe_success{job="llm-probe"}
   int threads = 2;
   std::string model = "meta-llama/Llama-3.1-70B-Instruct";
   std::string gpu_model = "NVIDIA H100 80GB HBM3";

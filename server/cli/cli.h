@@ -66,6 +66,9 @@ int AlertmanagerRoutes(const std::vector<std::string>& args);
 // vigil rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
 int RulesReplay(const std::vector<std::string>& args);
 
+// vigil diagnose [--server=URL | --storage.tsdb.path=DIR] [--time=T]
+// [--variant=V] [--thresholds=FILE] [-o json]  (docs/diagnose.md)
+int Diagnose(const std::vector<std::string>& args);
 // vigil slo generate [-o RULES] [--tests-out=TESTS] SLOFILE  (sloth generate)
 int SloGenerate(const std::vector<std::string>& args);
 

@@ -337,7 +337,7 @@ void DecodeAlerting(GoYamlDecoder& d, const YAML::Node& n, AlertingConfig* a) {
   }
 }
 
-// remote_write, remote_read, storage, tracing, otlp, scrape_config_files:
+// remote_read, storage, tracing, otlp, scrape_config_files:
 // accepted when empty, otherwise a clear error rather than ignored.
 void DecodeUnsupportedSection(GoYamlDecoder& d, const Field& f) {
   const YAML::Node& v = f.value;
@@ -345,7 +345,7 @@ void DecodeUnsupportedSection(GoYamlDecoder& d, const Field& f) {
                      (v.IsMap() && v.size() == 0);
   if (empty) return;
   const auto pos = PosOf(f.key_node);
-  const bool later = f.key == "remote_write" || f.key == "remote_read";
+  const bool later = f.key == "remote_read";
   d.Fail(pos, fmt::format("line {}: {} is not supported by vigil{}", pos.line,
                           f.key, later ? " yet" : ""));
 }
@@ -405,6 +405,12 @@ std::string Validate(Config* c, std::vector<ScrapeItem>* items) {
       }
     }
   }
+  for (const RemoteWriteConfig& rw : c->remote_write) {
+    if (auto st = internal::ValidateRelabelList(rw.write_relabel_configs);
+        !st.ok()) {
+      return std::string(st.message());
+    }
+  }
   return "";
 }
 
@@ -444,6 +450,8 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml,
       DecodeScrapeConfigs(d, f.value, &items);
     } else if (f.key == "alerting") {
       DecodeAlerting(d, f.value, &c.alerting);
+    } else if (f.key == "remote_write") {
+      internal::DecodeRemoteWrite(d, f.value, &c.remote_write);
     } else if (f.key == "runtime") {
       // Go runtime tuning (gogc): meaningless for Vigil; the shape is
       // still checked.
@@ -509,6 +517,9 @@ void SetDirectory(Config* c, std::string_view dir) {
   for (AlertmanagerConfig& am : c->alerting.alertmanagers) {
     SetHTTPDirectory(&am.http, dir);
     SetSDDirectory(&am.sd, dir);
+  }
+  for (RemoteWriteConfig& rw : c->remote_write) {
+    SetHTTPDirectory(&rw.http, dir);
   }
 }
 

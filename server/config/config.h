@@ -6,7 +6,7 @@
 // Prometheus's defaults, decoded strictly with yaml.v2 semantics (unknown
 // keys are errors with line numbers, in promtool's wording) and validated
 // as config.Load does. Keys Prometheus knows but Vigil does not implement
-// (other service discoveries, oauth2, remote_write, ...) are errors that
+// (other service discoveries, oauth2, remote_read, ...) are errors that
 // name the key and its line ("line 7: kubernetes_sd_configs is not
 // supported by vigil"), never silently ignored.
 //
@@ -142,6 +142,50 @@ struct AlertingConfig {
   std::vector<AlertmanagerConfig> alertmanagers;
 };
 
+// remote_write's queue_config (Prometheus's current defaults). Vigil's
+// queue reads the storage's commit log, so nothing here bounds what is
+// kept on disk; `capacity` bounds what a shard holds in memory.
+struct RemoteWriteQueueConfig {
+  int capacity = 10000;                   // Default: 10000 (samples per shard)
+  int max_shards = 50;                    // Default: 50
+  int min_shards = 1;                     // Default: 1
+  int max_samples_per_send = 2000;        // Default: 2000
+  int64_t batch_send_deadline_ms = 5000;  // Default: 5s
+  int64_t min_backoff_ms = 30;            // Default: 30ms
+  int64_t max_backoff_ms = 5000;          // Default: 5s
+  bool retry_on_http_429 = false;         // Default: false
+  int64_t sample_age_limit_ms = 0;        // Default: 0 (no limit)
+};
+
+struct RemoteWriteMetadataConfig {
+  bool send = true;                  // Default: true
+  int64_t send_interval_ms = 60000;  // Default: 1m
+  int max_samples_per_send = 2000;   // Default: 2000
+};
+
+// One remote_write entry, validated as Prometheus's
+// RemoteWriteConfig.UnmarshalYAML. sigv4, azuread, google_iam and oauth2
+// are "not supported by vigil" errors.
+struct RemoteWriteConfig {
+  std::string url;   // required; http:// or https://
+  std::string name;  // Default: "" (the queue is named by a config hash)
+  int64_t remote_timeout_ms = 30000;  // Default: 30s
+  // Extra request headers, sorted by name.
+  std::map<std::string, std::string> headers;
+  std::vector<RelabelConfig> write_relabel_configs;
+  bool send_exemplars = false;          // accepted; Vigil stores none
+  bool send_native_histograms = false;  // accepted; Vigil stores none
+  bool round_robin_dns = false;         // accepted; libcurl resolves
+  // "prometheus.WriteRequest" (Remote-Write 1.0) or
+  // "io.prometheus.write.v2.Request" (2.0).
+  std::string protobuf_message = "prometheus.WriteRequest";
+  // basic_auth, authorization, tls_config, proxy_url, follow_redirects;
+  // enable_http2 defaults to false here, as in Prometheus.
+  HTTPClientConfig http;
+  RemoteWriteQueueConfig queue_config;
+  RemoteWriteMetadataConfig metadata_config;
+};
+
 struct GlobalConfig {
   int64_t scrape_interval_ms = 60 * 1000;      // Default: 1m
   int64_t scrape_timeout_ms = 10 * 1000;       // Default: min(10s, interval)
@@ -168,7 +212,15 @@ struct Config {
   // Validated and with global defaults applied.
   std::vector<ScrapeConfig> scrape_configs;
   AlertingConfig alerting;
+  std::vector<RemoteWriteConfig> remote_write;
 };
+
+// The queue name Prometheus gives a remote_write without `name`: the first
+// six hex digits of a hash over the whole entry (Prometheus: MD5 of its
+// YAML; Vigil: FNV-1a of its own canonical rendering, so the digits differ
+// from Prometheus's but are as stable: the same entry always gets the same
+// name, and any change to it gives a new queue).
+std::string RemoteWriteHashName(const RemoteWriteConfig& rw);
 
 // Decodes and validates `yaml`. `filename` only names the file in errors.
 // InvalidArgument with promtool's text after "FAILED: ", e.g.
@@ -181,6 +233,11 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml,
 // Reads `path`, then ParseConfig and SetDirectory(dir of path).
 // Unavailable ("open p.yml: no such file or directory") if unreadable.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+// `yaml` with the values of secret keys (password, credentials,
+// bearer_token, client_secret, secret_key) replaced by "<secret>", for
+// /api/v1/status/config.
+std::string RedactSecrets(std::string_view yaml);
 
 // Joins every relative file path (rule files, file_sd files, TLS, password
 // and credentials files, log files) to `dir`, as Prometheus's SetDirectory.

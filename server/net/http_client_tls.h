@@ -9,7 +9,7 @@
 //   Get "https://h/metrics": remote error: tls: certificate required
 //   Get "http://h/metrics": proxyconnect tcp: dial tcp 127.0.0.1:1: connect:
 //   connection refused
-// Used only by http_client.cc.
+// Used by http_client.cc and probe_client.cc.
 #ifndef VIGIL_SERVER_NET_HTTP_CLIENT_TLS_H_
 #define VIGIL_SERVER_NET_HTTP_CLIENT_TLS_H_
 

@@ -2,9 +2,11 @@
 
 #include "fmt/format.h"
 #include "promql/parser.h"
+#include "server/remote/receiver.h"
 #include "server/web/api/v1/util.h"
 #include "server/web/api/v2/api.h"
 #include "server/web/web_security.h"
+#include "server/web/ui/assets.h"
 
 namespace vigil::web {
 namespace {
@@ -49,6 +51,9 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
   net::HttpServerOptions ho;
   ho.route_prefix = RoutePrefix(*opts_.flags);
   ho.logger = opts_.logger;
+  // Probes wait on the network up to their timeout: they get workers of
+  // their own, so the API keeps its 8 whatever the probes do.
+  if (opts_.probe) ho.worker_threads += opts_.probe_workers;
   ho.on_request = [this](const net::RequestInfo& info) {
     std::string handler(info.handler);
     requests_->WithLabelValues({std::to_string(info.status), handler})->Inc();
@@ -207,6 +212,27 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
     Route(m, "/api/v1/admin/tsdb/clean_tombstones", not_allowed);
   }
 
+  // The remote-write receiver (server/remote/receiver.h), answered as
+  // Prometheus does when it is off.
+  Route("POST", "/api/v1/write",
+        [this](const net::HttpRequest& req, net::HttpResponse* r) {
+          if (!opts_.flags->enable_remote_write_receiver) {
+            return Text(r, 404,
+                        "remote write receiver needs to be enabled with "
+                        "--web.enable-remote-write-receiver\n");
+          }
+          remote::Receiver* rw = remote_write_.load();
+          if (rw == nullptr) return Text(r, 503, "Service Unavailable");
+          rw->Serve(req, r);
+        });
+  for (const char* m : {"GET", "PUT", "DELETE"}) {
+    Route(m, "/api/v1/write",
+          [](const net::HttpRequest&, net::HttpResponse* r) {
+            Text(r, 405, "Method Not Allowed\n");
+            r->SetHeader("Allow", "OPTIONS, POST");
+          });
+  }
+
   // The API, live once SetApi() is called: every method on /api/v1/* and
   // /federate goes to Api::Serve, which routes (404/405) itself.
   auto api = [this](const net::HttpRequest& req, net::HttpResponse* r) {
@@ -245,6 +271,27 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
       Route(m, "/api/v2/*rest", v2);
     }
   }
+  if (opts_.probe) {
+    for (const char* m : {"GET", "POST"}) Route(m, "/probe", opts_.probe);
+  }
+
+  // The web UI (server/web/ui), from memory, registered last.
+  std::shared_ptr<const ui::Assets> assets = ui::Assets::Embedded(
+      ui::Assets::BrowserPrefix(ho.route_prefix, opts_.flags->external_url));
+  for (const char* m : {"GET", "HEAD"}) {
+    for (std::string_view page : ui::Assets::PagePaths()) {
+      Route(m, std::string(page),
+            [assets](const net::HttpRequest& req, net::HttpResponse* r) {
+              assets->ServePage(req, r);
+            });
+    }
+    Route(m, "/assets/*file",
+          [assets](const net::HttpRequest& req, net::HttpResponse* r) {
+            std::string_view f = req.PathParam("file").value_or("");
+            if (!f.empty() && f[0] == '/') f.remove_prefix(1);
+            assets->ServeAsset(f, req, r);
+          });
+  }
 }
 
 Web::~Web() { Stop(); }
@@ -259,6 +306,10 @@ absl::StatusOr<int> Web::Start() {
 }
 
 void Web::SetApi(api::Api* api) { api_.store(api); }
+
+void Web::SetRemoteWriteReceiver(remote::Receiver* r) {
+  remote_write_.store(r);
+}
 
 void Web::Stop() {
   if (http_) http_->Stop();

@@ -23,6 +23,10 @@
 #include "server/net/http_server.h"
 #include "server/web/api/v1/api.h"
 
+namespace vigil::remote {
+class Receiver;
+}  // namespace vigil::remote
+
 namespace vigil::web {
 
 class WebSecurity;
@@ -60,6 +64,11 @@ struct WebOptions {
   // --web.config.file applied to every endpoint (TLS, basic auth,
   // headers). Null: plain HTTP, open. Must outlive Stop().
   WebSecurity* security = nullptr;
+  // blackbox_exporter's /probe (with --probe.config.file): GET and POST
+  // /probe go to it, on `probe_workers` listener workers added for it.
+  // Null: /probe is not served (404).
+  net::HttpHandler probe;
+  int probe_workers = 0;
 };
 
 class Web {
@@ -73,6 +82,9 @@ class Web {
   [[nodiscard]] absl::StatusOr<int> Start();
   // Makes the API live (the storage is open). `api` must outlive Stop().
   void SetApi(api::Api* api);
+  // Makes POST /api/v1/write live (with --web.enable-remote-write-receiver;
+  // 503 until then). `r` must outlive Stop().
+  void SetRemoteWriteReceiver(remote::Receiver* r);
   void Stop();
 
   // The route prefix in use: --web.route-prefix, else the path of
@@ -86,6 +98,7 @@ class Web {
   WebOptions opts_;
   std::unique_ptr<net::HttpServer> http_;
   std::atomic<api::Api*> api_{nullptr};
+  std::atomic<remote::Receiver*> remote_write_{nullptr};
   std::shared_ptr<metrics::Counter> requests_;
   std::shared_ptr<metrics::Histogram> durations_;
 };

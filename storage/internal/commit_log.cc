@@ -134,7 +134,9 @@ absl::StatusOr<std::unique_ptr<CommitLogReader>> DBImpl::OpenCommitLogReader(
   ReaderState& r = it->second;
   r.open = true;
   r.read_pos = r.pos;
-  r.inflight.clear();
+  r.losses.clear();
+  if (r.lost_batches > 0)
+    r.losses.push_back({first_seq_, r.lost_batches, r.lost_samples});
   return std::unique_ptr<CommitLogReader>(
       new DBCommitLogReader(this, hub_, std::string(name), r.pos));
 }
@@ -175,7 +177,7 @@ void DBImpl::CommitLogClosed(const std::string& name) {
   auto it = readers_.find(name);
   if (it == readers_.end()) return;
   it->second.open = false;
-  it->second.inflight.clear();
+  it->second.losses.clear();
   it->second.read_pos = it->second.pos;
 }
 
@@ -190,6 +192,12 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
                                                         size_t max_samples) {
   CommitLogRead out;
   out.next = from;
+  // Only what is published: a record being committed is written before
+  // `end` moves past it, so Read never returns a `next` beyond End().
+  const std::string end_key = WalKey(hub_->end.load());
+  const rocksdb::Slice upper(end_key);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it;
   {
     // The iterator and the loss counts are taken together: a deletion
@@ -200,16 +208,15 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
       return absl::FailedPreconditionError(
           fmt::format("commit log: reader \"{}\" is not registered", name));
     }
-    it.reset(db_->NewIterator(rocksdb::ReadOptions(), cf_wal_));
+    it.reset(db_->NewIterator(ro, cf_wal_));
     if (from < first_seq_) {
-      uint64_t b = r->second.lost_batches, s = r->second.lost_samples;
-      for (const auto& [seq, n] : r->second.inflight) {
-        if (seq >= from) continue;
-        b -= std::min(b, uint64_t(1));
-        s -= std::min(s, n);
+      for (const auto& l : r->second.losses) {
+        if (l.hi <= from) continue;
+        out.lost_batches += l.batches;
+        out.lost_samples += l.samples;
       }
-      out.lost_batches = b;
-      out.lost_samples = s;
+      // Nothing read: the next read starts past what is gone.
+      out.next = first_seq_;
     }
   }
   std::vector<WalSample> samples;
@@ -257,21 +264,19 @@ absl::Status DBImpl::CommitLogAck(const std::string& name, uint64_t next) {
   }
   ReaderState& r = it->second;
   if (next <= r.pos) return absl::OkStatus();
+  // Losses below `next` were delivered (read before they went) or
+  // reported (by the Read that returned a `next` past them).
   ReaderState updated = r;
   updated.pos = next;
   updated.read_pos = std::max(r.read_pos, next);
-  updated.inflight.clear();
-  for (const auto& [seq, n] : r.inflight) {
-    if (seq >= next) {
-      updated.inflight.push_back({seq, n});
-      continue;
-    }
-    // Read before it was deleted, so delivered: not lost.
-    updated.lost_batches -= std::min(updated.lost_batches, uint64_t(1));
-    updated.lost_samples -= std::min(updated.lost_samples, n);
+  updated.losses.clear();
+  updated.lost_batches = updated.lost_samples = 0;
+  for (const auto& l : r.losses) {
+    if (l.hi <= next) continue;
+    updated.losses.push_back(l);
+    updated.lost_batches += l.batches;
+    updated.lost_samples += l.samples;
   }
-  // Past every deleted record: what remained was reported by Read.
-  if (next >= first_seq_) updated.lost_batches = updated.lost_samples = 0;
   VIGIL_RETURN_IF_ERROR(
       FromRocks(db_->Put(rocksdb::WriteOptions(), cf_commitlog_.load(),
                          ReaderKey(name), EncodeReaderRecord(updated)),

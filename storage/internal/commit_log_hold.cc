@@ -157,13 +157,14 @@ absl::Status DBImpl::DropHeldSegments(size_t n, const char* why) {
     if (r.pos >= new_first) continue;
     Update u{&r, r};
     const uint64_t read_pos = r.open ? r.read_pos : r.pos;
+    LostRecords unread{new_first, 0, 0};  // not read yet: one run
     for (size_t i = 0; i < n; ++i) {
       const HeldSegment& seg = held_[i];
       const uint64_t lo = std::max(seg.lo, r.pos);
       if (lo >= seg.hi) continue;
       if (lo == seg.lo && read_pos <= seg.lo) {
-        u.next.lost_batches += seg.records;
-        u.next.lost_samples += seg.samples;
+        unread.batches += seg.records;
+        unread.samples += seg.samples;
         continue;
       }
       // Part of the segment, or records the reader has read: one by one.
@@ -179,12 +180,20 @@ absl::Status DBImpl::DropHeldSegments(size_t n, const char* why) {
         if (!WalRecordSamples(
                 std::string_view(it->value().data(), it->value().size()), &k))
           k = 0;
-        ++u.next.lost_batches;
-        u.next.lost_samples += k;
-        if (seq < read_pos) u.next.inflight.push_back({seq, k});
+        if (seq < read_pos) {
+          if (r.open) u.next.losses.push_back({seq + 1, 1, k});
+          ++u.next.lost_batches;
+          u.next.lost_samples += k;
+        } else {
+          ++unread.batches;
+          unread.samples += k;
+        }
       }
       VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "commit log: count loss"));
     }
+    u.next.lost_batches += unread.batches;
+    u.next.lost_samples += unread.samples;
+    if (r.open && unread.batches > 0) u.next.losses.push_back(unread);
     lost_total += u.next.lost_samples - r.lost_samples;
     batch.Put(cf, kClReaderPrefix + name, EncodeReaderRecord(u.next));
     updates.push_back(std::move(u));

@@ -42,19 +42,28 @@ struct HeldSegment {
   Timestamp max_t = kMinTimestamp;  // newest sample
 };
 
+// Deleted records below `hi` (and at or after the reader's position).
+struct LostRecords {
+  uint64_t hi = 0;
+  uint64_t batches = 0;
+  uint64_t samples = 0;
+};
+
 struct ReaderState {
   // Durable: the first position not acknowledged, and what was deleted at
-  // or after it before the reader acknowledged it (not yet acknowledged
-  // past, so maybe not yet reported).
+  // or after it before the reader acknowledged it.
   uint64_t pos = 0;
   uint64_t lost_batches = 0;
   uint64_t lost_samples = 0;
   // In memory, while open: the highest `next` Read returned, and the
-  // deleted records in [pos, read_pos) (seq, samples): read, so probably
-  // delivered, but lost if the reader resumes from pos.
+  // deleted records broken down by where they were (their sum is
+  // lost_batches/samples): one entry per record the reader had read
+  // before it went (hi = seq + 1), one per run it had not read yet (hi =
+  // the first record kept after it), one for what was lost before the
+  // reader was opened. A Read from `from` reports the entries above it.
   bool open = false;
   uint64_t read_pos = 0;
-  std::vector<std::pair<uint64_t, uint64_t>> inflight;
+  std::vector<LostRecords> losses;
 };
 
 // Shared (shared_ptr) by a DB and its readers, so a reader outliving its

@@ -144,8 +144,22 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     fresh.push_back(s);
     batch.Put(cf_series_, SeriesKey(s->ref), EncodeLabels(head_->LabelsOf(*s)));
   }
-  if (options_.write_wal) {
-    std::string rec = EncodeWalRecord(samples);
+  // The record holds what the head will accept: a sample another
+  // appender's commit has overtaken meanwhile is left out, so neither
+  // replay nor a commit-log reader sees it. last_t only changes under
+  // commit_mu_ (held), so it is read here without the series' lock.
+  const std::vector<WalSample>* logged = &samples;
+  std::vector<WalSample> accepted_only;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i].t > series[i]->last_t) continue;
+    for (size_t j = 0; j < samples.size(); ++j) {
+      if (samples[j].t > series[j]->last_t) accepted_only.push_back(samples[j]);
+    }
+    logged = &accepted_only;
+    break;
+  }
+  if (options_.write_wal && !logged->empty()) {
+    std::string rec = EncodeWalRecord(*logged);
     wal_bytes_ += int64_t(rec.size());
     batch.Put(cf_wal_, WalKey(next_wal_seq_++), rec);
   }
@@ -155,9 +169,9 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     VIGIL_RETURN_IF_ERROR(
         FromRocks(db_->Write(wo, &batch), "commit: write to WAL"));
   }
-  if (options_.write_wal) {
+  if (options_.write_wal && !logged->empty()) {
     ++seg_records_;
-    seg_samples_ += samples.size();
+    seg_samples_ += logged->size();
     // Commit-log readers: publish the end, then wake waiting reads (an
     // atomic load when nobody waits; see CommitLogReader::Read).
     hub_->end.store(next_wal_seq_);

@@ -179,8 +179,8 @@ TEST_CASE("what Vigil does not implement is rejected by name", "[config]") {
         "supported by vigil");
   CHECK(Err(job + "    oauth2: {client_id: x}\n") ==
         "parsing YAML file p.yml: line 3: oauth2 is not supported by vigil");
-  CHECK(Err("remote_write:\n  - url: http://x/\n") ==
-        "parsing YAML file p.yml: line 1: remote_write is not supported by "
+  CHECK(Err("remote_read:\n  - url: http://x/\n") ==
+        "parsing YAML file p.yml: line 1: remote_read is not supported by "
         "vigil yet");
   CHECK(Err("remote_write: []\nstorage: {}\n") == "ok");
   CHECK(Err("alerting:\n  alertmanagers:\n    - api_version: v1\n") ==

@@ -42,7 +42,8 @@ class Sim {
     std::istringstream in(flags);
     for (std::string f; in >> f;) argv.push_back(f);
     proc_ = std::make_unique<Process>(argv, log);
-    for (int i = 0; i < 100 && control_.empty(); ++i) {
+    // A backfill runs first; on a loaded 2-core machine it takes seconds.
+    for (int i = 0; i < 1200 && control_.empty(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       std::smatch m;
       std::string text = ReadFile(log);
@@ -373,12 +374,28 @@ TEST_CASE("faults from the control API move the right metrics", "[sim]") {
     std::string healthy = Get("http://" + vllm0.addr + "/metrics").body;
     CHECK(Value(healthy, "vllm:kv_cache_usage_perc{") < 0.9);
   }
-  SECTION("engine hang: the client times out, other pages answer") {
+  SECTION("engine hang: inference times out, /metrics still answers") {
+    const std::string ask = R"({"model":"m","prompt":"ping","max_tokens":1})";
+    Reply before =
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask);
+    CHECK(before.status == 200);
+    CHECK(Has(before.body, "\"choices\""));
+    CHECK(Has(Http("POST", "http://" + vllm1.addr + "/v1/chat/completions",
+                   R"({"messages":[{"role":"user","content":"ping"}]})")
+                  .body,
+              "\"message\""));
+    CHECK(Get("http://" + vllm1.addr + "/v1/completions").status == 405);
     REQUIRE(Http("POST", ctl + "/control/fault",
                  R"({"kind":"engine-hang","host":1})")
                 .status == 201);
-    Reply hung = Get("http://" + vllm1.addr + "/metrics", 1);
+    Reply hung =
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask, 1);
     CHECK(hung.curl == 28);
+    // The process is alive: its metrics page answers, so `up` stays 1.
+    CHECK(Get("http://" + vllm1.addr + "/metrics").status == 200);
+    CHECK(
+        Http("POST", "http://" + vllm0.addr + "/v1/completions", ask).status ==
+        200);
     CHECK(Get("http://" + sim.Find("dcgm-exporter", 1).addr + "/metrics")
               .status == 200);
     CHECK(Get("http://" + vllm0.addr + "/metrics").status == 200);
@@ -388,7 +405,9 @@ TEST_CASE("faults from the control API move the right metrics", "[sim]") {
               "status=\"504\""));
     // Cleared: it answers again.
     REQUIRE(Http("POST", ctl + "/control/clear").status == 200);
-    CHECK(Get("http://" + vllm1.addr + "/metrics").status == 200);
+    CHECK(
+        Http("POST", "http://" + vllm1.addr + "/v1/completions", ask).status ==
+        200);
   }
   SECTION("target down: refused, or 404") {
     REQUIRE(Http("POST", ctl + "/control/fault",

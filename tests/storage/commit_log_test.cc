@@ -266,5 +266,38 @@ TEST_CASE("SeriesLabels after a restart, from the head", "[commitlog]") {
   }
 }
 
+TEST_CASE("A sample the head rejects at commit is not in the log",
+          "[commitlog]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto r = db->OpenCommitLogReader("rw");
+  REQUIRE(r.ok());
+  const uint64_t start = (*r)->Position();
+  Labels x{{"__name__", "x"}}, y{{"__name__", "y"}};
+  // Both appenders checked against the same newest sample; b commits
+  // first, so a's older sample of x is overtaken.
+  auto a = db->NewAppender(), b = db->NewAppender();
+  REQUIRE(a->Append(0, x, 2000, 1).ok());
+  REQUIRE(a->Append(0, y, 2000, 1).ok());
+  REQUIRE(b->Append(0, x, 3000, 2).ok());
+  REQUIRE(b->Commit().ok());
+  REQUIRE(a->Commit().ok());
+  auto all = ReadAll(r->get(), start);
+  REQUIRE(all.size() == 2);
+  REQUIRE(all[0].samples.size() == 1);
+  REQUIRE(all[0].samples[0].t == 3000);
+  REQUIRE(all[1].samples.size() == 1);  // only y's
+  REQUIRE((*r)->SeriesLabels(all[1].samples[0].ref)->ToString() ==
+          "{__name__=\"y\"}");
+  // Entirely overtaken: no record at all.
+  REQUIRE(a->Append(0, x, 3500, 1).ok());
+  REQUIRE(b->Append(0, x, 4000, 1).ok());
+  REQUIRE(b->Commit().ok());
+  REQUIRE(a->Commit().ok());
+  REQUIRE(ReadAll(r->get(), start).size() == 3);
+  REQUIRE((*r)->End() == start + 3);
+  REQUIRE(db->Stats().out_of_order == 2);
+}
+
 }  // namespace
 }  // namespace vigil::storage

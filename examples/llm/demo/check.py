@@ -11,7 +11,10 @@ Passes (exit 0) only if
   (and no rule reports an evaluation error);
 - KVCacheCritical or KVCacheHigh, and XidError, were seen firing, and the
   built-in router notified XidError firing and then resolved (alert_sink.py's
-  --state file).
+  --state file);
+- InferenceProbeFailing was seen firing (scenario.yml's engine hang, caught
+  by the llm-probe job through Vigil's /probe) and LLMEngineDown never fired
+  for a vLLM or SGLang engine (the hung engine's `up` stayed 1).
 Prints one line per check. Python 3 standard library only.
 """
 import argparse
@@ -71,6 +74,16 @@ def main():
     firing = set(seen.get("firing", []))
     check(bool(firing & {"KVCacheCritical", "KVCacheHigh"}), "a KV-cache alert fired")
     check("XidError" in firing, "XidError fired")
+    check("InferenceProbeFailing" in firing,
+          "InferenceProbeFailing fired (the engine hang, caught by the probe)")
+    engine_down = get(a.url, "/api/v1/query",
+                      query='count_over_time(ALERTS{alertname="LLMEngineDown",'
+                            'alertstate="firing",job=~"vllm|sglang"}[15m])')["result"]
+    check(not engine_down,
+          "LLMEngineDown stayed silent for vLLM/SGLang (up stayed 1 during the hang)")
+    probes = get(a.url, "/api/v1/query", query='probe_success{job="llm-probe"}')["result"]
+    check(len(probes) > 0 and all(p["value"][1] == "1" for p in probes),
+          f"{len(probes)} inference probes answer again after the hang")
     notified = set(seen.get("notified_firing", []))
     check("XidError" in notified,
           "the built-in router notified XidError (oncall-critical webhook)")

@@ -138,6 +138,21 @@ pids+=("$sim")
 if ! wait_http "http://127.0.0.1:$DEMO_SIM_PORT/stats" "$sim" 600; then
   echo "run.sh: vigil-sim did not come up; $DEMO_DIR/sim.log:" >&2; tail -5 "$DEMO_DIR/sim.log" >&2; exit 1
 fi
+# The probe job's targets: the engines of targets.json, probed through this
+# Vigil's /probe (examples/llm/probes.yml).
+python3 - "$sd/targets.json" "127.0.0.1:$DEMO_PORT" >"$sd/llm-probe.json" <<'PY'
+import json, sys
+groups = json.load(open(sys.argv[1]))
+out = []
+for g in groups:
+    labels = dict(g.get("labels", {}))
+    if labels.get("job") not in ("vllm", "sglang", "trtllm"):
+        continue
+    labels.update({"job": "llm-probe", "__probe_via__": sys.argv[2]})
+    labels.pop("instance", None)
+    out.append({"targets": g["targets"], "labels": labels})
+json.dump(out, sys.stdout, indent=1)
+PY
 t_backfill=$(( $(date +%s) - t0 ))
 say "backfill written in ${t_backfill}s ($(du -m "$DEMO_DIR/backfill.om" | cut -f1) MB); the fleet is live"
 
@@ -154,6 +169,7 @@ pids+=("$!")
 
 "$BUILD/vigil" --config.file=examples/llm/demo/prometheus.yml --storage.tsdb.path="$DEMO_DIR/tsdb" \
   --alertmanager.config.file="$sd/alertmanager.yml" \
+  --probe.config.file=examples/llm/probes.yml \
   --web.listen-address="127.0.0.1:$DEMO_PORT" >"$DEMO_DIR/vigil.log" 2>&1 &
 vigil=$!
 pids+=("$vigil")
@@ -167,6 +183,7 @@ $(say "vigil is up, scraping the fleet every 5s")
   API          $api   (Grafana: a Prometheus data source with this URL)
   targets      $api/api/v1/targets   (TRT-LLM's engine is down on purpose)
   alerts       $api/api/v1/alerts
+  probe        $api/probe?module=llm_completion&target=<engine>/v1/completions (probes.yml)
   rules        $api/api/v1/rules
   query        $api/api/v1/query?query=llm:kv_usage:1m
   dashboard    examples/llm/grafana/llm-inference.json (import it in Grafana)
@@ -176,8 +193,11 @@ $(say "vigil is up, scraping the fleet every 5s")
   Incidents (examples/llm/demo/scenario.yml), from the start of the demo:
     +2:00  KV cache of gpu-node-0 full   KVCacheCritical pending, firing 5 min later
     +3:00  XID 79 on gpu-node-1 GPU 3    XidError firing at once
+    +4:00  gpu-node-2's engine hangs     /metrics answers (up 1), inference does not:
+                                         InferenceProbeFailing firing 2 min later
     +5:00  XID cleared                   XidError resolved
     +8:00  KV cache back to normal       KVCacheCritical resolved
+    +8:00  the hang clears               InferenceProbeFailing resolved
   Routing: examples/llm/alertmanager.yml (critical alerts to oncall-critical,
   group_wait 30s, group_interval 5m; KVCacheCritical inhibits KVCacheHigh).
   [rules] lines are the rule engine's states (/api/v1/alerts), [router]

@@ -63,6 +63,11 @@ bool SDField(GoYamlDecoder& d, const Field& f, ServiceDiscovery* sd);
 // checkStaticTargets: `"x/y" is not a valid hostname`.
 [[nodiscard]] absl::Status CheckStaticTargets(const ServiceDiscovery& sd);
 
+// prometheus.yml's remote_write list (remote_write.cc): decoded and
+// validated per entry as RemoteWriteConfig.UnmarshalYAML, names unique.
+void DecodeRemoteWrite(GoYamlDecoder& d, const YAML::Node& n,
+                       std::vector<RemoteWriteConfig>* out);
+
 // The HTTP client and SD keys of prometheus/common and Prometheus, for
 // the Struct() known-key lists.
 #define VIGIL_CONFIG_HTTP_KEYS                                                \

@@ -118,6 +118,7 @@ const std::vector<Api::Route>& Api::Routes() const {
     get("/api/v1/alerts", &Api::Alerts);
     get("/api/v1/rules", &Api::Rules);
     get("/federate", &Api::Federate);
+    both("/api/v1/diagnose", &Api::Diagnose);
     return r;
   }();
   return *routes;

@@ -42,6 +42,7 @@
 
 #include "absl/status/status.h"
 #include "promql/engine.h"
+#include "server/diagnose/thresholds.h"
 #include "server/net/http.h"
 #include "server/web/api/v1/sources.h"
 #include "storage/db.h"
@@ -78,6 +79,9 @@ struct ApiOptions {
   // ...and with the seconds an admitted query spent in Engine::Exec
   // (prometheus_engine_query_duration_seconds{slice="inner_eval"}).
   std::function<void(double)> observe_inner_eval;
+  // The thresholds of /api/v1/diagnose (docs/diagnose.md). Not owned; must
+  // outlive the Api. Default: null (the built-in defaults)
+  const diagnose::Thresholds* diagnose_thresholds = nullptr;
 };
 
 // The error types of the API's JSON, and their HTTP codes.
@@ -165,6 +169,8 @@ class Api {
   void StatusTsdb(const net::HttpRequest& req, net::HttpResponse* resp) const;
   void StatusWalReplay(const net::HttpRequest& req,
                        net::HttpResponse* resp) const;
+  // api_diagnose.cc
+  void Diagnose(const net::HttpRequest& req, net::HttpResponse* resp) const;
 
   ApiOptions opts_;
   std::unique_ptr<QueryGate> gate_;
