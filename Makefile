@@ -20,7 +20,7 @@ DEB_UI := node:nodejs npm:npm chromium:chromium
 # blackbox_exporter for the /probe differential test).
 DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
-.PHONY: deps build vigil test lint demo bench clean
+.PHONY: deps build vigil test lint demo calibrate-demo bench clean
 
 # Build packages must install; the real peers (promtool, VictoriaMetrics,
 # used by cross-check tests and benches) are installed too, but if that
@@ -93,8 +93,17 @@ demo: deps $(BUILD)/build.ninja
 	BUILD=$(BUILD) DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) DEMO_SECONDS=$(DEMO_SECONDS) \
 	  bash examples/llm/demo/run.sh
 
+# Threshold calibration (docs/calibration.md): the simulator backfills 70 /
+# 90 / 110 % load steps (examples/llm/calibrate/steps.yml), vigil imports
+# them, `vigil calibrate` prints the table and writes the proposed rule file
+# and the threshold ledger into $(CALIB_DIR)/proposed/.
+CALIB_DIR ?= calibrate-data
+calibrate-demo: $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target vigil vigil-sim
+	BUILD=$(BUILD) CALIB_DIR=$(CALIB_DIR) bash examples/llm/calibrate/run.sh
+
 bench: build
 	bash bench/compare_import.sh
 
 clean:
-	rm -rf $(BUILD) $(DEMO_DIR)
+	rm -rf $(BUILD) $(DEMO_DIR) $(CALIB_DIR)

@@ -24,6 +24,7 @@ absl::StatusOr<std::unique_ptr<AlertingComponent>> AlertingComponent::Create(
   ro.state = c->state_.get();
   ro.logger = c->opts_.logger;
   ro.registry = c->opts_.registry;
+  ro.history = c->opts_.history;
   auto router = alerting::Router::Create(std::move(ro));
   if (!router.ok()) {
     return absl::Status(router.status().code(),

@@ -49,6 +49,8 @@ struct AlertingComponentOptions {
   storage::DB* db = nullptr;  // REQUIRES: set; must outlive the component
   metrics::Registry* registry = nullptr;  // may be null
   Logger* logger = nullptr;               // Default: Logger::Default()
+  // Keeps the router's notifications (alert quality); may be null.
+  alerting::AlertHistory* history = nullptr;
 };
 
 class AlertingComponent : public Component {

@@ -35,6 +35,11 @@ Commands:
   query range --start=T --end=T --step=D EXPR --storage.tsdb.path=DIR [-o json]
   rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
                                      evaluate rules over stored data, print alerts
+  calibrate (--storage.tsdb.path=DIR | --server=URL) --window=NAME=START..END...
+            [--rules=FILE] [--write=DIR] [-o json]
+                                     propose alert thresholds from load windows
+  alerts report [--since=30d] (--server=URL | --storage.tsdb.path=DIR) [-o json]
+                                     alert quality: firing, false positives, flapping
   diagnose [--server=URL | --storage.tsdb.path=DIR] [--time=T] [--variant=V]
            [--thresholds=FILE] [-o json]
                                      the LLM diagnosis map: what moved, where to look
@@ -103,6 +108,9 @@ int main(int argc, char** argv) {
   if (cmd == "query") return vigil::cli::Query(rest(1));
   if (cmd == "rules" && sub == "replay")
     return vigil::cli::RulesReplay(rest(2));
+  if (cmd == "calibrate") return vigil::cli::Calibrate(rest(1));
+  if (cmd == "alerts" && sub == "report")
+    return vigil::cli::AlertsReport(rest(2));
   if (cmd == "diagnose") return vigil::cli::Diagnose(rest(1));
   if (cmd == "slo" && sub == "generate")
     return vigil::cli::SloGenerate(rest(2));

@@ -15,6 +15,8 @@
 #include "core/metrics.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
+#include "server/alerting/history.h"
+#include "server/alerting/state.h"
 #include "server/alerting_component.h"
 #include "server/diagnose/thresholds.h"
 #include "server/metrics_collectors.h"
@@ -262,6 +264,8 @@ int Run(const ServerFlags& flags, Logger* log) {
     alerting_api = std::make_unique<web::api::v2::Api>(std::move(aa));
     wo.alerting_api = alerting_api.get();
   }
+  web::api::AlertQualityApi alert_quality;
+  wo.alert_quality = &alert_quality;
   // blackbox_exporter's /probe, with its own workers; probes.yml is
   // (re)loaded with prometheus.yml, all or nothing.
   std::unique_ptr<probe::ProbeService> prober;
@@ -335,6 +339,16 @@ int Run(const ServerFlags& flags, Logger* log) {
     return 1;
   }
 
+  // Alert quality: the router's notifications and operators' feedback, in
+  // the storage's state family.
+  auto history_state = alerting::StorageStateStore(db->get());
+  auto history = alerting::AlertHistory::Open(history_state.get(), log);
+  if (!history.ok()) {
+    log->Error("Opening the alert history failed",
+               {{"err", std::string(history.status().message())}});
+    return 1;
+  }
+
   std::unique_ptr<AlertingComponent> alerting;
   if (alerting_on) {
     AlertingComponentOptions ac;
@@ -346,6 +360,7 @@ int Run(const ServerFlags& flags, Logger* log) {
     ac.db = db->get();
     ac.registry = &registry;
     ac.logger = log;
+    ac.history = history->get();
     auto a = AlertingComponent::Create(std::move(ac));
     if (!a.ok()) {
       log->Error("Creating the alert router failed",
@@ -417,12 +432,13 @@ int Run(const ServerFlags& flags, Logger* log) {
   for (Component* c : components) c->Start();
   live_db.store(db->get());
   web.SetApi(&api);
-  remote::ReceiverOptions rwo;  // POST /api/v1/write (when enabled)
-  rwo.appendable = db->get();
-  rwo.logger = log;
-  remote::Receiver remote_write(rwo);
-  web.SetRemoteWriteReceiver(&remote_write);
+  remote::ReceiverOptions recv_opts;  // POST /api/v1/write (when enabled)
+  recv_opts.appendable = db->get();
+  recv_opts.logger = log;
+  remote::Receiver receiver(recv_opts);
+  web.SetRemoteWriteReceiver(&receiver);
   if (alerting) alerting_api->SetRouter(alerting->router());
+  alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");
 
   // Retention is applied once a minute, as Prometheus checks it at each
@@ -443,6 +459,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   log->Info("Stopping", {{"reason", "signal"}});
   web.Stop();
   if (alerting_api) alerting_api->SetRouter(nullptr);
+  alert_quality.SetHistory(nullptr);
   for (auto it = components.rbegin(); it != components.rend(); ++it) {
     (*it)->Stop();
   }

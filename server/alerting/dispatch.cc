@@ -11,6 +11,7 @@
 #include "core/logger.h"
 #include "fmt/format.h"
 #include "server/alerting/alerting_metrics.h"
+#include "server/alerting/history.h"
 #include "server/alerting/inhibit.h"
 #include "server/alerting/nflog.h"
 #include "server/alerting/silences.h"
@@ -205,6 +206,7 @@ class IntegrationWorker {
                             {"integration", std::string(integ_->name())},
                             {"attempts", std::to_string(j.attempts)}});
       LogSent(f);
+      Keep(j, true, "");
       Finish(j, true);
       return std::nullopt;
     }
@@ -223,6 +225,7 @@ class IntegrationWorker {
                           receiver_, integ_->name(),
                           r.retry ? "" : "due to unrecoverable error ",
                           j.attempts, std::string(r.status.message()))}});
+      Keep(j, false, std::string(r.status.message()));
       Finish(j, false);
       return std::nullopt;
     }
@@ -232,6 +235,16 @@ class IntegrationWorker {
                           {"integration", std::string(integ_->name())},
                           {"err", std::string(r.status.message())}});
     return next;
+  }
+
+  // The notification's outcome, for the alert-quality history.
+  void Keep(const Job& j, bool ok, std::string_view error) {
+    if (deps_.history == nullptr || !j.n) return;
+    absl::Status s = deps_.history->Record(
+        *j.n, integ_->name(), integ_->index(), ok, error, j.attempts, Now());
+    if (!s.ok() && deps_.logger)
+      deps_.logger->Error("alert history write failed",
+                          {{"err", std::string(s.message())}});
   }
 
   void LogSent(const FlushState& f) {

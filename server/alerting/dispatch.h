@@ -49,6 +49,7 @@ class Logger;
 
 namespace vigil::alerting {
 
+class AlertHistory;
 class AlertingMetrics;
 class Inhibitor;
 class Nflog;
@@ -75,6 +76,9 @@ struct DispatchDeps {
   // The shortest time a flush may spend retrying (Alertmanager's
   // notify.MinTimeout); a flush's deadline is max(group_interval, this).
   int64_t min_timeout_ms = 10'000;
+  // Where finished notifications are kept with their outcome (alert
+  // quality, history.h). May be null.
+  AlertHistory* history = nullptr;
 };
 
 // Alertmanager's group key: route.Key() + ":" + the group labels as

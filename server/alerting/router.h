@@ -44,6 +44,7 @@ class Registry;
 
 namespace vigil::alerting {
 
+class AlertHistory;
 class StateStore;
 
 struct RouterOptions {
@@ -52,6 +53,8 @@ struct RouterOptions {
   Logger* logger = nullptr;               // may be null
   metrics::Registry* registry = nullptr;  // alertmanager_* self-metrics
   const Clock* clock = nullptr;           // null = the real clock
+  // Keeps every finished notification (history.h); may be null.
+  AlertHistory* history = nullptr;
 };
 
 // An alert as the API lists it (Alertmanager's GettableAlert).

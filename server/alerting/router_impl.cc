@@ -106,6 +106,7 @@ class RouterImpl final : public Router {
     deps.metrics = metrics_.get();
     deps.clock = clock_;
     deps.logger = opts_.logger;
+    deps.history = opts_.history;
     auto disp = std::make_unique<Dispatcher>(std::move(cfg), deps);
 
     std::unique_ptr<Dispatcher> old;

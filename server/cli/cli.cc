@@ -55,6 +55,14 @@ std::optional<std::string> Args::Get(std::string_view name) const {
   return out;
 }
 
+std::vector<std::string> Args::GetAll(std::string_view name) const {
+  std::vector<std::string> out;
+  for (const auto& [n, v] : flags_) {
+    if (n == name) out.push_back(v);
+  }
+  return out;
+}
+
 bool Args::Has(std::string_view name) const { return Get(name).has_value(); }
 
 }  // namespace vigil::cli

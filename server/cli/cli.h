@@ -28,6 +28,8 @@ class Args {
   const std::string& error() const { return error_; }
   std::optional<std::string> Get(std::string_view name) const;
   bool Has(std::string_view name) const;
+  // Every value of a repeatable flag, in order.
+  std::vector<std::string> GetAll(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:
@@ -66,6 +68,11 @@ int AlertmanagerRoutes(const std::vector<std::string>& args);
 // vigil rules replay --storage.tsdb.path=DIR --start=T --end=T RULEFILE...
 int RulesReplay(const std::vector<std::string>& args);
 
+// vigil calibrate (--storage.tsdb.path=DIR | --server=URL) --window
+// NAME=START..END ... [--rules=FILE] [--write=DIR] [-o json]
+int Calibrate(const std::vector<std::string>& args);
+// vigil alerts report --since=30d (--server=URL | --storage.tsdb.path=DIR)
+int AlertsReport(const std::vector<std::string>& args);
 // vigil diagnose [--server=URL | --storage.tsdb.path=DIR] [--time=T]
 // [--variant=V] [--thresholds=FILE] [-o json]  (docs/diagnose.md)
 int Diagnose(const std::vector<std::string>& args);

@@ -4,6 +4,8 @@
 // recording-rule results are written into DIR, and the alert timeline
 // (pending, firing, resolved, with labels and rendered annotations) is
 // printed, then per alert how often and how long it fired.
+#include "server/cli/rules_replay.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -33,8 +35,24 @@ struct Episode {
   bool open = true;
 };
 
+}  // namespace
+
 class Timeline {
  public:
+  std::map<std::string, ReplaySum> Sums(Timestamp end) const {
+    std::map<std::string, ReplaySum> sums;
+    for (const auto& e : episodes_) {
+      ReplaySum& s = sums[e.alertname];
+      if (e.fired_at == kMinTimestamp) {
+        s.pending_only++;
+        continue;
+      }
+      s.fired++;
+      s.firing_ms += (e.open ? end : e.resolved_at) - e.fired_at;
+    }
+    return sums;
+  }
+
   // Records the state of one alerting rule's alerts after an evaluation at t.
   void Observe(const std::string& alertname,
                const std::vector<rules::Alert>& alerts, Timestamp t) {
@@ -99,20 +117,7 @@ class Timeline {
     if (lines.empty()) std::printf("  (no alert became pending)\n");
     for (const auto& [t, line] : lines) std::printf("  %s\n", line.c_str());
 
-    struct Sum {
-      int fired = 0, pending_only = 0;
-      int64_t firing_ms = 0;
-    };
-    std::map<std::string, Sum> sums;
-    for (const auto& e : episodes_) {
-      Sum& s = sums[e.alertname];
-      if (e.fired_at == kMinTimestamp) {
-        s.pending_only++;
-        continue;
-      }
-      s.fired++;
-      s.firing_ms += (e.open ? end : e.resolved_at) - e.fired_at;
-    }
+    std::map<std::string, ReplaySum> sums = Sums(end);
     std::printf("\nPer alert:\n");
     if (sums.empty()) std::printf("  (none)\n");
     for (const auto& [name, s] : sums) {
@@ -133,17 +138,68 @@ class Timeline {
   std::map<std::string, size_t> last_;  // newest episode per alert
 };
 
-}  // namespace
+size_t ReplayGroups(storage::DB* dbp, const std::vector<rules::RuleGroup>& defs,
+                    Timestamp start, Timestamp end, int64_t interval,
+                    Timeline* timeline, size_t* num_evals) {
+  promql::Engine engine;
+  rules::GroupOptions go;
+  go.appendable = dbp;
+  go.default_interval_ms = interval;
+  go.query = rules::EngineQueryFunc(&engine, dbp);
+
+  std::vector<std::unique_ptr<rules::Group>> groups;
+  for (const auto& d : defs)
+    groups.push_back(std::make_unique<rules::Group>(d, go));
+  // Evaluate all groups on one time line so a group reading another's
+  // recording rules sees them as in a live server.
+  std::vector<std::pair<Timestamp, size_t>> evals;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (Timestamp t = start; t <= end; t += groups[g]->interval_ms())
+      evals.push_back({t, g});
+  }
+  std::stable_sort(evals.begin(), evals.end());
+  size_t errors = 0;
+  for (const auto& [t, g] : evals) {
+    rules::Group& grp = *groups[g];
+    grp.Eval(t);
+    for (size_t i = 0; i < grp.size(); ++i) {
+      if (grp.status(i).health == rules::RuleHealth::kErr &&
+          grp.status(i).last_eval_ts == t) {
+        if (errors++ < 10) {
+          std::fprintf(stderr, "%s: group %s, rule %s: %s\n",
+                       FormatRfc3339Seconds(t).c_str(), grp.name().c_str(),
+                       grp.rule_def(i).name.c_str(),
+                       grp.status(i).last_error.c_str());
+        }
+      }
+      if (auto* a = grp.alerting(i))
+        timeline->Observe(grp.rule_def(i).name, a->AllAlerts(), t);
+    }
+  }
+  *num_evals = evals.size();
+  return errors;
+}
+
+std::map<std::string, ReplaySum> ReplaySums(
+    storage::DB* db, const std::vector<rules::RuleGroup>& defs, Timestamp start,
+    Timestamp end, int64_t interval, size_t* errors) {
+  Timeline timeline;
+  size_t evals = 0;
+  *errors = ReplayGroups(db, defs, start, end, interval, &timeline, &evals);
+  return timeline.Sums(end);
+}
 
 int RulesReplay(const std::vector<std::string>& argv) {
-  Args args(argv, {"storage.tsdb.path", "start", "end", "eval-interval"}, {});
+  Args args(argv,
+            {"storage.tsdb.path", "start", "end", "eval-interval", "compare"},
+            {});
   auto path = args.Get("storage.tsdb.path");
   if (!args.ok() || !path || !args.Get("start") || !args.Get("end") ||
       args.positional().empty()) {
     std::fprintf(
         stderr,
         "usage: vigil rules replay --storage.tsdb.path=DIR --start=T --end=T "
-        "[--eval-interval=1m] RULEFILE...\n%s\n",
+        "[--eval-interval=1m] [--compare=OLD.yml,...] RULEFILE...\n%s\n",
         args.error().c_str());
     return 2;
   }
@@ -178,43 +234,14 @@ int RulesReplay(const std::vector<std::string>& argv) {
                  std::string(db.status().message()).c_str());
     return 1;
   }
-  promql::Engine engine;
-  storage::DB* dbp = db->get();
-  rules::GroupOptions go;
-  go.appendable = dbp;
-  go.default_interval_ms = *interval;
-  go.query = rules::EngineQueryFunc(&engine, dbp);
-
-  std::vector<std::unique_ptr<rules::Group>> groups;
-  for (const auto& d : defs)
-    groups.push_back(std::make_unique<rules::Group>(d, go));
-  // Evaluate all groups on one time line so a group reading another's
-  // recording rules sees them as in a live server.
-  std::vector<std::pair<Timestamp, size_t>> evals;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    for (Timestamp t = *start; t <= *end; t += groups[g]->interval_ms())
-      evals.push_back({t, g});
+  if (auto c = args.Get("compare")) {
+    return RulesReplayCompare(db->get(), *c, args.positional(), *start, *end,
+                              *interval);
   }
-  std::stable_sort(evals.begin(), evals.end());
   Timeline timeline;
-  size_t errors = 0;
-  for (const auto& [t, g] : evals) {
-    rules::Group& grp = *groups[g];
-    grp.Eval(t);
-    for (size_t i = 0; i < grp.size(); ++i) {
-      if (grp.status(i).health == rules::RuleHealth::kErr &&
-          grp.status(i).last_eval_ts == t) {
-        if (errors++ < 10) {
-          std::fprintf(stderr, "%s: group %s, rule %s: %s\n",
-                       FormatRfc3339Seconds(t).c_str(), grp.name().c_str(),
-                       grp.rule_def(i).name.c_str(),
-                       grp.status(i).last_error.c_str());
-        }
-      }
-      if (auto* a = grp.alerting(i))
-        timeline.Observe(grp.rule_def(i).name, a->AllAlerts(), t);
-    }
-  }
+  size_t evals = 0;
+  size_t errors =
+      ReplayGroups(db->get(), defs, *start, *end, *interval, &timeline, &evals);
   if (auto s = (*db)->Flush(); !s.ok()) {
     std::fprintf(stderr, "error: %s\n", std::string(s.message()).c_str());
     return 1;
@@ -222,8 +249,8 @@ int RulesReplay(const std::vector<std::string>& argv) {
   std::printf(
       "Replayed %zu group(s) from %s to %s (%zu evaluations, %zu rule "
       "errors)\n\n",
-      groups.size(), FormatRfc3339Seconds(*start).c_str(),
-      FormatRfc3339Seconds(*end).c_str(), evals.size(), errors);
+      defs.size(), FormatRfc3339Seconds(*start).c_str(),
+      FormatRfc3339Seconds(*end).c_str(), evals, errors);
   timeline.Print(*end);
   return errors > 0 ? 1 : 0;
 }

@@ -257,6 +257,23 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
     Route(m, "/federate", api);
   }
 
+  // Alert quality, beside the API (static routes win over /api/v1/*rest).
+  if (api::AlertQualityApi* aq = opts_.alert_quality; aq != nullptr) {
+    Route("POST", "/api/v1/alerts/feedback",
+          [aq](const net::HttpRequest& req, net::HttpResponse* r) {
+            aq->Feedback(req, r);
+          });
+    Route("GET", "/api/v1/alerts/feedback",
+          [](const net::HttpRequest&, net::HttpResponse* r) {
+            Text(r, 405, "Method Not Allowed\n");
+            r->SetHeader("Allow", "POST");
+          });
+    Route("GET", "/api/v1/alerts/report",
+          [aq](const net::HttpRequest& req, net::HttpResponse* r) {
+            aq->Report(req, r);
+          });
+  }
+
   // Alertmanager's API, which answers its own 404s, 405s and CORS
   // preflights.
   if (api::v2::Api* am = opts_.alerting_api; am != nullptr) {

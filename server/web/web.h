@@ -21,6 +21,7 @@
 #include "core/metrics.h"
 #include "server/flags.h"
 #include "server/net/http_server.h"
+#include "server/web/api/v1/alert_quality.h"
 #include "server/web/api/v1/api.h"
 
 namespace vigil::remote {
@@ -64,6 +65,9 @@ struct WebOptions {
   // --web.config.file applied to every endpoint (TLS, basic auth,
   // headers). Null: plain HTTP, open. Must outlive Stop().
   WebSecurity* security = nullptr;
+  // POST /api/v1/alerts/feedback and GET /api/v1/alerts/report (alert
+  // quality). Null: not served. Must outlive Stop().
+  api::AlertQualityApi* alert_quality = nullptr;
   // blackbox_exporter's /probe (with --probe.config.file): GET and POST
   // /probe go to it, on `probe_workers` listener workers added for it.
   // Null: /probe is not served (404).
