@@ -5,8 +5,8 @@
 #include "server/remote/receiver.h"
 #include "server/web/api/v1/util.h"
 #include "server/web/api/v2/api.h"
-#include "server/web/web_security.h"
 #include "server/web/ui/assets.h"
+#include "server/web/web_security.h"
 
 namespace vigil::web {
 namespace {
