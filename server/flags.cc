@@ -27,6 +27,9 @@ const std::vector<FlagDef>& Defs() {
       {"web.listen-address", Kind::kString,
        "Address to listen on for the API and telemetry (loopback unless "
        "opened, e.g. 0.0.0.0:9090)."},
+      {"web.config.file", Kind::kString,
+       "[EXPERIMENTAL] Path to configuration file that can enable TLS or "
+       "authentication."},
       {"web.external-url", Kind::kString,
        "The URL under which Vigil is externally reachable; its path prefixes "
        "every endpoint unless --web.route-prefix is given."},
@@ -215,6 +218,7 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
       if (n == "storage.tsdb.path") f->storage_path = s;
       if (n == "web.listen-address") f->listen_address = s;
       if (n == "web.external-url") f->external_url = s;
+      if (n == "web.config.file") f->web_config_file = s;
       if (n == "web.route-prefix") f->route_prefix = s;
       return absl::OkStatus();
   }
@@ -299,6 +303,7 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"web.enable-lifecycle", enable_lifecycle ? "true" : "false"},
       {"web.enable-remote-write-receiver",
        enable_remote_write_receiver ? "true" : "false"},
+      {"web.config.file", web_config_file},
       {"web.external-url", external_url},
       {"web.listen-address", listen_address},
       {"web.route-prefix", route_prefix.empty() ? "/" : route_prefix},

@@ -33,6 +33,9 @@ struct ServerFlags {
   // Default: "127.0.0.1:9090" (loopback unless the user opens it; Prometheus
   // defaults to 0.0.0.0:9090)
   std::string listen_address = "127.0.0.1:9090";
+  // --web.config.file: TLS, basic auth and headers (exporter-toolkit's
+  // format, web/web_security.h). Default: "" (plain HTTP, no auth)
+  std::string web_config_file;
   // Default: "" (derived from the listen address)
   std::string external_url;
   // Default: "" (the path of --web.external-url, else "/")

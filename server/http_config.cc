@@ -60,11 +60,10 @@ absl::StatusOr<net::FetchRequest> FetchTemplate(
     }
   }
   const config::TLSConfig& t = http.tls_config;
-  if (!t.ca.empty() || !t.cert.empty() || !t.key.empty()) {
-    return absl::UnimplementedError(
-        "unsupported: inline tls_config ca/cert/key; use ca_file, cert_file "
-        "and key_file");
-  }
+  r.ca_pem = t.ca;
+  r.cert_pem = t.cert;
+  r.key_pem = t.key;
+  r.tls_max_version = t.max_version;
   r.ca_file = t.ca_file;
   r.cert_file = t.cert_file;
   r.key_file = t.key_file;

@@ -14,9 +14,9 @@
 
 namespace vigil::server {
 
-// Reads the *_file secrets now (a reload re-reads them). Unimplemented for
-// inline TLS PEM (`ca`, `cert`, `key`) and authorization types other than
-// Bearer; InvalidArgument naming a secret file that cannot be read.
+// Reads the *_file secrets now (a reload re-reads them); inline TLS PEM
+// (`ca`, `cert`, `key`) and max_version are passed on. InvalidArgument
+// naming a secret file that cannot be read.
 absl::StatusOr<net::FetchRequest> FetchTemplate(
     const config::HTTPClientConfig& http);
 

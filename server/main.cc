@@ -20,6 +20,7 @@ Commands:
   check metrics                      lint a /metrics page read from stdin
   check rules FILE...                validate rule files (promtool check rules)
   check config FILE...               validate prometheus.yml and its rule files
+  check web-config FILE...           validate a --web.config.file (TLS, basic auth)
   check alertmanager-config FILE...  validate alertmanager.yml (amtool check-config)
   alertmanager routes [show] FILE    print the routing tree (amtool config routes)
   alertmanager routes test FILE [--verify.receivers=R,..] [--tree] LABEL=VALUE...
@@ -96,6 +97,8 @@ int main(int argc, char** argv) {
   if (cmd == "check" && sub == "rules") return vigil::cli::CheckRules(rest(2));
   if (cmd == "check" && sub == "config")
     return vigil::cli::CheckConfig(rest(2));
+  if (cmd == "check" && sub == "web-config")
+    return vigil::cli::CheckWebConfig(rest(2));
   if (cmd == "check" && sub == "alertmanager-config")
     return vigil::cli::CheckAlertmanagerConfig(rest(2));
   if (cmd == "alertmanager" && sub == "routes")

@@ -29,8 +29,10 @@
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
 #include "server/web/api/v2/api.h"
+#include "server/web/api/v2/secrets.h"
 #include "server/web/sources.h"
 #include "server/web/web.h"
+#include "server/web/web_security.h"
 #include "storage/db.h"
 
 namespace vigil::server {
@@ -134,11 +136,13 @@ void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
   (void)reg->Register(std::make_shared<metrics::ProcessCollector>());
 }
 
+// prometheus.yml as /api/v1/status/config shows it: secrets (passwords,
+// credentials, tokens, inline keys) as "<secret>", as Prometheus does.
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  return web::api::v2::MaskSecrets(ss.str());
 }
 
 }  // namespace
@@ -201,7 +205,19 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   // The listener comes first, so that /-/healthy answers while the storage
   // replays; /-/ready and the API answer 503 until it is open.
+  std::unique_ptr<web::WebSecurity> security;
+  if (!flags.web_config_file.empty()) {
+    auto sec = web::WebSecurity::Create(flags.web_config_file, log);
+    if (!sec.ok()) {
+      log->Error("Error loading web config",
+                 {{"file", flags.web_config_file},
+                  {"err", std::string(sec.status().message())}});
+      return 1;
+    }
+    security = *std::move(sec);
+  }
   web::WebOptions wo;
+  wo.security = security.get();
   wo.flags = &flags;
   wo.registry = &registry;
   wo.logger = log;
@@ -272,6 +288,12 @@ int Run(const ServerFlags& flags, Logger* log) {
   }
   log->Info("Listening", {{"address", flags.listen_address},
                           {"port", std::to_string(*port)}});
+  log->Info(
+      security != nullptr && security->tls_enabled() ? "TLS is enabled."
+                                                     : "TLS is disabled.",
+      {{"address", flags.listen_address},
+       {"basic_auth",
+        security != nullptr && security->auth_enabled() ? "true" : "false"}});
 
   storage::Options so;
   so.retention_ms = flags.retention_ms;

@@ -54,6 +54,8 @@ int Query(const std::vector<std::string>& args);
 int CheckRules(const std::vector<std::string>& args);
 // vigil check config [--syntax-only] [--lint=...] [--lint-fatal] FILE...
 int CheckConfig(const std::vector<std::string>& args);
+// vigil check web-config FILE...  (promtool check web-config)
+int CheckWebConfig(const std::vector<std::string>& args);
 // vigil test rules TEST.yml...  (promtool's rule unit tests)
 int TestRules(const std::vector<std::string>& args);
 

@@ -52,6 +52,8 @@ struct TLSConfig {
   // "TLS10", "TLS11", "TLS12" or "TLS13". Default: "" (Go's client
   // default, TLS 1.2).
   std::string min_version;
+  // The highest version, same names. Default: "" (TLS 1.3).
+  std::string max_version;
 };
 
 // The HTTP client settings inlined into scrape and Alertmanager configs.

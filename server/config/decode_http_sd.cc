@@ -65,7 +65,12 @@ void DecodeTLS(GoYamlDecoder& d, const YAML::Node& n, TLSConfig* t) {
         t->min_version != "TLS12" && t->min_version != "TLS13") {
       d.Fail(PosOf(f.value), "unknown TLS version: " + t->min_version);
     }
-    if (absl::EndsWith(f.key, "_ref") || f.key == "max_version") {
+    if (f.key == "max_version" && d.String(f.value, &t->max_version) &&
+        t->max_version != "TLS10" && t->max_version != "TLS11" &&
+        t->max_version != "TLS12" && t->max_version != "TLS13") {
+      d.Fail(PosOf(f.value), "unknown TLS version: " + t->max_version);
+    }
+    if (absl::EndsWith(f.key, "_ref")) {
       Unsupported(d, f);
     }
   }

@@ -98,6 +98,11 @@ struct FetchRequest {
   std::string ca_file, cert_file, key_file, server_name;
   bool insecure_skip_verify = false;
   std::string tls_min_version;
+  // The highest version ("" = TLS 1.3), and inline PEM for the CA,
+  // client certificate and key (tls_config's ca, cert, key), used when
+  // the corresponding *_file is empty.
+  std::string tls_max_version;
+  std::string ca_pem, cert_pem, key_pem;
   // http://, https:// or socks5:// proxy for every request (Go's
   // http.ProxyURL: no_proxy and the environment are ignored). Empty: none.
   std::string proxy_url;

@@ -312,6 +312,23 @@ void ApplyTlsAndProxy(CURL* e, const FetchRequest& r, TlsState* state) {
   if (!r.key_file.empty()) {
     curl_easy_setopt(e, CURLOPT_SSLKEY, r.key_file.c_str());
   }
+  // Inline PEM (tls_config's ca, cert, key); curl copies the blobs.
+  auto blob = [&](CURLoption opt, const std::string& pem) {
+    curl_blob b{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(e, opt, &b);
+  };
+  if (r.ca_file.empty() && !r.ca_pem.empty()) {
+    blob(CURLOPT_CAINFO_BLOB, r.ca_pem);
+    curl_easy_setopt(e, CURLOPT_CAPATH, nullptr);
+  }
+  if (r.cert_file.empty() && !r.cert_pem.empty()) {
+    blob(CURLOPT_SSLCERT_BLOB, r.cert_pem);
+    curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+  }
+  if (r.key_file.empty() && !r.key_pem.empty()) {
+    blob(CURLOPT_SSLKEY_BLOB, r.key_pem);
+    curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+  }
   if (r.insecure_skip_verify) {
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -319,9 +336,13 @@ void ApplyTlsAndProxy(CURL* e, const FetchRequest& r, TlsState* state) {
     // Gives the leaf's names for Go's "certificate is valid for ..." text.
     curl_easy_setopt(e, CURLOPT_CERTINFO, 1L);
   }
+  long max_version = CURL_SSLVERSION_MAX_DEFAULT;
+  if (r.tls_max_version == "TLS10") max_version = CURL_SSLVERSION_MAX_TLSv1_0;
+  if (r.tls_max_version == "TLS11") max_version = CURL_SSLVERSION_MAX_TLSv1_1;
+  if (r.tls_max_version == "TLS12") max_version = CURL_SSLVERSION_MAX_TLSv1_2;
+  if (r.tls_max_version == "TLS13") max_version = CURL_SSLVERSION_MAX_TLSv1_3;
   curl_easy_setopt(e, CURLOPT_SSLVERSION,
-                   CurlSslVersion(r.tls_min_version) |
-                       static_cast<long>(CURL_SSLVERSION_MAX_DEFAULT));
+                   CurlSslVersion(r.tls_min_version) | max_version);
 
   // Go's http.ProxyURL: every request goes through the proxy, whatever
   // no_proxy or *_proxy in the environment say; Go's socks5 resolves names

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "server/net/tls_server.h"
+
 namespace vigil::net::internal {
 namespace {
 
@@ -82,6 +84,10 @@ void ConnStream::EndHeaders() {
   deadline_ = request_deadline_;
 }
 
+bool ConnStream::Buffered() const {
+  return off_ < len_ || (tls_ != nullptr && tls_->Pending());
+}
+
 bool ConnStream::is_readable() const {
   return Buffered() || WaitFd(fd_, POLLIN, deadline_, stop_fd_);
 }
@@ -92,7 +98,16 @@ bool ConnStream::is_writable() const {
 
 ssize_t ConnStream::read(char* ptr, size_t size) {
   if (failed_) return -1;
-  if (!Buffered()) {
+  if (off_ >= len_ && tls_ != nullptr) {
+    ssize_t n = tls_->Read(buf_, sizeof(buf_), deadline_, stop_fd_);
+    if (n <= 0) {
+      failed_ = true;
+      return n < 0 ? -1 : 0;
+    }
+    off_ = 0;
+    len_ = static_cast<size_t>(n);
+  }
+  if (off_ >= len_) {
     if (!WaitFd(fd_, POLLIN, deadline_, stop_fd_)) {
       failed_ = true;
       return -1;
@@ -146,6 +161,11 @@ bool ConnStream::CheckHeaderByte(char c) {
 }
 
 ssize_t ConnStream::write(const char* ptr, size_t size) {
+  if (tls_ != nullptr) {
+    ssize_t n = tls_->Write(ptr, size, After(write_timeout_ms_), stop_fd_);
+    if (n > 0) written_ += n;
+    return n;
+  }
   for (;;) {
     if (!WaitFd(fd_, POLLOUT, After(write_timeout_ms_), stop_fd_)) return -1;
     ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);

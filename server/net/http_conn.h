@@ -22,6 +22,10 @@
 #include <thread>
 #include <vector>
 
+namespace vigil::net {
+class TlsConn;
+}
+
 namespace vigil::net::internal {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -44,7 +48,10 @@ class ConnStream final : public httplib::Stream {
   void BeginRequest();
   // Headers parsed: reads now run against the whole-request deadline.
   void EndHeaders();
-  bool Buffered() const { return off_ < len_; }
+  // Input already read (or, over TLS, waiting inside OpenSSL).
+  bool Buffered() const;
+  // Reads and writes go through `tls` (not owned; null: the plain socket).
+  void set_tls(TlsConn* tls) { tls_ = tls; }
   // True once a read failed for a limit (header bytes or deadline), so the
   // connection must not be reused.
   bool failed() const { return failed_; }
@@ -79,6 +86,7 @@ class ConnStream final : public httplib::Stream {
   int64_t line_len_ = 0;
   bool line_colon_ = false;
   bool CheckHeaderByte(char c);
+  TlsConn* tls_ = nullptr;
   char buf_[8192];
   size_t off_ = 0, len_ = 0;
 };

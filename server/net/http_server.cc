@@ -21,6 +21,7 @@
 #include "server/net/gzip.h"
 #include "server/net/http_conn.h"
 #include "server/net/router.h"
+#include "server/net/tls_server.h"
 
 namespace vigil::net {
 namespace {
@@ -41,6 +42,7 @@ struct RequestState {
   bool body_too_large = false;
   std::string bad_request;  // set: answer 400 with it
   bool routed = false;
+  HeaderList extra_headers;  // from the filter
   std::string handler;
   std::string method;
   int status = 0;
@@ -166,6 +168,7 @@ class HttpServer::Impl {
   void WriteResponse(HttpResponse&& resp, const std::string& method,
                      httplib::Response& hres, RequestState* st);
   void Refuse(int fd);
+  std::unique_ptr<TlsConn> Handshake(int fd);
   void CloseConnection(int fd, bool linger);
 };
 
@@ -192,7 +195,9 @@ void HttpServer::Impl::Refuse(int fd) {
       "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n"
       "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 20\r\n\r\n"
       "server overloaded.\r\n";
-  (void)!::send(fd, kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (!opts_.tls) {
+    (void)!::send(fd, kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
   CloseConnection(fd, false);
 }
 
@@ -214,6 +219,33 @@ void HttpServer::Impl::CloseConnection(int fd, bool linger) {
   }
   ::shutdown(fd, SHUT_RDWR);
   ::close(fd);
+}
+
+std::unique_ptr<TlsConn> HttpServer::Impl::Handshake(int fd) {
+  auto ctx = opts_.tls();
+  if (!ctx.ok()) {
+    if (opts_.logger != nullptr) {
+      opts_.logger->Error("TLS configuration failed; connection closed",
+                          {{"err", std::string(ctx.status().message())}});
+    }
+    return nullptr;
+  }
+  auto deadline = opts_.tls_handshake_timeout_ms > 0
+                      ? SteadyClock::now() + std::chrono::milliseconds(
+                                                 opts_.tls_handshake_timeout_ms)
+                      : SteadyClock::time_point::max();
+  std::string why;
+  auto conn =
+      TlsConn::Accept(*std::move(ctx), fd, deadline, stop_pipe_[0], &why);
+  if (conn == nullptr && opts_.logger != nullptr) {
+    std::string ip;
+    int port = 0;
+    ConnStream probe(fd, -1, 0, 0, 0, 0);
+    probe.get_remote_ip_and_port(ip, port);
+    opts_.logger->Debug("http: TLS handshake error",
+                        {{"remote", JoinHostPort(ip, port)}, {"err", why}});
+  }
+  return conn;
 }
 
 bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
@@ -259,6 +291,15 @@ void HttpServer::Impl::ServeConnection(int fd) {
   ConnStream strm(fd, stop_pipe_[0], opts_.max_header_bytes,
                   opts_.read_header_timeout_ms, opts_.read_timeout_ms,
                   opts_.write_timeout_ms);
+  std::unique_ptr<TlsConn> tls;
+  if (opts_.tls) {
+    tls = Handshake(fd);
+    if (tls == nullptr) {
+      CloseConnection(fd, false);
+      return;
+    }
+    strm.set_tls(tls.get());
+  }
   bool linger = false;
   for (int n = 0; n < std::max(1, opts_.max_requests_per_connection); ++n) {
     if (!WaitForRequest(fd, &strm, n)) break;
@@ -320,6 +361,7 @@ void HttpServer::Impl::ServeConnection(int fd) {
       break;
     }
   }
+  if (tls != nullptr) tls->Shutdown();
   CloseConnection(fd, linger);
 }
 
@@ -404,6 +446,16 @@ void HttpServer::Impl::Dispatch(const httplib::Request& hreq,
   };
   if (!st->bad_request.empty()) {
     TextResponse(&resp, 400, st->bad_request + "\n");
+    return finish(std::move(resp));
+  }
+  if (opts_.filter && !opts_.filter(req, &resp, &st->extra_headers)) {
+    if (reader != nullptr || st->body_too_large) {
+      st->must_close = true;  // the body stays unread
+      if (st->mreq != nullptr) {
+        st->mreq->headers.erase("Connection");
+        st->mreq->headers.emplace("Connection", "close");
+      }
+    }
     return finish(std::move(resp));
   }
   if (st->body_too_large) {
@@ -498,6 +550,13 @@ void HttpServer::Impl::WriteResponse(HttpResponse&& resp,
                                      httplib::Response& hres,
                                      RequestState* st) {
   st->routed = true;
+  // Set before the handler runs in Go, so a handler's own value wins.
+  for (auto& [name, value] : st->extra_headers) {
+    bool present = false;
+    for (const auto& h : resp.headers)
+      present = present || Lower(h.first) == Lower(name);
+    if (!present) resp.headers.emplace_back(name, value);
+  }
   st->status = resp.status;
   hres.status = resp.status;
   std::string content_type;

@@ -19,6 +19,12 @@
 //     (or Stop() is called) while its handler or body stream runs;
 //   - responses are gzipped when the client accepts it, streamed bodies
 //     (HttpResponse::stream) too, as they are produced (chunked);
+//   - with HttpServerOptions::tls, every connection is TLS (OpenSSL, see
+//     net/tls_server.h): the handshake must finish within
+//     tls_handshake_timeout_ms on the worker, then the limits above apply
+//     to the decrypted stream; a plain-HTTP client gets Go's 400;
+//   - HttpServerOptions::filter sees every request before routing (basic
+//     auth, the web configuration's headers);
 //   - unknown paths are 404 and a known path with another method 405 with
 //     Allow, OPTIONS answers with Allow, as httprouter (Prometheus) does;
 //     a handler that throws is a 500 and the process goes on.
@@ -39,6 +45,14 @@
 #include "server/net/http.h"
 
 namespace vigil::net {
+
+class TlsServerContext;
+
+// HttpServerOptions::filter: returns true to let `req` through, adding
+// `extra` to its response (whatever the handler answers, 404s included);
+// false to answer `*deny` instead (a 401). Must be thread-safe.
+using HttpFilter = std::function<bool(const HttpRequest& req,
+                                      HttpResponse* deny, HeaderList* extra)>;
 
 // What the instrumentation hook learns of each request the router saw.
 struct RequestInfo {
@@ -83,6 +97,15 @@ struct HttpServerOptions {
   // worker's thread (prometheus_http_requests_total{handler,code},
   // prometheus_http_request_duration_seconds). Must be thread-safe.
   std::function<void(const RequestInfo&)> on_request;
+  // Set: every connection is TLS, with the context this returns when the
+  // connection is accepted (called once per connection, so a context
+  // re-read from the web configuration applies to the next connection). An
+  // error closes the connection and is logged. Default: plain HTTP.
+  std::function<absl::StatusOr<std::shared_ptr<TlsServerContext>>()> tls;
+  // The TLS handshake must finish within this. Default: 10 s.
+  int64_t tls_handshake_timeout_ms = 10000;
+  // See HttpFilter. Default: none (every request through).
+  HttpFilter filter;
   // Handler exceptions and refused connections are logged here. Not owned;
   // may be null.
   Logger* logger = nullptr;

@@ -6,6 +6,7 @@
 #include "server/web/api/v1/util.h"
 #include "server/web/api/v2/api.h"
 #include "server/web/ui/assets.h"
+#include "server/web/web_security.h"
 
 namespace vigil::web {
 namespace {
@@ -58,6 +59,7 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
     requests_->WithLabelValues({std::to_string(info.status), handler})->Inc();
     durations_->WithLabelValues({handler})->Observe(info.duration_seconds);
   };
+  if (opts_.security != nullptr) opts_.security->Apply(&ho);
   http_ = std::make_unique<net::HttpServer>(ho);
 
   Route("GET", "/-/healthy", [](const net::HttpRequest&, net::HttpResponse* r) {

@@ -30,6 +30,8 @@ class Receiver;
 
 namespace vigil::web {
 
+class WebSecurity;
+
 namespace api::v2 {
 class Api;
 }
@@ -60,6 +62,9 @@ struct WebOptions {
   // on /api/v2/* goes to it. Null: /api/v2/* is not served (404). Must
   // outlive Stop().
   api::v2::Api* alerting_api = nullptr;
+  // --web.config.file applied to every endpoint (TLS, basic auth,
+  // headers). Null: plain HTTP, open. Must outlive Stop().
+  WebSecurity* security = nullptr;
   // POST /api/v1/alerts/feedback and GET /api/v1/alerts/report (alert
   // quality). Null: not served. Must outlive Stop().
   api::AlertQualityApi* alert_quality = nullptr;

@@ -7,13 +7,28 @@ namespace vigil::web::api::v2 {
 namespace {
 
 // Alertmanager 0.25's Secret / SecretURL keys, the secrets of
-// prometheus/common's HTTPClientConfig, and Vigil's robot signing secret.
-constexpr std::array<std::string_view, 18> kSecretKeys = {
-    "auth_password", "auth_secret",  "smtp_auth_password", "smtp_auth_secret",
-    "slack_api_url", "api_url",      "webhook_url",        "bot_token",
-    "password",      "bearer_token", "credentials",        "client_secret",
-    "secret",        "service_key",  "routing_key",        "api_key",
-    "api_secret",    "user_key"};
+// prometheus/common's HTTPClientConfig (tls_config's inline `key` too),
+// SigV4's secret_key, and Vigil's robot signing secret.
+constexpr std::array<std::string_view, 20> kSecretKeys = {"key",
+                                                          "secret_key",
+                                                          "auth_password",
+                                                          "auth_secret",
+                                                          "smtp_auth_password",
+                                                          "smtp_auth_secret",
+                                                          "slack_api_url",
+                                                          "api_url",
+                                                          "webhook_url",
+                                                          "bot_token",
+                                                          "password",
+                                                          "bearer_token",
+                                                          "credentials",
+                                                          "client_secret",
+                                                          "secret",
+                                                          "service_key",
+                                                          "routing_key",
+                                                          "api_key",
+                                                          "api_secret",
+                                                          "user_key"};
 
 bool IsSecretKey(std::string_view k) {
   if (k.size() >= 2 && (k.front() == '"' || k.front() == '\'') &&
