@@ -138,7 +138,7 @@ void Logger::Log(LogLevel level, std::string_view msg,
   std::string line =
       json_ ? FormatJson(now, level, msg, kvs) : Format(now, level, msg, kvs);
   line.push_back('\n');
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   std::fwrite(line.data(), 1, line.size(), out_);
   std::fflush(out_);
 }

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 
 namespace vigil {
 
@@ -68,7 +68,7 @@ class Logger {
   std::FILE* out_;
   LogLevel min_;
   bool json_ = false;
-  absl::Mutex mu_;
+  vigil::Mutex mu_;
 };
 
 }  // namespace vigil

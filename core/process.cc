@@ -2,7 +2,7 @@
 
 #include <malloc.h>
 
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 
 namespace vigil {
 

@@ -29,7 +29,7 @@ void TuneMallocForQueries();
 void TuneMallocForServer();
 
 // Turns off Abseil's debug-time lock-order graph, which costs a few percent
-// on every absl::Mutex operation. Vigil's lock order is fixed by design
+// on every vigil::Mutex operation. Vigil's lock order is fixed by design
 // (commit lock, then series lock; the symbol table's lock is a leaf).
 void DisableLockGraph();
 

@@ -108,7 +108,7 @@ absl::StatusOr<promql::Vector> AlertingRule::Eval(Timestamp t,
   if (!res.ok()) return res.status();
   auto cands = Candidates(*res, t, ctx);
   if (!cands.ok()) return cands.status();
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   int num_active = 0;
   promql::Vector vec = Advance(*cands, t, ctx, &num_active);
   if (ctx.limit > 0 && num_active > ctx.limit) {
@@ -218,7 +218,7 @@ std::vector<NotifyAlert> AlertingRule::AlertsToSend(Timestamp t,
                                                     int64_t resend_delay_ms,
                                                     int64_t interval_ms) {
   std::vector<NotifyAlert> out;
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   for (auto& [_, a] : active_) {
     if (a.state == AlertState::kPending) continue;
     bool needs =
@@ -240,7 +240,7 @@ std::vector<NotifyAlert> AlertingRule::AlertsToSend(Timestamp t,
 }
 
 AlertState AlertingRule::State() const {
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   AlertState max = AlertState::kInactive;
   for (const auto& [_, a] : active_) max = std::max(max, a.state);
   return max;
@@ -248,7 +248,7 @@ AlertState AlertingRule::State() const {
 
 std::vector<Alert> AlertingRule::ActiveAlerts() const {
   std::vector<Alert> out;
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   for (const auto& [_, a] : active_) {
     if (a.resolved_at == kNoTime) out.push_back(a);
   }
@@ -258,7 +258,7 @@ std::vector<Alert> AlertingRule::ActiveAlerts() const {
 void AlertingRule::RestoreForState(
     const std::map<Labels, std::pair<Timestamp, double>>& last, Timestamp ts,
     int64_t grace_ms) {
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   for (auto& [labels, a] : active_) {
     // The series was written with SeriesLabels(), as Prometheus looks it up.
     // Series written by Vigil before it kept unexpanded labels there carry
@@ -285,16 +285,16 @@ void AlertingRule::CopyStateFrom(const AlertingRule& from) {
   if (&from == this) return;
   std::map<Labels, Alert> copy;
   {
-    absl::MutexLock lock(&from.mu_);
+    vigil::MutexLock lock(&from.mu_);
     copy = from.active_;
   }
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   for (auto& [k, a] : copy) active_[k] = std::move(a);
 }
 
 std::vector<Alert> AlertingRule::AllAlerts() const {
   std::vector<Alert> out;
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   for (const auto& [_, a] : active_) out.push_back(a);
   return out;
 }

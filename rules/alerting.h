@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "promql/value.h"
 #include "rules/rule_file.h"
 #include "rules/seams.h"
@@ -136,7 +136,7 @@ class AlertingRule {
   std::string text_;
   std::vector<std::optional<Template>> label_tmpls_, annotation_tmpls_;
   bool restored_ = true;
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   std::map<Labels, Alert> active_ ABSL_GUARDED_BY(mu_);
 };
 

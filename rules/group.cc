@@ -140,7 +140,7 @@ absl::Status Group::RestoreForState(storage::Queryable* q, Timestamp ts,
 }
 
 RuleStatus Group::status(size_t i) const {
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   return status_[i];
 }
 
@@ -158,7 +158,7 @@ void Group::Eval(Timestamp t) {
   MarkStale(stale_series_, t - ctx.query_offset_ms);
   stale_series_.clear();
   const auto dur = std::chrono::steady_clock::now() - start;
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   group_status_.last_eval_ts = t;
   group_status_.last_eval_wall_ms = wall;
   group_status_.eval_duration_ns =
@@ -166,7 +166,7 @@ void Group::Eval(Timestamp t) {
 }
 
 RuleStatus Group::last_eval() const {
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   return group_status_;
 }
 
@@ -188,7 +188,7 @@ void Group::EvalRule(size_t i, Timestamp t, const EvalContext& ctx) {
   const auto dur = std::chrono::steady_clock::now() - start;
   evaluations_.fetch_add(1, std::memory_order_relaxed);
   if (!err.ok()) failures_.fetch_add(1, std::memory_order_relaxed);
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   RuleStatus& st = status_[i];
   st.health = err.ok() ? RuleHealth::kOk : RuleHealth::kErr;
   st.last_error = err.ok() ? "" : std::string(err.message());

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "rules/alerting.h"
 #include "rules/recording.h"
 #include "rules/rule_file.h"
@@ -150,7 +150,7 @@ class Group {
   int64_t interval_ms_;
   std::vector<Entry> rules_;
   std::vector<Labels> stale_series_;  // of rules removed by a reload
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   std::vector<RuleStatus> status_ ABSL_GUARDED_BY(mu_);
   std::atomic<int64_t> missed_{0};
   std::atomic<int64_t> evaluations_{0};

@@ -17,12 +17,12 @@ struct Manager::Runner {
   Timestamp first_eval = 0;  // set before the thread starts
   bool restore = false;      // restore `for` state after the 2nd evaluation
   std::thread thread;
-  absl::Mutex mu;
-  absl::CondVar cv;
+  vigil::Mutex mu;
+  vigil::CondVar cv;
   bool stop ABSL_GUARDED_BY(mu) = false;
 
   void RequestStop() {
-    absl::MutexLock lock(&mu);
+    vigil::MutexLock lock(&mu);
     stop = true;
     cv.SignalAll();
   }
@@ -79,13 +79,13 @@ absl::Status Manager::Load(const std::vector<std::string>& files,
 }
 
 absl::Status Manager::Update(const std::vector<std::string>& files) {
-  absl::MutexLock lifecycle(&lifecycle_mu_);
+  vigil::MutexLock lifecycle(&lifecycle_mu_);
   std::vector<std::unique_ptr<Runner>> fresh;
   if (absl::Status s = Load(files, &fresh); !s.ok()) return s;
 
   std::vector<std::unique_ptr<Runner>> old;
   {
-    absl::MutexLock lock(&mu_);
+    vigil::MutexLock lock(&mu_);
     old.swap(runners_);
   }
   for (auto& r : old) r->RequestStop();
@@ -102,7 +102,7 @@ absl::Status Manager::Update(const std::vector<std::string>& files) {
   for (auto& [key, g] : by_key) {
     if (!kept.count(key)) g->MarkStale(g->OutputSeries(), clock_->NowMs());
   }
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   const bool restore = !loaded_once_ && opts_.queryable != nullptr;
   loaded_once_ = true;
   for (auto& r : fresh) {
@@ -122,7 +122,7 @@ void Manager::SetGroupDefaults(Labels external_labels, std::string external_url,
                                int64_t default_interval_ms,
                                int64_t default_query_offset_ms) {
   // Load() reads opts_.group under lifecycle_mu_ (from Update).
-  absl::MutexLock lifecycle(&lifecycle_mu_);
+  vigil::MutexLock lifecycle(&lifecycle_mu_);
   opts_.group.external_labels = std::move(external_labels);
   opts_.group.external_url = std::move(external_url);
   opts_.group.default_interval_ms = default_interval_ms;
@@ -130,8 +130,8 @@ void Manager::SetGroupDefaults(Labels external_labels, std::string external_url,
 }
 
 void Manager::Start() {
-  absl::MutexLock lifecycle(&lifecycle_mu_);
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lifecycle(&lifecycle_mu_);
+  vigil::MutexLock lock(&mu_);
   if (started_) return;
   started_ = true;
   for (auto& r : runners_) StartRunner(r.get());
@@ -146,10 +146,10 @@ void Manager::StartRunner(Runner* r) {
 }
 
 void Manager::Stop() {
-  absl::MutexLock lifecycle(&lifecycle_mu_);
+  vigil::MutexLock lifecycle(&lifecycle_mu_);
   std::vector<Runner*> rs;
   {
-    absl::MutexLock lock(&mu_);
+    vigil::MutexLock lock(&mu_);
     started_ = false;
     for (auto& r : runners_) rs.push_back(r.get());
   }
@@ -157,13 +157,13 @@ void Manager::Stop() {
   for (Runner* r : rs) r->Join();
   // Runners may be restarted by a later Start().
   for (Runner* r : rs) {
-    absl::MutexLock lock(&r->mu);
+    vigil::MutexLock lock(&r->mu);
     r->stop = false;
   }
 }
 
 std::vector<std::shared_ptr<Group>> Manager::Groups() const {
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   std::vector<std::shared_ptr<Group>> out;
   for (const auto& r : runners_) out.push_back(r->group);
   return out;
@@ -198,7 +198,7 @@ void Manager::Run(Runner* r) {
     // A fake clock moves without notice: poll it.
     const int64_t wait_ms =
         real ? next - now : std::min<int64_t>(next - now, 2);
-    absl::MutexLock lock(&r->mu);
+    vigil::MutexLock lock(&r->mu);
     if (r->stop) return;
     r->cv.WaitWithTimeout(&r->mu, absl::Milliseconds(wait_ms));
     if (r->stop) return;

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "core/clock.h"
+#include "core/sync.h"
 #include "rules/group.h"
 
 namespace vigil::rules {
@@ -99,8 +99,8 @@ class Manager {
   ManagerOptions opts_;
   Clock* clock_;
   // Serialises Update/Start/Stop (thread lifecycle); taken before mu_.
-  absl::Mutex lifecycle_mu_;
-  mutable absl::Mutex mu_;
+  vigil::Mutex lifecycle_mu_;
+  mutable vigil::Mutex mu_;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool loaded_once_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::unique_ptr<Runner>> runners_ ABSL_GUARDED_BY(mu_);

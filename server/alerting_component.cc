@@ -68,7 +68,7 @@ absl::StatusOr<std::function<void()>> AlertingComponent::Prepare(
       opts_.logger->Info("Completed loading of the alertmanager config",
                          {{"file", opts_.config_file}});
     }
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     external_labels_ = std::move(external);
     relabel_ = std::move(relabel);
   };
@@ -92,7 +92,7 @@ void AlertingComponent::Notify(std::string_view expr,
   std::vector<notifier::Alert> sent =
       notifier::ToNotifierAlerts(opts_.generator_external_url, expr, alerts);
   {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     sent = notifier::RelabelAlerts(relabel_, external_labels_, std::move(sent));
   }
   if (sent.empty()) return;

@@ -26,11 +26,11 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "core/labels.h"
 #include "core/logger.h"
 #include "core/metrics.h"
 #include "core/relabel.h"
+#include "core/sync.h"
 #include "rules/seams.h"
 #include "server/alerting/router.h"
 #include "server/alerting/state.h"
@@ -86,7 +86,7 @@ class AlertingComponent : public Component {
   std::unique_ptr<alerting::Router> router_;
   bool started_ = false;
 
-  absl::Mutex mu_;
+  vigil::Mutex mu_;
   Labels external_labels_ ABSL_GUARDED_BY(mu_);
   std::vector<RelabelConfig> relabel_ ABSL_GUARDED_BY(mu_);
 };

@@ -8,11 +8,11 @@
 #include <sstream>
 #include <thread>
 
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/clock.h"
 #include "core/metrics.h"
+#include "core/sync.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
 #include "server/alerting/history.h"
@@ -180,11 +180,11 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   metrics::Registry registry;
   web::ServerStatusSource status(flags, start_ms);
-  absl::Mutex reload_mu;
+  vigil::Mutex reload_mu;
   std::vector<Component*> components;
   // One reload at a time, from SIGHUP or POST /-/reload.
   auto reload = [&]() -> absl::Status {
-    absl::MutexLock lock(&reload_mu);
+    vigil::MutexLock lock(&reload_mu);
     log->Info("Loading configuration file", {{"filename", flags.config_file}});
     auto next = LoadConfig(flags.config_file);
     absl::Status st = next.ok() ? ApplyAll(components, *next) : next.status();

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "core/textparse/parser.h"
 #include "core/time.h"
 #include "fmt/format.h"
@@ -105,14 +105,14 @@ class AppendWorker {
   ~AppendWorker() { Finish(); }
 
   void Push(std::unique_ptr<ImportBatch> b) {
-    absl::MutexLock l(&mu_);
-    mu_.Await(absl::Condition(this, &AppendWorker::HasRoom));
+    vigil::MutexLock l(&mu_);
+    mu_.Await(vigil::Condition(this, &AppendWorker::HasRoom));
     queue_.push_back(std::move(b));
   }
   // Waits for every pushed batch to be appended.
   void Finish() {
     {
-      absl::MutexLock l(&mu_);
+      vigil::MutexLock l(&mu_);
       done_ = true;
     }
     if (thread_.joinable()) thread_.join();
@@ -135,8 +135,8 @@ class AppendWorker {
     while (true) {
       std::unique_ptr<ImportBatch> b;
       {
-        absl::MutexLock l(&mu_);
-        mu_.Await(absl::Condition(this, &AppendWorker::Ready));
+        vigil::MutexLock l(&mu_);
+        mu_.Await(vigil::Condition(this, &AppendWorker::Ready));
         if (queue_.empty()) return;
         b = std::move(queue_.front());
         queue_.pop_front();
@@ -180,7 +180,7 @@ class AppendWorker {
   uint64_t samples_ = 0;
   std::string error_;
   std::atomic<bool> failed_{false};
-  absl::Mutex mu_;
+  vigil::Mutex mu_;
   std::deque<std::unique_ptr<ImportBatch>> queue_ ABSL_GUARDED_BY(mu_);
   bool done_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;  // last: starts after the members above exist

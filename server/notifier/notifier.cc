@@ -71,7 +71,7 @@ absl::StatusOr<std::unique_ptr<Notifier>> Notifier::Create(
   if (!config.ok()) return config.status();
   std::unique_ptr<Notifier> n(
       new Notifier(std::move(options), std::move(fetch), logger));
-  absl::MutexLock l(&n->mu_);
+  vigil::MutexLock l(&n->mu_);
   n->InstallConfig(*std::move(config));
   return n;
 }
@@ -171,14 +171,14 @@ absl::Status Notifier::ApplyConfig(const NotifierOptions& options) {
   std::shared_ptr<const Config> prev = Snapshot();
   auto config = BuildConfig(options, prev.get(), logger_);
   if (!config.ok()) return config.status();
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   InstallConfig(*std::move(config));
   return absl::OkStatus();
 }
 
 absl::Status Notifier::SyncTargets(
     std::string_view set_name, std::vector<AlertmanagerTargetGroup> groups) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   auto next = std::make_shared<Config>(*config_);
   for (Set& s : next->sets) {
     if (s.cfg.name != set_name) continue;
@@ -192,23 +192,23 @@ absl::Status Notifier::SyncTargets(
 }
 
 std::shared_ptr<const Notifier::Config> Notifier::Snapshot() const {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   return config_;
 }
 
 void Notifier::Start() {
-  absl::MutexLock sl(&stop_mu_);
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock sl(&stop_mu_);
+  vigil::MutexLock l(&mu_);
   if (started_ || stopping_) return;
   started_ = true;
   thread_ = std::thread([this] { Run(); });
 }
 
 void Notifier::Stop() {
-  absl::MutexLock sl(&stop_mu_);
+  vigil::MutexLock sl(&stop_mu_);
   bool was_started;
   {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     if (stopping_ && !thread_.joinable()) return;
     stopping_ = true;
     was_started = started_;
@@ -218,7 +218,7 @@ void Notifier::Stop() {
     return;
   }
   // Never started: nothing will send what is queued.
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   dropped_ += static_cast<int64_t>(queue_.size());
   queue_.clear();
 }
@@ -229,7 +229,7 @@ void Notifier::Send(std::vector<Alert> alerts) {
                          std::move(alerts));
   if (alerts.empty()) return;
 
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   if (stopping_) return;
   const size_t cap = static_cast<size_t>(queue_capacity_);
   size_t skip = 0;
@@ -255,7 +255,7 @@ void Notifier::Send(std::vector<Alert> alerts) {
 }
 
 std::vector<Alert> Notifier::NextBatch() {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   size_t n = std::min(queue_.size(), static_cast<size_t>(max_batch_size_));
   std::vector<Alert> batch(
       std::make_move_iterator(queue_.begin()),
@@ -268,7 +268,7 @@ void Notifier::SendOneBatch() {
   std::vector<Alert> batch = NextBatch();
   if (batch.empty()) return;
   if (!SendAll(batch)) {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     dropped_ += static_cast<int64_t>(batch.size());
   }
 }
@@ -279,15 +279,15 @@ void Notifier::Run() {
   };
   for (;;) {
     {
-      absl::MutexLock l(&mu_);
-      mu_.Await(absl::Condition(&ready));
+      vigil::MutexLock l(&mu_);
+      mu_.Await(vigil::Condition(&ready));
       if (stopping_) break;
     }
     SendOneBatch();
   }
   // Draining: Send() refuses new alerts from now on, so this ends.
   if (!drain_on_shutdown_) {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     if (!queue_.empty()) {
       Log(logger_, LogLevel::kWarn,
           "Draining remaining notifications on shutdown is disabled, and some "
@@ -300,7 +300,7 @@ void Notifier::Run() {
   }
   for (;;) {
     {
-      absl::MutexLock l(&mu_);
+      vigil::MutexLock l(&mu_);
       if (queue_.empty()) break;
     }
     SendOneBatch();
@@ -392,7 +392,7 @@ bool Notifier::SendAll(const std::vector<Alert>& alerts) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
 
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   for (size_t i = 0; i < posts.size(); ++i) {
     const Post& p = posts[i];
     const std::optional<net::FetchResult>& r = results[i];
@@ -449,7 +449,7 @@ std::vector<std::string> Notifier::DroppedAlertmanagers() const {
 std::string Notifier::external_url() const { return Snapshot()->external_url; }
 
 NotifierStats Notifier::Stats() const {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   NotifierStats st;
   st.dropped_total = dropped_;
   st.queue_length = static_cast<int64_t>(queue_.size());

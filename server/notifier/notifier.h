@@ -44,9 +44,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "core/logger.h"
 #include "core/metrics.h"
+#include "core/sync.h"
 #include "server/net/http.h"
 #include "server/notifier/alert.h"
 #include "server/notifier/options.h"
@@ -193,7 +193,7 @@ class Notifier {
   const Fetcher fetch_;
   Logger* const logger_;
 
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   std::shared_ptr<const Config> config_ ABSL_GUARDED_BY(mu_);
   std::deque<Alert> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
@@ -201,7 +201,7 @@ class Notifier {
   int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Counters> counters_ ABSL_GUARDED_BY(mu_);
 
-  absl::Mutex stop_mu_;  // serialises Stop() callers around the join
+  vigil::Mutex stop_mu_;  // serialises Stop() callers around the join
   std::thread thread_;
 };
 

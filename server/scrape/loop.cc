@@ -144,14 +144,14 @@ void ScrapeLoop::UpdateOptions(const ScrapePoolOptions& opts) {
 }
 
 ScrapeReport ScrapeLoop::LastReport() const {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   return last_;
 }
 
 std::vector<MetricMetadata> ScrapeLoop::Metadata() const {
   std::vector<MetricMetadata> out;
   {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     out.reserve(metadata_.size());
     for (const auto& [name, e] : metadata_) out.push_back(e.md);
   }
@@ -232,7 +232,7 @@ absl::Status ScrapeLoop::VerifyLabelLimits(const Labels& lset) const {
 
 void ScrapeLoop::NoteMetadata(PageParser* pp) {
   textparse::Parser& p = pp->p();
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   auto it = metadata_.find(AV(p.MetricName()));
   if (it == metadata_.end()) {
     it = metadata_.emplace(std::string(p.MetricName()), MetaEntry{}).first;
@@ -445,7 +445,7 @@ void ScrapeLoop::CleanCache(uint64_t samples) {
       ++it;
     }
   }
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   for (auto it = metadata_.begin(); it != metadata_.end();) {
     if (iter_ - it->second.last_iter > 10) {
       metadata_.erase(it++);
@@ -516,7 +516,7 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
     }
   }
   last_invalid_error_ = rep.invalid_error;
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   last_ = rep;
   return rep;
 }

@@ -29,9 +29,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "core/labels.h"
 #include "core/logger.h"
+#include "core/sync.h"
 #include "core/time.h"
 #include "server/scrape/options.h"
 #include "storage/appender.h"
@@ -188,7 +188,7 @@ class ScrapeLoop {
   bool scraped_once_ = false;
   std::string last_invalid_error_;
 
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   absl::flat_hash_map<std::string, MetaEntry> metadata_ ABSL_GUARDED_BY(mu_);
   ScrapeReport last_ ABSL_GUARDED_BY(mu_);
 };

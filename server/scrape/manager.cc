@@ -62,12 +62,12 @@ struct ScrapeManager::LoopState {
   std::atomic<bool> retired{false};  // markers queued: process no more
   std::string forced_error;          // target_limit exceeded
 
-  absl::Mutex mu;                              // the fetch under way
+  vigil::Mutex mu;                             // the fetch under way
   bool awaiting ABSL_GUARDED_BY(mu) = false;   // fetch issued, no answer
   bool in_flight ABSL_GUARDED_BY(mu) = false;  // until processed
   uint64_t scrape_id ABSL_GUARDED_BY(mu) = 0;
 
-  absl::Mutex proc_mu;  // serialises Process / Stop / UpdateOptions
+  vigil::Mutex proc_mu;  // serialises Process / Stop / UpdateOptions
 };
 
 struct ScrapeManager::Pool {
@@ -108,14 +108,14 @@ struct ScrapeManager::Work {
 class ScrapeManager::WorkQueue {
  public:
   void Push(Work w) {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     if (closed_) return;
     q_.push_back(std::move(w));
     cv_.Signal();
   }
   // Blocks; false once closed.
   bool Pop(Work* w) {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     while (q_.empty() && !closed_) cv_.Wait(&mu_);
     if (closed_) return false;
     *w = std::move(q_.front());
@@ -123,19 +123,19 @@ class ScrapeManager::WorkQueue {
     return true;
   }
   void Close() {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     closed_ = true;
     q_.clear();
     cv_.SignalAll();
   }
   void Open() {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     closed_ = false;
   }
 
  private:
-  absl::Mutex mu_;
-  absl::CondVar cv_;
+  vigil::Mutex mu_;
+  vigil::CondVar cv_;
   std::deque<Work> q_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = true;
 };
@@ -175,7 +175,7 @@ absl::StatusOr<std::function<void()>> ScrapeManager::Prepare(
     }
   }
   return [this, pools = std::move(pools)]() {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     std::set<std::string> keep;
     for (const ScrapePoolOptions& p : pools) {
       keep.insert(p.job_name);
@@ -183,7 +183,7 @@ absl::StatusOr<std::function<void()>> ScrapeManager::Prepare(
       if (!pool) {
         pool = std::make_unique<Pool>();
         {
-          absl::MutexLock stl(&stats_mu_);
+          vigil::MutexLock stl(&stats_mu_);
           ++stats_.pools_created;
         }
         if (auto it = pending_groups_.find(p.job_name);
@@ -213,7 +213,7 @@ absl::StatusOr<std::function<void()>> ScrapeManager::Prepare(
 
 void ScrapeManager::SyncTargets(const std::string& job,
                                 std::vector<TargetGroup> groups) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   auto it = pools_.find(job);
   if (it == pools_.end()) {
     pending_groups_[job] = std::move(groups);
@@ -295,7 +295,7 @@ void ScrapeManager::ResyncLocked(Pool* pool) {
     if (st) {
       st->target = std::move(t);  // same labels; discovered ones may differ
       if (st->opts != pool->opts) {
-        absl::MutexLock pl(&st->proc_mu);
+        vigil::MutexLock pl(&st->proc_mu);
         st->loop.UpdateOptions(o);
         st->opts = pool->opts;
       }
@@ -323,7 +323,7 @@ void ScrapeManager::ResyncLocked(Pool* pool) {
 }
 
 void ScrapeManager::Start() {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   if (running_) return;
   running_ = true;
   stopping_ = false;
@@ -336,7 +336,7 @@ void ScrapeManager::Start() {
 
 void ScrapeManager::Stop() {
   {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     if (!running_) return;
     stopping_ = true;
     wake_.SignalAll();
@@ -345,12 +345,12 @@ void ScrapeManager::Stop() {
   scheduler_.join();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   running_ = false;
   // Abandon fetches under way: their callbacks find a new scrape id.
   for (auto& [job, pool] : pools_) {
     for (auto& [h, st] : pool->loops) {
-      absl::MutexLock sl(&st->mu);
+      vigil::MutexLock sl(&st->mu);
       st->awaiting = false;
       st->in_flight = false;
       ++st->scrape_id;
@@ -363,7 +363,7 @@ void ScrapeManager::StartScrape(const std::shared_ptr<LoopState>& st,
                                 std::vector<std::function<void()>>* fetches) {
   uint64_t id;
   {
-    absl::MutexLock sl(&st->mu);
+    vigil::MutexLock sl(&st->mu);
     if (st->in_flight) return;  // the last scrape is still being processed
     st->in_flight = true;
     st->awaiting = true;
@@ -371,7 +371,7 @@ void ScrapeManager::StartScrape(const std::shared_ptr<LoopState>& st,
   }
   if (!st->forced_error.empty()) {
     {
-      absl::MutexLock sl(&st->mu);
+      vigil::MutexLock sl(&st->mu);
       st->awaiting = false;
     }
     Work w;
@@ -403,7 +403,7 @@ void ScrapeManager::StartScrape(const std::shared_ptr<LoopState>& st,
                       now, wq]() mutable {
     fetcher(std::move(req), [st, id, now, wq](net::FetchResult r) {
       {
-        absl::MutexLock sl(&st->mu);
+        vigil::MutexLock sl(&st->mu);
         if (!st->awaiting || st->scrape_id != id) return;  // too late
         st->awaiting = false;
       }
@@ -423,7 +423,7 @@ void ScrapeManager::SchedulerMain() {
   for (;;) {
     std::vector<std::function<void()>> fetches;
     {
-      absl::MutexLock l(&mu_);
+      vigil::MutexLock l(&mu_);
       if (stopping_) return;
       Timestamp now = opts_.clock->NowMs();
       if (events_.empty()) {
@@ -458,7 +458,7 @@ void ScrapeManager::SchedulerMain() {
         case Event::kDeadline: {
           bool expired = false;
           {
-            absl::MutexLock sl(&st->mu);
+            vigil::MutexLock sl(&st->mu);
             if (st->awaiting && st->scrape_id == ev.id) {
               st->awaiting = false;
               expired = true;
@@ -484,7 +484,7 @@ void ScrapeManager::SchedulerMain() {
             }
           }
           {
-            absl::MutexLock sl(&st->mu);
+            vigil::MutexLock sl(&st->mu);
             st->awaiting = false;
             ++st->scrape_id;  // a late answer must not scrape it again
           }
@@ -509,7 +509,7 @@ void ScrapeManager::WorkerMain() {
     LoopState* st = w.st.get();
     if (w.stale) {
       {
-        absl::MutexLock pl(&st->proc_mu);
+        vigil::MutexLock pl(&st->proc_mu);
         st->loop.Stop(/*stale=*/true, w.start);
       }
       w = Work();  // may destroy the loop: not under its lock
@@ -524,12 +524,12 @@ void ScrapeManager::WorkerMain() {
                           text.empty() ? "" : " ", text);
     }
     if (!st->retired) {
-      absl::MutexLock pl(&st->proc_mu);
+      vigil::MutexLock pl(&st->proc_mu);
       int64_t duration = opts_.clock->NowMs() - w.start;
       st->loop.Process(r.body, HeaderValue(r.headers, "content-type"), w.start,
                        std::max<int64_t>(duration, 0), error);
       const ScrapeReport rep = st->loop.LastReport();
-      absl::MutexLock stl(&stats_mu_);
+      vigil::MutexLock stl(&stats_mu_);
       stats_.sample_out_of_order_total += rep.out_of_order;
       if (rep.sample_limit_exceeded) {
         ++stats_.exceeded_sample_limit_total;
@@ -549,7 +549,7 @@ void ScrapeManager::WorkerMain() {
       st->prev_start = w.start;
     }
     {
-      absl::MutexLock sl(&st->mu);
+      vigil::MutexLock sl(&st->mu);
       if (st->scrape_id == w.id) st->in_flight = false;
     }
     w = Work();
@@ -563,13 +563,13 @@ const std::vector<double>& ScrapeStats::IntervalBuckets() {
 }
 
 ScrapeStats ScrapeManager::Stats() const {
-  absl::MutexLock l(&stats_mu_);
+  vigil::MutexLock l(&stats_mu_);
   return stats_;
 }
 
 TargetsSnapshot ScrapeManager::Targets() const {
   TargetsSnapshot out;
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   for (const auto& [job, pool] : pools_) {
     for (const auto& [h, st] : pool->loops) {
       ActiveTarget a;
@@ -609,7 +609,7 @@ TargetsSnapshot ScrapeManager::Targets() const {
 
 std::vector<TargetMetadata> ScrapeManager::Metadata() const {
   std::vector<TargetMetadata> out;
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   for (const auto& [job, pool] : pools_) {
     for (const auto& [h, st] : pool->loops) {
       out.push_back({job, st->target.target_labels(), st->loop.Metadata()});

@@ -27,10 +27,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "core/clock.h"
 #include "core/labels.h"
 #include "core/logger.h"
+#include "core/sync.h"
 #include "server/net/http.h"
 #include "server/scrape/loop.h"
 #include "server/scrape/options.h"
@@ -167,7 +167,7 @@ class ScrapeManager {
   const ScrapeManagerOptions opts_;
   std::shared_ptr<WorkQueue> queue_;
 
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   std::map<std::string, std::unique_ptr<Pool>> pools_ ABSL_GUARDED_BY(mu_);
   // Groups of jobs not (yet) configured.
   std::map<std::string, std::vector<TargetGroup>> pending_groups_
@@ -176,9 +176,9 @@ class ScrapeManager {
   uint64_t event_seq_ ABSL_GUARDED_BY(mu_) = 0;
   bool running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  mutable absl::Mutex stats_mu_;
+  mutable vigil::Mutex stats_mu_;
   ScrapeStats stats_ ABSL_GUARDED_BY(stats_mu_);
-  absl::CondVar wake_;
+  vigil::CondVar wake_;
   std::thread scheduler_;
   std::vector<std::thread> workers_;
 };

@@ -71,12 +71,12 @@ void ServerStatusSource::ConfigLoaded(bool ok, const std::string& yaml,
   reload_ok_.store(ok);
   if (!ok) return;
   last_ok_ms_.store(at_ms);
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   yaml_ = yaml;
 }
 
 std::string ServerStatusSource::ConfigYaml() const {
-  absl::MutexLock lock(&mu_);
+  vigil::MutexLock lock(&mu_);
   return yaml_;
 }
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "rules/group.h"
 #include "server/flags.h"
 #include "server/web/api/v1/sources.h"
@@ -56,7 +56,7 @@ class ServerStatusSource : public api::StatusSource {
   Timestamp start_ms_;
   std::atomic<bool> reload_ok_{true};
   std::atomic<Timestamp> last_ok_ms_{0};
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   std::string yaml_ ABSL_GUARDED_BY(mu_);
 };
 

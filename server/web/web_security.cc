@@ -10,7 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "fmt/format.h"
 #include "server/net/tls_server.h"
 
@@ -93,7 +93,7 @@ class WebSecurity::Impl {
   // The web configuration, re-read when the file changed.
   absl::StatusOr<std::shared_ptr<const WebConfig>> Config() {
     std::string stamp = Stamp(path_);
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     if (stamp != cfg_stamp_) {
       cfg_stamp_ = stamp;
       auto c = config::LoadWebConfigFile(path_);
@@ -121,7 +121,7 @@ class WebSecurity::Impl {
     }
     std::string stamp = Stamp(path_) + "|" + Stamp(t.cert_file) + "|" +
                         Stamp(t.key_file) + "|" + Stamp(t.client_ca_file);
-    absl::MutexLock l(&tls_mu_);
+    vigil::MutexLock l(&tls_mu_);
     if (stamp != tls_stamp_ || (tls_ == nullptr && tls_err_.ok())) {
       tls_stamp_ = stamp;
       auto ctx = net::TlsServerContext::Create(TlsSettings(t));
@@ -165,7 +165,7 @@ class WebSecurity::Impl {
       bool ok = false;
       if (!CacheGet(key, &ok)) {
         {
-          absl::MutexLock l(&bcrypt_mu_);
+          vigil::MutexLock l(&bcrypt_mu_);
           ok = BcryptMatches(pass, *hash);
         }
         ok = ok && valid_user;
@@ -184,7 +184,7 @@ class WebSecurity::Impl {
  private:
   // bcrypt of a fixed word with a random salt, cost 10 (Go's default).
   const std::string& DummyHash() {
-    absl::MutexLock l(&dummy_mu_);
+    vigil::MutexLock l(&dummy_mu_);
     if (dummy_.empty()) {
       char salt[CRYPT_GENSALT_OUTPUT_SIZE];
       if (crypt_gensalt_rn("$2y$", 10, nullptr, 0, salt, sizeof(salt)) !=
@@ -199,7 +199,7 @@ class WebSecurity::Impl {
   }
 
   bool CacheGet(const std::string& key, bool* ok) {
-    absl::MutexLock l(&cache_mu_);
+    vigil::MutexLock l(&cache_mu_);
     auto it = cache_.find(key);
     if (it == cache_.end()) return false;
     *ok = it->second;
@@ -207,22 +207,22 @@ class WebSecurity::Impl {
   }
 
   void CacheSet(const std::string& key, bool ok) {
-    absl::MutexLock l(&cache_mu_);
+    vigil::MutexLock l(&cache_mu_);
     if (cache_.size() >= 100) cache_.erase(cache_.begin());
     cache_[key] = ok;
   }
 
-  absl::Mutex mu_;
+  vigil::Mutex mu_;
   std::string cfg_stamp_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const WebConfig> cfg_ ABSL_GUARDED_BY(mu_);
   absl::Status cfg_err_ ABSL_GUARDED_BY(mu_);
 
-  absl::Mutex tls_mu_;
+  vigil::Mutex tls_mu_;
   std::string tls_stamp_ ABSL_GUARDED_BY(tls_mu_);
   std::shared_ptr<net::TlsServerContext> tls_ ABSL_GUARDED_BY(tls_mu_);
   absl::Status tls_err_ ABSL_GUARDED_BY(tls_mu_);
 
-  absl::Mutex bcrypt_mu_, dummy_mu_, cache_mu_;
+  vigil::Mutex bcrypt_mu_, dummy_mu_, cache_mu_;
   std::string dummy_;
   absl::flat_hash_map<std::string, bool> cache_ ABSL_GUARDED_BY(cache_mu_);
 };

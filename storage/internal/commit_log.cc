@@ -47,7 +47,7 @@ class DBCommitLogReader : public CommitLogReader {
                                      absl::Duration wait) override {
     if (wait > absl::ZeroDuration() && hub_->end.load() <= from) {
       const absl::Time deadline = absl::Now() + wait;
-      absl::MutexLock l(&hub_->mu);
+      vigil::MutexLock l(&hub_->mu);
       // Counted before `end` is checked again, so a commit publishing
       // `end` after that check sees the waiter and signals.
       hub_->waiters.fetch_add(1);
@@ -109,9 +109,9 @@ absl::StatusOr<std::unique_ptr<CommitLogReader>> DBImpl::OpenCommitLogReader(
     return absl::FailedPreconditionError(
         "commit log: there is none with Options::write_wal off");
   }
-  absl::MutexLock l(&commit_mu_);
+  vigil::MutexLock l(&commit_mu_);
   VIGIL_RETURN_IF_ERROR(EnsureCommitLogFamily());
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   auto it = readers_.find(name);
   if (it != readers_.end() && it->second.open) {
     return absl::AlreadyExistsError(
@@ -147,7 +147,7 @@ absl::Status DBImpl::DropCommitLogReader(std::string_view name) {
     return absl::FailedPreconditionError(
         "commit log: the database is open read-only");
   }
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   auto it = readers_.find(name);
   if (it == readers_.end()) return absl::OkStatus();
   if (it->second.open) {
@@ -166,7 +166,7 @@ absl::Status DBImpl::DropCommitLogReader(std::string_view name) {
 }
 
 std::vector<std::string> DBImpl::CommitLogReaders() {
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   std::vector<std::string> out;
   out.reserve(readers_.size());
   for (const auto& [name, r] : readers_) out.push_back(name);
@@ -174,7 +174,7 @@ std::vector<std::string> DBImpl::CommitLogReaders() {
 }
 
 void DBImpl::CommitLogClosed(const std::string& name) {
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   auto it = readers_.find(name);
   if (it == readers_.end()) return;
   it->second.open = false;
@@ -183,7 +183,7 @@ void DBImpl::CommitLogClosed(const std::string& name) {
 }
 
 uint64_t DBImpl::CommitLogPosition(const std::string& name) {
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   auto it = readers_.find(name);
   return it == readers_.end() ? 0 : it->second.pos;
 }
@@ -203,7 +203,7 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
   {
     // The iterator and the loss counts are taken together: a deletion
     // writes its batch and counts under cl_mu_.
-    absl::MutexLock cl(&cl_mu_);
+    vigil::MutexLock cl(&cl_mu_);
     auto r = readers_.find(name);
     if (r == readers_.end()) {
       return absl::FailedPreconditionError(
@@ -223,7 +223,7 @@ absl::StatusOr<CommitLogRead> DBImpl::CommitLogReadImpl(const std::string& name,
   }
   // However the read ends, it no longer pins the records it may return.
   absl::Cleanup unpin = [this, &name, &out] {
-    absl::MutexLock cl(&cl_mu_);
+    vigil::MutexLock cl(&cl_mu_);
     auto r = readers_.find(name);
     if (r == readers_.end()) return;
     r->second.read_pos = std::max(r->second.read_pos, out.next);
@@ -262,7 +262,7 @@ absl::Status DBImpl::CommitLogAck(const std::string& name, uint64_t next) {
         "log ({})",
         name, next, end));
   }
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   auto it = readers_.find(name);
   if (it == readers_.end()) {
     return absl::FailedPreconditionError(

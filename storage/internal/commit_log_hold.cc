@@ -74,8 +74,8 @@ std::string SegmentKey(uint64_t lo) {
 absl::Status DBImpl::LoadCommitLog() {
   rocksdb::ColumnFamilyHandle* cf = cf_commitlog_.load();
   if (cf == nullptr) return absl::OkStatus();
-  absl::MutexLock l(&commit_mu_);
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock l(&commit_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   std::string v;
   rocksdb::Status rs =
       db_->Get(rocksdb::ReadOptions(), cf, kClCheckpointKey, &v);
@@ -141,7 +141,7 @@ absl::Status DBImpl::EnsureCommitLogFamily() {
 }
 
 absl::Status DBImpl::DropHeldSegments(size_t n, const char* why) {
-  absl::MutexLock cl(&cl_mu_);
+  vigil::MutexLock cl(&cl_mu_);
   n = std::min(n, held_.size());
   // A Read in progress may return any record at or after its `from`:
   // those wait for the next deletion, or they would be read and lost.

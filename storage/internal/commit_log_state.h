@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "core/time.h"
 
 namespace vigil::storage::internal {
@@ -73,8 +73,8 @@ struct ReaderState {
 // Shared (shared_ptr) by a DB and its readers, so a reader outliving its
 // DB fails cleanly instead of touching freed memory.
 struct CommitLogHub {
-  absl::Mutex mu;
-  absl::CondVar cv;
+  vigil::Mutex mu;
+  vigil::CondVar cv;
   bool closed ABSL_GUARDED_BY(mu) = false;
   // Calls into the DB in progress (the DB waits for them when closing).
   int active ABSL_GUARDED_BY(mu) = 0;
@@ -85,13 +85,13 @@ struct CommitLogHub {
 
   // Marks a call into the DB; false if the DB is closing.
   bool Enter() {
-    absl::MutexLock l(&mu);
+    vigil::MutexLock l(&mu);
     if (closed) return false;
     ++active;
     return true;
   }
   void Leave() {
-    absl::MutexLock l(&mu);
+    vigil::MutexLock l(&mu);
     if (--active == 0) cv.SignalAll();
   }
 };

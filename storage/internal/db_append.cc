@@ -134,7 +134,7 @@ std::unique_ptr<Appender> DBImpl::NewAppender() {
 absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
                                  const std::vector<MemSeries*>& series) {
   if (samples.empty()) return absl::OkStatus();
-  absl::MutexLock cl(&commit_mu_);
+  vigil::MutexLock cl(&commit_mu_);
   rocksdb::WriteBatch batch;
   std::vector<MemSeries*> fresh;
   absl::flat_hash_set<MemSeries*> seen;
@@ -176,7 +176,7 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     // atomic load when nobody waits; see CommitLogReader::Read).
     hub_->end.store(next_wal_seq_);
     if (hub_->waiters.load() > 0) {
-      absl::MutexLock hl(&hub_->mu);
+      vigil::MutexLock hl(&hub_->mu);
       hub_->cv.SignalAll();
     }
   }

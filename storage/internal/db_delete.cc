@@ -70,7 +70,7 @@ absl::Status DBImpl::DeleteSeries(std::span<const Matcher> matchers,
   const std::vector<Matcher> ms(matchers.begin(), matchers.end());
   // Under the commit mutex, each series' newest sample cannot move while
   // its interval is clamped to it.
-  absl::MutexLock l(&commit_mu_);
+  vigil::MutexLock l(&commit_mu_);
   Postings ids = postings_.Select(symbols_, ms);
   rocksdb::WriteBatch batch;
   std::vector<std::pair<uint64_t, Tombstone>> changed;
@@ -117,7 +117,7 @@ absl::Status DBImpl::CleanTombstones() {
     hi = std::max(hi, t.intervals.back().maxt);
   }
   {
-    absl::MutexLock l(&commit_mu_);
+    vigil::MutexLock l(&commit_mu_);
     VIGIL_RETURN_IF_ERROR(CleanTombstonesLocked());
   }
   if (lo > hi) return absl::OkStatus();

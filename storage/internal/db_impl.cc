@@ -51,13 +51,13 @@ DBImpl::DBImpl(const Options& options, std::string dir)
 DBImpl::~DBImpl() {
   {
     // Waiting reads return Cancelled; calls in progress finish first.
-    absl::MutexLock l(&hub_->mu);
+    vigil::MutexLock l(&hub_->mu);
     hub_->closed = true;
     hub_->cv.SignalAll();
     while (hub_->active > 0) hub_->cv.Wait(&hub_->mu);
   }
   if (db_ && !options_.read_only) {
-    absl::MutexLock l(&commit_mu_);
+    vigil::MutexLock l(&commit_mu_);
     absl::Status s = CheckpointLocked();
     if (!s.ok())
       logger_->Error("checkpoint on close failed",
@@ -77,7 +77,7 @@ DBImpl::~DBImpl() {
     if (fs.ok()) {
       uint64_t first;
       {
-        absl::MutexLock rl(&cl_mu_);
+        vigil::MutexLock rl(&cl_mu_);
         first = first_seq_;
       }
       const std::string hi_key = WalKey(first);
@@ -233,7 +233,7 @@ absl::Status DBImpl::EnsureTombstonesFamily() {
 }
 
 absl::Status DBImpl::EnsureStateFamily() {
-  absl::MutexLock l(&commit_mu_);
+  vigil::MutexLock l(&commit_mu_);
   if (cf_state_.load() != nullptr) return absl::OkStatus();
   rocksdb::ColumnFamilyHandle* h = nullptr;
   VIGIL_RETURN_IF_ERROR(
@@ -355,7 +355,7 @@ absl::Status DBImpl::ReplayWal() {
       db_->NewIterator(rocksdb::ReadOptions(), cf_wal_));
   std::vector<WalSample> samples;
   uint64_t records = 0;
-  absl::MutexLock cl(&commit_mu_);
+  vigil::MutexLock cl(&commit_mu_);
   // Records below the checkpoint are in `head` and `chunks` already; they
   // are only still there for commit-log readers (without the `commitlog`
   // family, every record left is above the last checkpoint).
@@ -399,7 +399,7 @@ absl::Status DBImpl::ReplayWal() {
     checkpoint_seq_ = first_replayed ? first_replayed : next_wal_seq_;
   }
   {
-    absl::MutexLock rl(&cl_mu_);
+    vigil::MutexLock rl(&cl_mu_);
     first_seq_ = held_.empty() ? checkpoint_seq_ : held_.front().lo;
   }
   hub_->end.store(next_wal_seq_);
@@ -479,7 +479,7 @@ absl::Status DBImpl::CheckpointLocked() {
   rocksdb::ColumnFamilyHandle* cl = cf_commitlog_.load();
   uint64_t min_pos = UINT64_MAX;
   if (cl != nullptr) {
-    absl::MutexLock rl(&cl_mu_);
+    vigil::MutexLock rl(&cl_mu_);
     for (const auto& [name, r] : readers_) min_pos = std::min(min_pos, r.pos);
   }
   size_t passed = 0;
@@ -522,7 +522,7 @@ absl::Status DBImpl::CheckpointLocked() {
     held_records_ += seg.records;
   }
   {
-    absl::MutexLock rl(&cl_mu_);
+    vigil::MutexLock rl(&cl_mu_);
     first_seq_ = std::max(first_seq_, bound);
   }
   checkpoint_seq_ = c_new;
@@ -552,7 +552,7 @@ absl::Status DBImpl::CheckpointLocked() {
 absl::Status DBImpl::Flush() {
   if (options_.read_only)
     return absl::FailedPreconditionError("flush: read-only");
-  absl::MutexLock l(&commit_mu_);
+  vigil::MutexLock l(&commit_mu_);
   head_->ForEach([&](MemSeries* s) {
     SpinLockHolder sl(&s->mu);
     head_->CutLocked(s);
@@ -571,7 +571,7 @@ absl::Status DBImpl::Snapshot(const std::string& dir) {
   // Commits write the WAL family and the head under commit_mu_, so holding
   // it gives the checkpoint a commit boundary; the copy replays the WAL
   // family on open like the original.
-  absl::MutexLock l(&commit_mu_);
+  vigil::MutexLock l(&commit_mu_);
   rocksdb::Checkpoint* raw = nullptr;
   VIGIL_RETURN_IF_ERROR(
       FromRocks(rocksdb::Checkpoint::Create(db_.get(), &raw), "snapshot"));
@@ -584,7 +584,7 @@ absl::Status DBImpl::Compact() {
   if (options_.read_only)
     return absl::FailedPreconditionError("compact: read-only");
   if (!tombstones_.empty()) {
-    absl::MutexLock l(&commit_mu_);
+    vigil::MutexLock l(&commit_mu_);
     VIGIL_RETURN_IF_ERROR(CleanTombstonesLocked());
   }
   rocksdb::CompactRangeOptions co;
@@ -626,7 +626,7 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
       VIGIL_RETURN_IF_ERROR(delete_before(oldest + 1));
     }
   }
-  absl::MutexLock l(&commit_mu_);
+  vigil::MutexLock l(&commit_mu_);
   VIGIL_RETURN_IF_ERROR(TrimTombstones(min_time_.load()));
   // Held commit-log records whose newest sample is outside the retention.
   if (options_.retention_ms > 0) {
@@ -708,7 +708,7 @@ DBStats DBImpl::Stats() {
   st.head_memory_bytes =
       head_->MemoryBytes() + symbols_.MemoryBytes() + postings_.MemoryBytes();
   {
-    absl::MutexLock cl(&cl_mu_);
+    vigil::MutexLock cl(&cl_mu_);
     st.commit_log_readers = readers_.size();
   }
   st.commit_log_held_bytes = uint64_t(std::max<int64_t>(0, held_bytes_.load()));

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "storage/db.h"
@@ -209,7 +209,7 @@ class DBImpl : public DB {
   // once under commit_mu_ (EnsureStateFamily).
   std::atomic<rocksdb::ColumnFamilyHandle*> cf_state_{nullptr};
 
-  absl::Mutex commit_mu_;
+  vigil::Mutex commit_mu_;
   uint64_t next_wal_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;
   int64_t wal_bytes_ ABSL_GUARDED_BY(commit_mu_) = 0;
   // The wal records since the last checkpoint: [checkpoint_seq_,
@@ -226,7 +226,7 @@ class DBImpl : public DB {
   std::atomic<rocksdb::ColumnFamilyHandle*> cf_commitlog_{nullptr};
 
   // The registered readers (lock order: commit_mu_, then cl_mu_).
-  absl::Mutex cl_mu_;
+  vigil::Mutex cl_mu_;
   std::map<std::string, ReaderState, std::less<>> readers_
       ABSL_GUARDED_BY(cl_mu_);
   // The first wal record kept (records below it are gone).
@@ -237,7 +237,7 @@ class DBImpl : public DB {
   // Shared with the readers: waiting for commits, and closing.
   std::shared_ptr<CommitLogHub> hub_;
 
-  absl::Mutex meta_mu_;
+  vigil::Mutex meta_mu_;
 };
 
 }  // namespace vigil::storage::internal

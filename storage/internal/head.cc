@@ -83,18 +83,18 @@ MemSeries* Head::FindInShard(const Shard& sh, uint64_t hash,
 MemSeries* Head::GetByLabels(const Labels& labels) const {
   uint64_t h = labels.Hash();
   const Shard& sh = shards_[h % kShards];
-  absl::ReaderMutexLock l(&sh.mu);
+  vigil::ReaderMutexLock l(&sh.mu);
   return FindInShard(sh, h, labels);
 }
 
 MemSeries* Head::GetOrCreate(const Labels& labels, bool* created) {
   *created = false;
   if (MemSeries* s = GetByLabels(labels)) return s;
-  absl::MutexLock l(&create_mu_);
+  vigil::MutexLock l(&create_mu_);
   uint64_t h = labels.Hash();
   {
     Shard& sh = shards_[h % kShards];
-    absl::ReaderMutexLock sl(&sh.mu);
+    vigil::ReaderMutexLock sl(&sh.mu);
     if (MemSeries* s = FindInShard(sh, h, labels)) return s;
   }
   *created = true;
@@ -102,7 +102,7 @@ MemSeries* Head::GetOrCreate(const Labels& labels, bool* created) {
 }
 
 MemSeries* Head::CreateWithRef(uint64_t ref, const Labels& labels) {
-  absl::MutexLock l(&create_mu_);
+  vigil::MutexLock l(&create_mu_);
   return CreateLocked(ref, labels, labels.Hash());
 }
 
@@ -126,7 +126,7 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
       ->store(s, std::memory_order_release);
   {
     Shard& sh = shards_[hash % kShards];
-    absl::MutexLock sl(&sh.mu);
+    vigil::MutexLock sl(&sh.mu);
     auto [it, inserted] = sh.by_hash.try_emplace(hash, uint32_t(ref));
     if (!inserted) sh.extra[hash].push_back(uint32_t(ref));
   }
@@ -218,7 +218,7 @@ size_t Head::MemoryBytes() const {
     for (const auto& p : s->pending) total += p.bytes.capacity() + sizeof(p);
   });
   for (int i = 0; i < kShards; ++i) {
-    absl::ReaderMutexLock l(&shards_[i].mu);
+    vigil::ReaderMutexLock l(&shards_[i].mu);
     total += shards_[i].by_hash.capacity() * 13;
   }
   total += (MaxRef() / kBlockSize + 1) * kBlockSize * sizeof(void*);

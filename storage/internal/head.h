@@ -19,8 +19,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "core/labels.h"
+#include "core/sync.h"
 #include "storage/internal/chunk.h"
 #include "storage/internal/postings.h"
 #include "storage/internal/spinlock.h"
@@ -136,7 +136,7 @@ class Head {
   static constexpr size_t kMaxBlocks = size_t(1) << 14;
   static constexpr int kShards = 64;
   struct Shard {
-    mutable absl::Mutex mu;
+    mutable vigil::Mutex mu;
     absl::flat_hash_map<uint64_t, uint32_t> by_hash ABSL_GUARDED_BY(mu);
     // Hash collisions (rare): extra refs per hash.
     absl::flat_hash_map<uint64_t, std::vector<uint32_t>> extra
@@ -151,7 +151,7 @@ class Head {
   const Options options_;
   SymbolTable* const symbols_;
   PostingsIndex* const postings_;
-  absl::Mutex create_mu_;
+  vigil::Mutex create_mu_;
   std::atomic<uint64_t> next_ref_{1};
   std::atomic<uint64_t> num_series_{0};
   std::unique_ptr<std::atomic<MemSeries**>[]> blocks_;

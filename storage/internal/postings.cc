@@ -57,7 +57,7 @@ Postings Subtract(const Postings& a, const Postings& b) {
 }
 
 void PostingsIndex::Add(uint32_t id, const uint32_t* pairs, size_t n) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   for (size_t i = 0; i < n; ++i) {
     uint32_t name = pairs[2 * i], value = pairs[2 * i + 1];
     auto [it, inserted] = lists_.try_emplace(Key(name, value));
@@ -68,7 +68,7 @@ void PostingsIndex::Add(uint32_t id, const uint32_t* pairs, size_t n) {
 }
 
 void PostingsIndex::Remove(uint32_t id, const uint32_t* pairs, size_t n) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   auto erase_id = [id](Postings* p) {
     auto it = std::lower_bound(p->begin(), p->end(), id);
     if (it != p->end() && *it == id) p->erase(it);
@@ -111,7 +111,7 @@ Postings PostingsIndex::MatchingValues(const SymbolTable& symbols,
 
 Postings PostingsIndex::Select(const SymbolTable& symbols,
                                const std::vector<Matcher>& matchers) const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   // Positive matchers (not accepting "") first: they bound the result.
   std::vector<const Matcher*> pos, neg;
   for (const auto& m : matchers) (m.MatchesEmpty() ? neg : pos).push_back(&m);
@@ -137,7 +137,7 @@ Postings PostingsIndex::Select(const SymbolTable& symbols,
 }
 
 std::vector<uint32_t> PostingsIndex::Names() const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   std::vector<uint32_t> out;
   out.reserve(values_.size());
   for (const auto& [n, _] : values_) out.push_back(n);
@@ -145,18 +145,18 @@ std::vector<uint32_t> PostingsIndex::Names() const {
 }
 
 std::vector<uint32_t> PostingsIndex::Values(uint32_t name_sym) const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   auto it = values_.find(name_sym);
   return it == values_.end() ? std::vector<uint32_t>{} : it->second;
 }
 
 Postings PostingsIndex::All() const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   return all_;
 }
 
 size_t PostingsIndex::MemoryBytes() const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   size_t b =
       all_.capacity() * 4 + lists_.capacity() * (8 + sizeof(Postings) + 1);
   for (const auto& [_, p] : lists_) b += p.capacity() * 4;

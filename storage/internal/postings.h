@@ -14,8 +14,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "core/matcher.h"
+#include "core/sync.h"
 #include "storage/internal/symbols.h"
 
 namespace vigil::storage::internal {
@@ -62,7 +62,7 @@ class PostingsIndex {
                           const Matcher& m, bool negate) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   absl::flat_hash_map<uint64_t, Postings> lists_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint32_t, std::vector<uint32_t>> values_
       ABSL_GUARDED_BY(mu_);

@@ -4,7 +4,7 @@
 //
 // A one-byte lock for per-series state. Critical sections under it are a
 // few hundred nanoseconds (append one sample, copy one chunk), so spinning
-// with a yield beats a futex; and absl::Mutex, besides being 8 bytes, lets a
+// with a yield beats a futex; and vigil::Mutex, besides being 8 bytes, lets a
 // debug-built Abseil register every mutex in its deadlock graph, which cost
 // ~650 bytes per series in the head-memory benchmark.
 #ifndef VIGIL_STORAGE_INTERNAL_SPINLOCK_H_

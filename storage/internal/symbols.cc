@@ -4,11 +4,11 @@ namespace vigil::storage::internal {
 
 uint32_t SymbolTable::Intern(std::string_view s) {
   {
-    absl::ReaderMutexLock l(&mu_);
+    vigil::ReaderMutexLock l(&mu_);
     auto it = ids_.find(s);
     if (it != ids_.end()) return it->second;
   }
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
   strings_.emplace_back(s);
@@ -21,29 +21,29 @@ uint32_t SymbolTable::Intern(std::string_view s) {
 }
 
 uint32_t SymbolTable::Find(std::string_view s) const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   auto it = ids_.find(s);
   return it == ids_.end() ? kNotFound : it->second;
 }
 
 std::string_view SymbolTable::Get(uint32_t id) const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   return by_id_[id];
 }
 
 void SymbolTable::GetMany(const uint32_t* ids, size_t n,
                           std::string_view* out) const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   for (size_t i = 0; i < n; ++i) out[i] = by_id_[ids[i]];
 }
 
 size_t SymbolTable::size() const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   return by_id_.size();
 }
 
 size_t SymbolTable::MemoryBytes() const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   return bytes_ + by_id_.capacity() * sizeof(std::string_view);
 }
 

@@ -17,7 +17,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 
 namespace vigil::storage::internal {
 
@@ -44,7 +44,7 @@ class SymbolTable {
       return std::hash<std::string_view>()(s);
     }
   };
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   std::deque<std::string> strings_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string_view> by_id_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string_view, uint32_t, Hash> ids_

@@ -102,7 +102,7 @@ bool DecodeTombstone(std::string_view in, Tombstone* out) {
 }
 
 bool TombstoneIndex::Get(uint64_t ref, Tombstone* out) const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   auto it = map_.find(ref);
   if (it == map_.end()) return false;
   *out = it->second;
@@ -110,13 +110,13 @@ bool TombstoneIndex::Get(uint64_t ref, Tombstone* out) const {
 }
 
 Timestamp TombstoneIndex::HiddenUntil(uint64_t ref) const {
-  absl::ReaderMutexLock l(&mu_);
+  vigil::ReaderMutexLock l(&mu_);
   auto it = map_.find(ref);
   return it == map_.end() ? kMinTimestamp : it->second.hidden_until;
 }
 
 void TombstoneIndex::Set(uint64_t ref, Tombstone t) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   auto [it, inserted] = map_.try_emplace(ref);
   if (!inserted && it->second.hidden_until != kMinTimestamp) {
     hidden_.fetch_sub(1, std::memory_order_relaxed);
@@ -129,7 +129,7 @@ void TombstoneIndex::Set(uint64_t ref, Tombstone t) {
 }
 
 void TombstoneIndex::Erase(uint64_t ref) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   auto it = map_.find(ref);
   if (it == map_.end()) return;
   if (it->second.hidden_until != kMinTimestamp) {
@@ -142,7 +142,7 @@ void TombstoneIndex::Erase(uint64_t ref) {
 std::vector<std::pair<uint64_t, Tombstone>> TombstoneIndex::All() const {
   std::vector<std::pair<uint64_t, Tombstone>> out;
   {
-    absl::ReaderMutexLock l(&mu_);
+    vigil::ReaderMutexLock l(&mu_);
     out.assign(map_.begin(), map_.end());
   }
   std::sort(out.begin(), out.end(),

@@ -22,7 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "core/sync.h"
 #include "core/time.h"
 
 namespace vigil::storage::internal {
@@ -83,7 +83,7 @@ class TombstoneIndex {
       ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  mutable absl::Mutex mu_;
+  mutable vigil::Mutex mu_;
   absl::flat_hash_map<uint64_t, Tombstone> map_ ABSL_GUARDED_BY(mu_);
   std::atomic<size_t> size_{0};
   std::atomic<size_t> hidden_{0};

@@ -182,7 +182,7 @@ void RespondData(net::HttpResponse* resp, const DataFn& data,
 
 absl::Status Api::QueryGate::Acquire(const promql::QueryContext& ctx,
                                      const std::atomic<bool>* client_gone) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   ++queued_;
   while (running_ >= slots_) {
     if (ctx.cancelled() || (client_gone != nullptr && client_gone->load())) {
@@ -202,18 +202,18 @@ absl::Status Api::QueryGate::Acquire(const promql::QueryContext& ctx,
 }
 
 void Api::QueryGate::Release() {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   --running_;
   cv_.Signal();
 }
 
 int Api::QueryGate::running() const {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   return running_;
 }
 
 int Api::QueryGate::queued() const {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   return queued_;
 }
 
@@ -224,7 +224,7 @@ Api::CancelWatcher::CancelWatcher() : thread_([this] { Run(); }) {}
 
 Api::CancelWatcher::~CancelWatcher() {
   {
-    absl::MutexLock l(&mu_);
+    vigil::MutexLock l(&mu_);
     stop_ = true;
   }
   thread_.join();
@@ -233,20 +233,20 @@ Api::CancelWatcher::~CancelWatcher() {
 void Api::CancelWatcher::Add(const std::atomic<bool>* gone,
                              promql::QueryContext* ctx) {
   if (gone == nullptr) return;
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   watched_.emplace_back(gone, ctx);
 }
 
 void Api::CancelWatcher::Remove(promql::QueryContext* ctx) {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   std::erase_if(watched_, [ctx](const auto& w) { return w.second == ctx; });
 }
 
 void Api::CancelWatcher::Run() {
-  absl::MutexLock l(&mu_);
+  vigil::MutexLock l(&mu_);
   while (!stop_) {
     if (watched_.empty()) {
-      mu_.Await(absl::Condition(
+      mu_.Await(vigil::Condition(
           +[](CancelWatcher* w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
             return w->stop_ || !w->watched_.empty();
           },
@@ -257,7 +257,7 @@ void Api::CancelWatcher::Run() {
       if (gone->load(std::memory_order_relaxed)) ctx->Cancel();
     }
     // Wakes every 5 ms: a hung-up client stops its query within that.
-    mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::Milliseconds(5));
+    mu_.AwaitWithTimeout(vigil::Condition(&stop_), absl::Milliseconds(5));
   }
 }
 

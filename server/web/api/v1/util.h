@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "core/matcher.h"
+#include "core/sync.h"
 #include "promql/engine.h"
 #include "server/net/http.h"
 #include "server/web/api/v1/api.h"
@@ -95,8 +95,8 @@ class Api::QueryGate {
   int queued() const;
 
  private:
-  mutable absl::Mutex mu_;
-  absl::CondVar cv_;
+  mutable vigil::Mutex mu_;
+  vigil::CondVar cv_;
   const int slots_;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
   int queued_ ABSL_GUARDED_BY(mu_) = 0;
@@ -114,7 +114,7 @@ class Api::CancelWatcher {
 
  private:
   void Run();
-  absl::Mutex mu_;
+  vigil::Mutex mu_;
   std::vector<std::pair<const std::atomic<bool>*, promql::QueryContext*>>
       watched_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
