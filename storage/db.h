@@ -52,6 +52,9 @@ struct DBStats {
   uint64_t appended_samples = 0;  // samples accepted since Open
   uint64_t out_of_order = 0;      // samples rejected as out of order
   uint64_t duplicate = 0;         // same timestamp, different value
+  // Samples refused because their series would be new beyond
+  // Options::max_series, since Open.
+  uint64_t series_refused = 0;
   int64_t min_time = 0;           // over all data; 0 if empty
   int64_t max_time = 0;
   uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
