@@ -193,7 +193,8 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
       if (n == "query.max-series") f->query_max_series = x;
       if (n == "storage.tsdb.max-series") f->storage_max_series = x;
       if (n == "web.max-connections")
-        f->web_max_connections = static_cast<int>(std::min<int64_t>(x, 1 << 30));
+        f->web_max_connections =
+            static_cast<int>(std::min<int64_t>(x, 1 << 30));
       return absl::OkStatus();
     }
     case Kind::kBool: {

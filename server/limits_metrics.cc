@@ -34,9 +34,7 @@ void RegisterLimitMetrics(metrics::Registry* reg, storage::DB* db,
       [counters] { return static_cast<double>(counters->max_series.load()); });
   add(MetricType::kCounter, "vigil_engine_queries_exceeded_max_samples_total",
       "Queries (API and rules) that failed for --query.max-samples.",
-      [counters] {
-        return static_cast<double>(counters->max_samples.load());
-      });
+      [counters] { return static_cast<double>(counters->max_samples.load()); });
 }
 
 }  // namespace vigil::server

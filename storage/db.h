@@ -55,7 +55,7 @@ struct DBStats {
   // Samples refused because their series would be new beyond
   // Options::max_series, since Open.
   uint64_t series_refused = 0;
-  int64_t min_time = 0;           // over all data; 0 if empty
+  int64_t min_time = 0;  // over all data; 0 if empty
   int64_t max_time = 0;
   uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
   uint64_t head_memory_bytes = 0;  // estimate of head heap usage

@@ -338,7 +338,7 @@ absl::Status Evaluator::AddSamples(int64_t n) {
 }
 
 absl::Status Evaluator::CheckSeriesLimit(size_t n,
-                                        const VectorSelector& vs) const {
+                                         const VectorSelector& vs) const {
   if (opts_.max_series <= 0 || n <= static_cast<size_t>(opts_.max_series)) {
     return absl::OkStatus();
   }

@@ -734,9 +734,9 @@ absl::StatusOr<int> HttpServer::Impl::Start(std::string_view address) {
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   srv.new_task_queue = [this] {
-    auto* pool = new WorkerPool(opts_.worker_threads,
-                                opts_.max_pending_connections,
-                                opts_.max_connections);
+    auto* pool =
+        new WorkerPool(opts_.worker_threads, opts_.max_pending_connections,
+                       opts_.max_connections);
     pool_.store(pool);
     return pool;
   };
@@ -822,7 +822,7 @@ void HttpServer::Impl::Stop() {
   if (WorkerPool* pool = pool_.load()) pool->StopWaiting();
   server_->stop();
   if (listener_.joinable()) listener_.join();  // joins the workers too
-  pool_.store(nullptr);  // cpp-httplib deleted it
+  pool_.store(nullptr);                        // cpp-httplib deleted it
   {
     std::lock_guard<std::mutex> l(watch_mu_);
     watch_stop_ = true;

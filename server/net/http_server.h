@@ -74,7 +74,8 @@ struct HttpServerOptions {
   // Content-Encoding: gzip body). Default: 16 MiB.
   int64_t max_body_bytes = int64_t{16} << 20;
   // Request line and headers above this fail the request (431 Request
-  // Header Fields Too Large, as Go's server) and close the connection. Default: 1 MiB (Go's http.DefaultMaxHeaderBytes).
+  // Header Fields Too Large, as Go's server) and close the connection. Default:
+  // 1 MiB (Go's http.DefaultMaxHeaderBytes).
   int64_t max_header_bytes = int64_t{1} << 20;
   // The request line and headers must arrive within this. Default: 10 s.
   int64_t read_header_timeout_ms = 10000;

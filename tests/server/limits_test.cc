@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
-#include <cmath>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <future>
 #include <mutex>
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "server/flags.h"
 #include "server/net/http_client.h"
 #include "server/net/http_server.h"
 #include "tests/server/net_testutil.h"
@@ -166,6 +167,36 @@ std::string Str(const rapidjson::Value& v, const char* key) {
                                                      : "";
 }
 
+TEST_CASE("The limit flags parse, default and list as Prometheus's do",
+          "[limits][flags]") {
+  auto d = vigil::server::ParseServerFlags({});
+  REQUIRE(d.ok());
+  CHECK(d->flags.storage_max_series == 0);
+  CHECK(d->flags.query_max_series == 0);
+  CHECK(d->flags.web_max_connections == 512);
+  auto f = vigil::server::ParseServerFlags({"--storage.tsdb.max-series=1000000",
+                                            "--query.max-series", "5000",
+                                            "--web.max-connections=64"});
+  REQUIRE(f.ok());
+  CHECK(f->flags.storage_max_series == 1000000);
+  CHECK(f->flags.query_max_series == 5000);
+  CHECK(f->flags.web_max_connections == 64);
+  int listed = 0;
+  for (const auto& [k, val] : f->flags.AsStrings()) {
+    if (k == "storage.tsdb.max-series") listed += val == "1000000";
+    if (k == "query.max-series") listed += val == "5000";
+    if (k == "web.max-connections") listed += val == "64";
+  }
+  CHECK(listed == 3);
+  auto bad = vigil::server::ParseServerFlags({"--storage.tsdb.max-series=-1"});
+  REQUIRE(!bad.ok());
+  CHECK(bad.status().message() ==
+        "strconv.ParseInt: parsing \"-1\": invalid syntax "
+        "(--storage.tsdb.max-series)");
+  CHECK(vigil::server::FlagsHelp().find("--web.max-connections=\"512\"") !=
+        std::string::npos);
+}
+
 TEST_CASE(
     "vigil refuses new series beyond --storage.tsdb.max-series while "
     "existing ones keep ingesting",
@@ -175,8 +206,9 @@ TEST_CASE(
   target.Serve(10, 1);
   Vigil v;
   // 10 series of the page + the 5 report series (up, scrape_*).
-  REQUIRE(v.Start(dir, target.port(),
-                  {"--storage.tsdb.max-series=15", "--web.max-connections=64"}));
+  REQUIRE(
+      v.Start(dir, target.port(),
+              {"--storage.tsdb.max-series=15", "--web.max-connections=64"}));
   REQUIRE(Eventually([&] { return v.Value("count(m)") == 10; }));
   CHECK(v.Metric("vigil_tsdb_head_series_limit") == 15);
   CHECK(v.Metric("vigil_web_connections_limit") == 64);
@@ -219,7 +251,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "--query.max-series and --query.max-samples fail API queries with 422 "
+    "The query series and sample limits fail API queries with 422 "
     "and are counted",
     "[limits][server]") {
   TempDir dir;
@@ -249,9 +281,10 @@ TEST_CASE(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
   auto range = [&](const std::string& q, double secs, const char* step) {
-    return v.Get(fmt::format("/api/v1/query_range?query={}&start={:.3f}&end="
-                             "{:.3f}&step={}",
-                             Esc(q), now - secs, now, step));
+    return v.Get(
+        fmt::format("/api/v1/query_range?query={}&start={:.3f}&end="
+                    "{:.3f}&step={}",
+                    Esc(q), now - secs, now, step));
   };
   CHECK(range("m{i=~\"[0-4]\"}", 10, "1").status == 200);
   r = range("m", 10, "1");
@@ -271,7 +304,7 @@ TEST_CASE(
   CHECK(v.Metric("vigil_engine_queries_exceeded_max_series_total") == 2);
 }
 
-TEST_CASE("--query.max-concurrency makes further queries wait, not fail",
+TEST_CASE("With max-concurrency queries running, further ones wait, not fail",
           "[limits][server]") {
   TempDir dir;
   Vigil v;
@@ -281,9 +314,8 @@ TEST_CASE("--query.max-concurrency makes further queries wait, not fail",
   const std::string slow =
       "max_over_time(max_over_time(vector(1)[1m:1ms])[1h:1s])";
   const auto t0 = Clock::now();
-  auto first = std::async(std::launch::async, [&] {
-    return v.Query(slow, "&timeout=2s").status;
-  });
+  auto first = std::async(std::launch::async,
+                          [&] { return v.Query(slow, "&timeout=2s").status; });
   REQUIRE(Eventually([&] { return v.Metric("prometheus_engine_queries") >= 1; },
                      2000));
   // The next query waits for the slot, then succeeds.
@@ -296,9 +328,8 @@ TEST_CASE("--query.max-concurrency makes further queries wait, not fail",
 
   // A queued query whose own timeout runs out first: a timeout, as in
   // Prometheus's queue.
-  auto again = std::async(std::launch::async, [&] {
-    return v.Query(slow, "&timeout=2s").status;
-  });
+  auto again = std::async(std::launch::async,
+                          [&] { return v.Query(slow, "&timeout=2s").status; });
   REQUIRE(Eventually([&] { return v.Metric("prometheus_engine_queries") >= 1; },
                      2000));
   FetchResult queued = v.Query("vector(1)", "&timeout=300ms");
@@ -393,7 +424,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "--web.max-connections: the connection beyond the cap waits to be "
+    "With max_connections open, the next connection waits to be "
     "accepted and is served once another closes",
     "[limits][server]") {
   HttpServerOptions o;
