@@ -291,16 +291,21 @@ TEST_CASE(
   CHECK(r.status == 422);
   CHECK(r.body.find("too many series") != std::string::npos);
 
-  // 5 series x 61 steps > 100 samples: Prometheus's error.
-  r = range("m{i=~\"[0-4]\"}", 60, "1");
-  CHECK(r.status == 422);
-  d.Parse(r.body.c_str());
-  REQUIRE(d.IsObject());
-  CHECK(Str(d, "errorType") == "execution");
-  CHECK(Str(d, "error") ==
-        "query processing would load too many samples into memory in query "
-        "execution");
-  CHECK(v.Metric("vigil_engine_queries_exceeded_max_samples_total") == 1);
+  // 201 steps of vector(1) hold more than 100 samples, by query_range and
+  // by a subquery: Prometheus's error.
+  for (int i = 0; i < 2; ++i) {
+    r = i == 0 ? range("vector(1)", 200, "1")
+               : v.Query("count_over_time(vector(1)[200s:1s])");
+    CHECK(r.status == 422);
+    d.Parse(r.body.c_str());
+    REQUIRE(d.IsObject());
+    CHECK(Str(d, "errorType") == "execution");
+    CHECK(Str(d, "error") ==
+          "query processing would load too many samples into memory in query "
+          "execution");
+  }
+  CHECK(range("vector(1)", 90, "1").status == 200);
+  CHECK(v.Metric("vigil_engine_queries_exceeded_max_samples_total") == 2);
   CHECK(v.Metric("vigil_engine_queries_exceeded_max_series_total") == 2);
 }
 
