@@ -25,6 +25,7 @@
 #include "server/flags.h"
 #include "server/net/http_client.h"
 #include "server/net/http_server.h"
+#include "server/remote/codec.h"
 #include "tests/server/net_testutil.h"
 #include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
@@ -248,6 +249,50 @@ TEST_CASE(
     return d2.IsObject() &&
            Str(d2["data"]["activeTargets"][0], "lastError").empty();
   }));
+}
+
+TEST_CASE(
+    "A remote write over the series limit keeps the samples of known series "
+    "and names the refused one",
+    "[limits][server]") {
+  TempDir dir;
+  Vigil v;
+  REQUIRE(v.Start(
+      dir, 0,
+      {"--storage.tsdb.max-series=2", "--web.enable-remote-write-receiver"}));
+  const vigil::Timestamp now =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  auto post = [&](const std::vector<std::string>& names, vigil::Timestamp t) {
+    vigil::remote::WireRequest wr;
+    for (const std::string& n : names) {
+      vigil::remote::WireSeries s;
+      s.labels = vigil::Labels{{"__name__", n}};
+      s.samples.push_back({1, t});
+      wr.series.push_back(std::move(s));
+    }
+    FetchRequest r;
+    r.method = "POST";
+    r.url = v.url + "/api/v1/write";
+    r.headers = {{"Content-Type", "application/x-protobuf"},
+                 {"Content-Encoding", "snappy"},
+                 {"X-Prometheus-Remote-Write-Version", "0.1.0"}};
+    r.body =
+        vigil::remote::EncodeWriteRequest(wr, vigil::remote::ProtoMessage::kV1);
+    return v.client.FetchSync(r);
+  };
+  CHECK(post({"a", "b"}, now - 2000).status == 204);
+  FetchResult r = post({"a", "c", "b"}, now - 1000);
+  CHECK(r.status == 400);
+  CHECK(r.body.find("storage: head series limit 2 "
+                    "(--storage.tsdb.max-series) reached; new series "
+                    "refused: {__name__=\"c\"}") != std::string::npos);
+  // The known series got their second sample all the same.
+  CHECK(v.Value("count_over_time(a[1m])") == 2);
+  CHECK(v.Value("count_over_time(b[1m])") == 2);
+  CHECK(std::isnan(v.Value("count_over_time(c[1m])")));
+  CHECK(v.Metric("vigil_tsdb_head_series_refused_total") == 1);
 }
 
 TEST_CASE(
