@@ -217,10 +217,12 @@ void WorkerPool::StopWaiting() {
 void WorkerPool::enqueue(std::function<void()> fn) {
   {
     std::unique_lock<std::mutex> l(mu_);
-    if (max_open_ > 0) {
+    if (max_open_ > 0 && open_.load() >= max_open_) {
+      accept_waiting_ = true;
       closed_cv_.wait(l, [this] {
         return shutdown_ || stop_waiting_ || open_.load() < max_open_;
       });
+      accept_waiting_ = false;
     }
     if (!shutdown_ && !stop_waiting_ && jobs_.size() < max_pending_) {
       open_.fetch_add(1);

@@ -108,6 +108,10 @@ class WorkerPool final : public httplib::TaskQueue {
   void StopWaiting();
   // Connections queued or being served.
   size_t open() const { return open_.load(std::memory_order_relaxed); }
+  // True while enqueue() waits for a slot (max_open connections open).
+  bool accept_waiting() const {
+    return accept_waiting_.load(std::memory_order_relaxed);
+  }
   ~WorkerPool() override;
   void enqueue(std::function<void()> fn) override;
   void shutdown() override;
@@ -122,6 +126,7 @@ class WorkerPool final : public httplib::TaskQueue {
   const size_t max_pending_;
   const size_t max_open_;
   std::atomic<size_t> open_{0};
+  std::atomic<bool> accept_waiting_{false};
   bool stop_waiting_ = false;  // guarded by mu_
   std::condition_variable closed_cv_;
   std::mutex mu_;

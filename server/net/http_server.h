@@ -95,7 +95,8 @@ struct HttpServerOptions {
   // If > 0, the most connections open at once (queued or being served;
   // --web.max-connections): the next one is not accepted until one closes,
   // so it waits in the kernel's listen backlog, as behind Prometheus's
-  // netutil.LimitListener. Default: 0 (bounded by the two above only).
+  // netutil.LimitListener; meanwhile idle keep-alive connections are closed
+  // to make room. Default: 0 (bounded by the two above only).
   int max_connections = 0;
   // Gzip responses for clients sending Accept-Encoding: gzip. Default: on.
   bool gzip = true;

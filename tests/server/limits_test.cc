@@ -481,6 +481,7 @@ TEST_CASE(
   o.worker_threads = 4;
   o.max_connections = 2;
   o.read_header_timeout_ms = 10000;
+  o.idle_timeout_ms = 30000;
   HttpServer srv(o);
   srv.Handle("GET", "/ok",
              [](const HttpRequest&, HttpResponse* r) { r->body = "fine"; });
@@ -503,6 +504,28 @@ TEST_CASE(
   CHECK(StatusOf(reply) == 200);
   CHECK(reply.find("fine") != std::string::npos);
   ::close(c);
+  ::close(b);
+  REQUIRE(Eventually([&] { return srv.open_connections() == 0; }, 3000));
+  // Idle keep-alive connections make room for a waiting one at once (not
+  // after the 30 s idle timeout).
+  a = Dial(*port);
+  b = Dial(*port);
+  for (int fd : {a, b}) {
+    SendAll(fd, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n");
+    pollfd q{fd, POLLIN, 0};
+    REQUIRE(::poll(&q, 1, 2000) == 1);
+    char buf[512];
+    REQUIRE(::recv(fd, buf, sizeof(buf), 0) > 0);
+  }
+  REQUIRE(Eventually([&] { return srv.open_connections() == 2; }, 2000));
+  const auto t1 = Clock::now();
+  reply = RawExchange(*port,
+                      "GET /ok HTTP/1.1\r\nHost: x\r\nConnection: "
+                      "close\r\n\r\n",
+                      3000);
+  CHECK(StatusOf(reply) == 200);
+  CHECK(Clock::now() - t1 < std::chrono::seconds(2));
+  ::close(a);
   ::close(b);
   REQUIRE(Eventually([&] { return srv.open_connections() == 0; }, 3000));
   // Stop() does not hang on an accept loop waiting for a slot.
