@@ -687,6 +687,7 @@ DBStats DBImpl::Stats() {
   st.appended_samples = appended_.load();
   st.out_of_order = out_of_order_.load();
   st.duplicate = duplicate_.load();
+  st.series_refused = series_refused_.load();
   if (min_time_.load() <= max_time_.load()) {
     st.min_time = min_time_.load();
     st.max_time = max_time_.load();
