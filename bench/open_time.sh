@@ -78,16 +78,19 @@ start() {
   done
   local tr; tr=$(now)
   local rss; rss=$(awk '/^VmRSS/ {print $2}' /proc/$VIGIL/status)
+  # CPU seconds (user + system) the process had used once ready: on a
+  # shared machine wall time depends on the neighbours, this does less.
+  local cpu; cpu=$(awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' /proc/$VIGIL/stat)
   # The first scrape of its own /metrics committed after the start.
   local q="count(timestamp(up{job=\"self\"}) > ${t0%.*})"
   until curl -s --get "$URL/api/v1/query" --data-urlencode "query=$q" | grep -q '"value"'; do
     sleep 0.02
   done
   local ts; ts=$(now)
-  python3 - "$name" "$t0" "$tr" "$ts" "$rss" "$log" <<'EOF'
+  python3 - "$name" "$t0" "$tr" "$ts" "$rss" "$log" "$cpu" <<'EOF'
 import sys, re, datetime
-name, t0, tr, ts, rss, log = sys.argv[1], *map(float, sys.argv[2:5]), int(sys.argv[5]), sys.argv[6]
-print(f"{name}: ready {tr-t0:.2f} s, first scrape committed {ts-t0:.2f} s, RSS at ready {rss/1024:.0f} MiB")
+name, t0, tr, ts, rss, log, cpu = sys.argv[1], *map(float, sys.argv[2:5]), int(sys.argv[5]), sys.argv[6], float(sys.argv[7])
+print(f"{name}: ready {tr-t0:.2f} s ({cpu:.2f} CPU s), first scrape committed {ts-t0:.2f} s, RSS at ready {rss/1024:.0f} MiB")
 # Log lines: ts=2026-...Z ... msg="..."; times relative to the process start.
 marks = []
 for line in open(log):

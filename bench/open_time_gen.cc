@@ -113,8 +113,8 @@ std::vector<vigil::Labels> TargetSeries(int64_t t, int64_t n) {
   const std::string pod = fmt::format("app-{:05d}-7f9c", t);
   for (int64_t i = 0; i < n; ++i) {
     vigil::Labels l = {
-        {"__name__", fmt::format("gen_metric_{}_{}", i % 50,
-                                 i % 2 ? "total" : "bytes")},
+        {"__name__",
+         fmt::format("gen_metric_{}_{}", i % 50, i % 2 ? "total" : "bytes")},
         {"id", std::to_string(i / 50)},
         {"instance", instance},
         {"job", "gen"},
@@ -174,9 +174,8 @@ int main(int argc, char** argv) {
           auto& lt = labels[t - lo];
           auto& rt = refs[t - lo];
           for (int64_t i = 0; i < per_target; ++i) {
-            const double v =
-                i % 2 ? double((s + 1) * (i % 97 + 1))
-                      : 1000.0 + (s * 31 + i * 17) % 1000 / 7.0;
+            const double v = i % 2 ? double((s + 1) * (i % 97 + 1))
+                                   : 1000.0 + (s * 31 + i * 17) % 1000 / 7.0;
             auto r = app->Append(rt[i], lt[i], ts, v);
             if (!r.ok()) {
               std::fprintf(stderr, "append: %s\n",
@@ -207,9 +206,9 @@ int main(int argc, char** argv) {
   }
   for (auto& t : threads) t.join();
   if (failed.load()) return 1;
-  const double secs = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - wall0)
-                          .count();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0)
+          .count();
   auto st = (*db)->Stats();
   std::printf(
       "series=%llu samples=%llu (%.0f/s) head_samples=%llu head_chunks=%llu "

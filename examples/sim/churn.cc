@@ -42,9 +42,9 @@ std::string ExplosionLines(const Config& c, int h, int64_t t) {
   const int64_t batch = t / kRequestIdPeriod;
   const std::string model = c.model;
   for (int i = 0; i < c.explode_series; ++i) {
-    const uint64_t id = (uint64_t(batch) * 1000003u + uint64_t(i)) *
-                            0x9E3779B97F4A7C15ull ^
-                        uint64_t(h);
+    const uint64_t id =
+        (uint64_t(batch) * 1000003u + uint64_t(i)) * 0x9E3779B97F4A7C15ull ^
+        uint64_t(h);
     fmt::format_to(std::back_inserter(out),
                    "vllm:request_debug_tokens{{model_name=\"{}\",request_id="
                    "\"cmpl-{:016x}\"}} {}\n",

@@ -280,9 +280,9 @@ absl::StatusOr<Config> ParseFlags(int argc, char** argv) {
                     c.hosts(), c.base_port, c.base_port + 1 + 3 * c.hosts()));
   }
   if (c.explode_for > c.explode_every) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--explode-for: {}s is longer than --explode-every ({}s)",
-        c.explode_for, c.explode_every));
+    return absl::InvalidArgumentError(
+        fmt::format("--explode-for: {}s is longer than --explode-every ({}s)",
+                    c.explode_for, c.explode_every));
   }
   if (c.backfill > 0 && (c.churn > 0 || c.explode_series > 0)) {
     return absl::InvalidArgumentError(

@@ -115,14 +115,17 @@ TEST_CASE("churn restarts engine pods with new pod and instance labels",
     return f;
   };
   std::set<std::string> addr1, addr2, pods1, pods2;
-  for (const auto& s : first) addr1.insert(field(s, 0)), pods1.insert(field(s, 2));
-  for (const auto& s : later) addr2.insert(field(s, 0)), pods2.insert(field(s, 2));
+  for (const auto& s : first)
+    addr1.insert(field(s, 0)), pods1.insert(field(s, 2));
+  for (const auto& s : later)
+    addr2.insert(field(s, 0)), pods2.insert(field(s, 2));
   CHECK(addr1 == addr2);
   for (const auto& p : pods2) CHECK(pods1.count(p) == 0);
   // Exporters of the host (DaemonSets) keep their labels: no pod label.
   const std::string json = ReadFile(sd);
   CHECK(std::regex_search(
-      json, std::regex(R"re("job":"dcgm-exporter","node":"gpu-node-0","variant")re")));
+      json, std::regex(
+                R"re("job":"dcgm-exporter","node":"gpu-node-0","variant")re")));
   Stop(sim);
 }
 
@@ -133,17 +136,19 @@ TEST_CASE("churn generations are staggered per host and follow the clock",
   // At start+24 with --churn=10s: host 0 restarted at +10 and +20
   // (generation 2); host 1 of 2 is offset by 5 s: at +15 (generation 1),
   // its next restart is at +25.
-  std::string control = StartSim(
-      &sim, &dir,
-      "--hosts=2 --churn=10s --start=" + std::to_string(kStart) +
-          " --fixed-time=" + std::to_string(kStart + 24));
+  std::string control =
+      StartSim(&sim, &dir,
+               "--hosts=2 --churn=10s --start=" + std::to_string(kStart) +
+                   " --fixed-time=" + std::to_string(kStart + 24));
   REQUIRE(!control.empty());
   auto pods = EnginePods(ReadFile(dir.Sub("sd.json")));
   REQUIRE(pods.size() == 2);
   std::string all;
   for (const auto& p : pods) all += p + "\n";
-  CHECK(all.find("10.0.0.3:8000 vllm-v1-gpu-node-0-00002") != std::string::npos);
-  CHECK(all.find("10.0.1.2:8000 vllm-v1-gpu-node-1-00001") != std::string::npos);
+  CHECK(all.find("10.0.0.3:8000 vllm-v1-gpu-node-0-00002") !=
+        std::string::npos);
+  CHECK(all.find("10.0.1.2:8000 vllm-v1-gpu-node-1-00001") !=
+        std::string::npos);
   Stop(sim);
 }
 
@@ -154,7 +159,8 @@ TEST_CASE("explode adds a per-request label inside its windows only",
   std::string control = StartSim(
       &sim, &dir,
       "--hosts=1 --explode=50 --explode-every=60s --explode-for=20s --start=" +
-          std::to_string(kStart) + " --fixed-time=" + std::to_string(kStart + 100));
+          std::to_string(kStart) +
+          " --fixed-time=" + std::to_string(kStart + 100));
   REQUIRE(!control.empty());
   const std::string in1 = Page(control, kStart + 1);
   const auto ids1 = RequestIds(in1);
@@ -166,17 +172,16 @@ TEST_CASE("explode adds a per-request label inside its windows only",
   for (const auto& id : ids2) CHECK(ids1.count(id) == 0);
   // The page stays a valid exposition (lint findings only, exit 3).
   const std::string f = dir.Sub("page.txt");
-  {
-    std::ofstream(f) << in1;
-  }
-  auto r = Run(std::string("'") + VIGIL_BINARY + "' check metrics < '" + f + "'");
+  { std::ofstream(f) << in1; }
+  auto r =
+      Run(std::string("'") + VIGIL_BINARY + "' check metrics < '" + f + "'");
   CHECK((r.code == 0 || r.code == 3));
   Stop(sim);
 }
 
 TEST_CASE("churn flags that cannot work are refused", "[sim][soak]") {
-  auto r = Run(std::string("'") + VIGIL_SIM_BINARY +
-               "' --churn=10s --backfill=1h");
+  auto r =
+      Run(std::string("'") + VIGIL_SIM_BINARY + "' --churn=10s --backfill=1h");
   CHECK(r.code == 2);
   CHECK(r.err.find("not supported with --backfill") != std::string::npos);
   r = Run(std::string("'") + VIGIL_SIM_BINARY +
