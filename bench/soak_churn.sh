@@ -22,6 +22,7 @@
 #
 # usage: bench/soak_churn.sh [OUT_DIR]
 # env:   SOAK_SECONDS=1800 SOAK_SAMPLE=10 SOAK_HOSTS=8 SOAK_EXPLODE=2000
+#        SOAK_VALGRIND=0 (1: vigil under valgrind's leak checker instead)
 #        SOAK_ASAN=0 BUILD=build (build-asan with SOAK_ASAN=1; the
 #        simulator always from SIM_BUILD=build)
 set -euo pipefail
@@ -76,11 +77,17 @@ cleanup() {
 trap cleanup EXIT
 for _ in $(seq 100); do [ -s "$OUT/targets.json" ] && break; sleep 0.1; done
 
-"$BUILD/vigil" --config.file="$OUT/prometheus.yml" --storage.tsdb.path="$OUT/data" \
+WRAP=()
+if [ "${SOAK_VALGRIND:-0}" = 1 ]; then
+  # Without an ASan build at hand: valgrind's leak checker on the plain one.
+  WRAP=(valgrind --leak-check=full --errors-for-leak-kinds=definite
+        --log-file="$OUT/valgrind.log")
+fi
+"${WRAP[@]}" "$BUILD/vigil" --config.file="$OUT/prometheus.yml" --storage.tsdb.path="$OUT/data" \
   --web.listen-address="127.0.0.1:$PORT" >"$OUT/vigil.log" 2>&1 &
 VIGIL=$!
 URL=http://127.0.0.1:$PORT
-for _ in $(seq 600); do curl -sf "$URL/-/ready" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 1200); do curl -sf "$URL/-/ready" >/dev/null && break; sleep 0.1; done
 echo "soak: ${SOAK_SECONDS}s, $SOAK_HOSTS hosts, pods restart every ${CHURN}s," \
   "$SOAK_EXPLODE exploding series/host for ${FOR}s every ${EVERY}s; $OUT" >&2
 
@@ -90,8 +97,11 @@ QUERIES=(
   'count by (job) (up)'
   'topk(5, count by (__name__) ({job="vllm"}))'
 )
-qtime() {  # wall seconds of one instant query
-  curl -s -o /dev/null -w '%{time_total}' --get "$URL/api/v1/query" --data-urlencode "query=$1"
+qtime() {  # wall seconds of one instant query (NaN on a timeout)
+  local t
+  t=$(curl -s --max-time 60 -o /dev/null -w '%{time_total}' --get "$URL/api/v1/query" \
+    --data-urlencode "query=$1") || t=NaN
+  echo "$t"
 }
 echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s" >"$OUT/samples.txt"
 t0=$(date +%s)
@@ -100,7 +110,7 @@ while :; do
   [ "$el" -ge "$SOAK_SECONDS" ] && break
   kill -0 "$VIGIL" 2>/dev/null || { echo "soak: vigil died (see $OUT/vigil.log)" >&2; exit 1; }
   rss=$(awk '/^VmRSS/ {print $2}' "/proc/$VIGIL/status")
-  m=$(curl -s "$URL/metrics")
+  m=$(curl -s --max-time 60 "$URL/metrics" || true)
   hs=$(awk '$1=="prometheus_tsdb_head_series" {print $2}' <<<"$m")
   qsum=$(awk '/^prometheus_engine_query_duration_seconds_sum\{slice="inner_eval"\}/ {print $2}' <<<"$m")
   qcnt=$(awk '/^prometheus_engine_query_duration_seconds_count\{slice="inner_eval"\}/ {print $2}' <<<"$m")
@@ -155,5 +165,10 @@ if [ "$SOAK_ASAN" = 1 ]; then
   grep -q "ERROR: AddressSanitizer\|runtime error:" "$OUT/vigil.log" && {
     echo "soak: ASan/UBSan reported errors (see $OUT/vigil.log)" >&2; exit 1; }
   echo "soak: no leak reported by LeakSanitizer" >&2
+fi
+if [ "${SOAK_VALGRIND:-0}" = 1 ]; then
+  grep -E "definitely lost|indirectly lost|ERROR SUMMARY" "$OUT/valgrind.log" >&2
+  grep -q "definitely lost: 0 bytes\|no leaks are possible" "$OUT/valgrind.log" || {
+    echo "soak: valgrind reports definite leaks (see $OUT/valgrind.log)" >&2; exit 1; }
 fi
 [ "$rc" = 0 ] || exit 1
