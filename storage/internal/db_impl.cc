@@ -113,6 +113,10 @@ absl::Status DBImpl::OpenImpl() {
   dbo.keep_log_file_num = 3;
   dbo.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   dbo.max_total_wal_size = 512ull << 20;
+  // A damaged RocksDB log record is an error naming the log (`vigil tsdb
+  // repair` skips it), not the silent end of recovery; a torn last record
+  // (power loss mid-write) is still dropped.
+  dbo.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
 
   rocksdb::BlockBasedTableOptions bto;
   bto.block_size = 32 << 10;
