@@ -116,7 +116,8 @@ absl::Status DBImpl::OpenImpl() {
   // A damaged RocksDB log record is an error naming the log (`vigil tsdb
   // repair` skips it), not the silent end of recovery; a torn last record
   // (power loss mid-write) is still dropped.
-  dbo.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  dbo.wal_recovery_mode =
+      rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
 
   rocksdb::BlockBasedTableOptions bto;
   bto.block_size = 32 << 10;

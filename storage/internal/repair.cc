@@ -177,7 +177,8 @@ class FileRepair {
         h = created;
       }
       std::string cur;
-      rocksdb::Status g = (*db)->db->Get(rocksdb::ReadOptions(), h, k.key, &cur);
+      rocksdb::Status g =
+          (*db)->db->Get(rocksdb::ReadOptions(), h, k.key, &cur);
       if (g.ok()) {
         ++newer;  // a newer version survived elsewhere
         continue;
@@ -191,8 +192,8 @@ class FileRepair {
     VIGIL_RETURN_IF_ERROR(
         FromRocks((*db)->db->Write(wo, &batch), "write salvaged keys"));
     rocksdb::FlushOptions fo;
-    VIGIL_RETURN_IF_ERROR(FromRocks((*db)->db->Flush(fo, (*db)->handles),
-                                    "flush salvaged keys"));
+    VIGIL_RETURN_IF_ERROR(
+        FromRocks((*db)->db->Flush(fo, (*db)->handles), "flush salvaged keys"));
     rep_->actions.push_back(fmt::format(
         "wrote back {} readable keys of the damaged tables ({} had a newer "
         "version elsewhere)",
@@ -289,13 +290,13 @@ absl::StatusOr<RepairReport> Repair(const std::string& dir,
       rep.actions.push_back("the directory opens");
     }
   }
-  std::ofstream(rep.aside_dir + "/report.json") << RepairReportJson(rep)
-                                                << "\n";
+  std::ofstream(rep.aside_dir + "/report.json")
+      << RepairReportJson(rep) << "\n";
   if (!st.ok()) {
-    return absl::Status(st.code(), fmt::format("repair of {}: {} (what was "
-                                               "moved aside is in {})",
-                                               dir, std::string(st.message()),
-                                               rep.aside_dir));
+    return absl::Status(
+        st.code(), fmt::format("repair of {}: {} (what was "
+                               "moved aside is in {})",
+                               dir, std::string(st.message()), rep.aside_dir));
   }
   return rep;
 }

@@ -17,10 +17,14 @@ namespace {
 
 // "000010.log" or "MANIFEST-000005" if RocksDB's message names one.
 std::string FileNamed(const std::string& msg) {
+  size_t at = std::string::npos;
+  const char* found = nullptr;
   for (const char* marker : {"MANIFEST-", ".log", ".sst", "CURRENT"}) {
-    size_t at = msg.find(marker);
-    if (at == std::string::npos) continue;
-    size_t b = at, e = at + std::strlen(marker);
+    size_t p = msg.find(marker);
+    if (p < at) at = p, found = marker;
+  }
+  if (found != nullptr) {
+    size_t b = at, e = at + std::strlen(found);
     while (b > 0 && msg[b - 1] != '/' && msg[b - 1] != ' ') --b;
     while (e < msg.size() && std::isalnum(static_cast<unsigned char>(msg[e])))
       ++e;
@@ -35,8 +39,7 @@ absl::Status CheckDirectory(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: not a directory", dir));
+    return absl::InvalidArgumentError(fmt::format("{}: not a directory", dir));
   }
   if (!fs::exists(fs::path(dir) / "CURRENT", ec)) {
     return absl::InvalidArgumentError(
@@ -47,9 +50,9 @@ absl::Status CheckDirectory(const std::string& dir) {
   rocksdb::FileLock* lock = nullptr;
   rocksdb::Status s = rocksdb::Env::Default()->LockFile(dir + "/LOCK", &lock);
   if (!s.ok()) {
-    return absl::UnavailableError(fmt::format(
-        "{}: in use (the LOCK file is held, is vigil running?): {}", dir,
-        s.ToString()));
+    return absl::UnavailableError(
+        fmt::format("{}: in use (the LOCK file is held, is vigil running?): {}",
+                    dir, s.ToString()));
   }
   rocksdb::Env::Default()->UnlockFile(lock).PermitUncheckedError();
   return absl::OkStatus();
@@ -148,8 +151,8 @@ std::string DamageJson(const Damage& d) {
   if (d.ref != 0) out += fmt::format(",\"series_ref\":{}", d.ref);
   if (!d.labels.empty()) out += ",\"labels\":" + labels;
   if (d.has_time) {
-    out += fmt::format(",\"min_time\":{},\"max_time\":{}", d.min_time,
-                       d.max_time);
+    out +=
+        fmt::format(",\"min_time\":{},\"max_time\":{}", d.min_time, d.max_time);
   }
   return out + "}";
 }

@@ -47,22 +47,19 @@ void DescribeKeyInto(const std::string& family, std::string_view key,
 std::string DescribeKey(const std::string& family, std::string_view key) {
   if (family == kCfChunks && key.size() == kChunkKeySize) {
     return fmt::format("chunk of series {} starting at {}",
-                       GetBE64(key.data() + 4),
-                       GetOrderedI64(key.data() + 12));
+                       GetBE64(key.data() + 4), GetOrderedI64(key.data() + 12));
   }
   if (key.size() == 8) {
     uint64_t n = GetBE64(key.data());
     if (family == kCfSeries) return fmt::format("series record {}", n);
     if (family == kCfHead) return fmt::format("head record of series {}", n);
-    if (family == kCfWal)
-      return fmt::format("wal record (commit batch) {}", n);
+    if (family == kCfWal) return fmt::format("wal record (commit batch) {}", n);
     if (family == kCfTombstones)
       return fmt::format("tombstone record of series {}", n);
   }
   if (family == kCfMeta || family == kCfState || family == kCfCommitLog) {
-    bool printable = std::all_of(key.begin(), key.end(), [](char c) {
-      return c >= 0x20 && c < 0x7f;
-    });
+    bool printable = std::all_of(key.begin(), key.end(),
+                                 [](char c) { return c >= 0x20 && c < 0x7f; });
     if (printable) return fmt::format("{} record \"{}\"", family, key);
   }
   return fmt::format("{} record with key {}", family, Hex(key));
@@ -107,9 +104,10 @@ struct Scan {
 
   std::string Dangling(uint64_t ref) const {
     return damaged_series.contains(ref)
-               ? fmt::format("series {} has a damaged series record (its "
-                             "labels are lost)",
-                             ref)
+               ? fmt::format(
+                     "series {} has a damaged series record (its "
+                     "labels are lost)",
+                     ref)
                : fmt::format("series {} has no series record", ref);
   }
 
@@ -169,8 +167,8 @@ struct Scan {
     size_t open_end = SIZE_MAX;
     ForEach(kCfChunks, [&](std::string_view k, std::string_view v) {
       if (open_end != SIZE_MAX && k.size() == kChunkKeySize &&
-          k.substr(0, 12) == std::string_view(findings->at(open_end).key)
-                                 .substr(0, 12)) {
+          k.substr(0, 12) ==
+              std::string_view(findings->at(open_end).key).substr(0, 12)) {
         Damage& d = (*findings)[open_end].damage;
         d.max_time = GetOrderedI64(k.data() + 12) - 1;
         d.reason = "checksum mismatch or malformed record";
@@ -240,11 +238,10 @@ struct Scan {
       }
       ts.clear();
       vs.clear();
-      absl::Status s = chunk.empty() ? absl::OkStatus()
-                                     : DecodeChunk(chunk, &ts, &vs);
+      absl::Status s =
+          chunk.empty() ? absl::OkStatus() : DecodeChunk(chunk, &ts, &vs);
       if (!s.ok()) {
-        Add(kCfHead, k, v, "record",
-            "head chunk: " + std::string(s.message()));
+        Add(kCfHead, k, v, "record", "head chunk: " + std::string(s.message()));
         Replace(ref);
       } else if (!series.contains(ref)) {
         Add(kCfHead, k, v, "dangling", Dangling(ref));
@@ -268,11 +265,10 @@ struct Scan {
     Finding& f = findings->back();
     f.rewrite = true;
     auto it = newest.find(ref);
-    f.replacement =
-        it == newest.end()
-            ? EncodeHeadRecord(kMinTimestamp, 0, std::string_view())
-            : EncodeHeadRecord(it->second.first, it->second.second,
-                               std::string_view());
+    f.replacement = it == newest.end()
+                        ? EncodeHeadRecord(kMinTimestamp, 0, std::string_view())
+                        : EncodeHeadRecord(it->second.first, it->second.second,
+                                           std::string_view());
     if (it != newest.end()) {
       f.damage.reason += fmt::format(
           "; lost: the samples after {} (the series' newest persisted one)",
@@ -310,8 +306,7 @@ struct Scan {
       }
       if (lost == 0) return;
       Add(kCfWal, k, v, "dangling",
-          fmt::format("{} of its {} samples belong to {}", lost,
-                      samples.size(),
+          fmt::format("{} of its {} samples belong to {}", lost, samples.size(),
                       ref == uint64_t(-1) ? "series without a series record"
                                           : Dangling(ref)));
       Finding& f = findings->back();
@@ -353,8 +348,8 @@ struct Scan {
                           : std::string("malformed format version"));
         // The only versions there are: 1 with `postings`, else 2.
         std::string fixed;
-        PutBE32(&fixed, has_postings ? kFormatVersionWithPostings
-                                     : kFormatVersion);
+        PutBE32(&fixed,
+                has_postings ? kFormatVersionWithPostings : kFormatVersion);
         findings->back().rewrite = true;
         findings->back().replacement = fixed;
       } else if (k == "timerange") {

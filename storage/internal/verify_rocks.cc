@@ -47,6 +47,9 @@ absl::StatusOr<std::vector<std::string>> ListFamilies(const std::string& dir) {
 rocksdb::DBOptions RawDbOptions(LogMode mode,
                                 std::shared_ptr<rocksdb::Logger> logger) {
   rocksdb::DBOptions o;
+  // Never RocksDB's own LOG file in the directory: what it says is
+  // captured (or dropped).
+  if (logger == nullptr) logger = std::make_shared<CaptureLogger>();
   o.paranoid_checks = true;
   o.create_if_missing = false;
   o.wal_recovery_mode =

@@ -23,7 +23,8 @@ bool CheckTable(const std::string& dir, const std::string& file,
   d.file = file;
   d.family = family_hint;
   rocksdb::Status s = reader.Open(dir + "/" + file);
-  if (s.ok()) {
+  const bool opened = s.ok();
+  if (opened) {
     if (auto props = reader.GetTableProperties();
         props && !props->column_family_name.empty()) {
       d.family = props->column_family_name;
@@ -41,7 +42,7 @@ bool CheckTable(const std::string& dir, const std::string& file,
   std::string first_bad_after, last_bad_before;
   bool fwd_any = false, bwd_any = false;
   std::vector<SalvagedKey> fwd, bwd;
-  if (reader.GetTableProperties()) {
+  if (opened) {
     std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(ro));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       fwd.push_back({d.family, it->key().ToString(), it->value().ToString()});

@@ -2,6 +2,8 @@
 // bytes flipped in table files, the MANIFEST, RocksDB's log and single
 // records: verify names what is damaged, repair leaves a directory that
 // opens, answers for everything undamaged and reports exactly what it lost.
+#include "storage/verify.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -10,7 +12,6 @@
 
 #include "rocksdb/db.h"
 #include "storage/db.h"
-#include "storage/verify.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -19,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kSeries = 50;
-constexpr int kSamples = 1200;  // 5 h: three chunks per series
+constexpr int kSamples = 1200;               // 5 h: three chunks per series
 constexpr Timestamp kStart = 1767225600000;  // 2026-01-01
 constexpr Timestamp kStep = 15000;
 
@@ -301,8 +302,8 @@ TEST_CASE("A flipped byte in a table file is located and repaired",
   std::vector<int> incomplete;
   size_t n = 0;
   for (int s = 0; s < kSeries; ++s) {
-    size_t have = all.count(std::to_string(s)) ? all[std::to_string(s)].size()
-                                               : 0;
+    size_t have =
+        all.count(std::to_string(s)) ? all[std::to_string(s)].size() : 0;
     n += have;
     if (have < size_t(kSamples)) incomplete.push_back(s);
   }
@@ -419,8 +420,8 @@ TEST_CASE("Damaged state values are found with the caller's checker",
   auto db = *DB::Open({}, tmp.path());
   std::vector<std::string> keys;
   REQUIRE(db->ScanState("", [&](std::string_view k, std::string_view) {
-                keys.emplace_back(k);
-              }).ok());
+              keys.emplace_back(k);
+            }).ok());
   CHECK(keys == std::vector<std::string>{"alerting/silence/a"});
 }
 
