@@ -12,6 +12,7 @@
 #include "rocksdb/write_batch.h"
 #include "storage/internal/keys.h"
 #include "storage/internal/rocksdb_status.h"
+#include "storage/internal/verify_internal.h"
 
 namespace vigil::storage {
 
@@ -171,7 +172,7 @@ absl::Status DBImpl::OpenImpl() {
       options_.read_only
           ? rocksdb::DB::OpenForReadOnly(dbo, dir_, cfs, &handles_, &raw)
           : rocksdb::DB::Open(dbo, dir_, cfs, &handles_, &raw);
-  VIGIL_RETURN_IF_ERROR(FromRocks(rs, "open rocksdb"));
+  VIGIL_RETURN_IF_ERROR(NameOpenDamage(dir_, FromRocks(rs, "open rocksdb")));
   db_.reset(raw);
   cf_series_ = handles_[1];
   cf_chunks_ = handles_[2];

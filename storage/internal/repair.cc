@@ -17,6 +17,8 @@
 #include "fmt/format.h"
 #include "rocksdb/write_batch.h"
 #include "storage/db.h"
+#include "storage/internal/coding.h"
+#include "storage/internal/db_impl.h"
 #include "storage/internal/keys.h"
 #include "storage/internal/rocksdb_status.h"
 #include "storage/internal/verify_internal.h"
@@ -105,7 +107,7 @@ class FileRepair {
     std::vector<std::string> bad;
     VerifyReport scratch;
     for (const std::string& f : Tables(dir_)) {
-      if (!CheckTable(dir_, f, "", &scratch, &salvage)) {
+      if (!CheckTable(dir_, f, "", &scratch, &salvage, &ranges_)) {
         bad.push_back(f);
         rep_->lost.push_back(scratch.damage.back());
       }
@@ -133,7 +135,8 @@ class FileRepair {
     if (!logs_ok) {
       for (auto& d : SkippedDamage(log.get())) rep_->lost.push_back(d);
     }
-    return WriteBack(salvage);
+    VIGIL_RETURN_IF_ERROR(WriteBack(salvage));
+    return ReportChunkRanges();
   }
 
  private:
@@ -201,8 +204,78 @@ class FileRepair {
     return absl::OkStatus();
   }
 
+  // Per series, the samples an unreadable key range of `chunks` may have
+  // held: keys are day|ref|mint, so a range (d1, r1, t1) .. (d2, r2, t2)
+  // holds, of series r, the chunks of day d1 after t1 (r == r1) or all of
+  // it (r > r1), every day between, and those of d2 before t2 (r == r2)
+  // or all of it (r < r2).
+  absl::Status ReportChunkRanges() {
+    std::vector<UnreadableRange> chunks;
+    for (const auto& r : ranges_) {
+      if (r.family == kCfChunks &&
+          (!r.has_lo || r.lo.size() == kChunkKeySize) &&
+          (!r.has_hi || r.hi.size() == kChunkKeySize))
+        chunks.push_back(r);
+    }
+    if (chunks.empty()) return absl::OkStatus();
+    auto db = OpenRaw(dir_, /*read_only=*/true, LogMode::kStrict, nullptr);
+    if (!db.ok()) return db.status();
+    std::vector<std::pair<uint64_t, Labels>> series;
+    rocksdb::ColumnFamilyHandle* h = (*db)->Family(kCfSeries);
+    std::unique_ptr<rocksdb::Iterator> it(
+        (*db)->db->NewIterator(rocksdb::ReadOptions(), h));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      Labels labels;
+      if (it->key().size() != 8 ||
+          !DecodeLabels(
+              std::string_view(it->value().data(), it->value().size()),
+              &labels))
+        continue;
+      series.push_back({GetBE64(it->key().data()), std::move(labels)});
+    }
+    for (const auto& r : chunks) {
+      const uint32_t d1 = r.has_lo ? GetBE32(r.lo.data()) : 0;
+      const uint64_t r1 = r.has_lo ? GetBE64(r.lo.data() + 4) : 0;
+      const Timestamp t1 =
+          r.has_lo ? GetOrderedI64(r.lo.data() + 12) : kMinTimestamp;
+      const uint32_t d2 = r.has_hi ? GetBE32(r.hi.data()) : UINT32_MAX;
+      const uint64_t r2 = r.has_hi ? GetBE64(r.hi.data() + 4) : UINT64_MAX;
+      const Timestamp t2 =
+          r.has_hi ? GetOrderedI64(r.hi.data() + 12) : kMaxTimestamp;
+      for (const auto& [ref, labels] : series) {
+        Timestamp lo = ref > r1    ? (r.has_lo ? DayStart(d1) : kMinTimestamp)
+                       : ref == r1 ? t1 + 1
+                                   : DayStart(d1 + 1);
+        Timestamp hi = ref < r2
+                           ? (r.has_hi ? DayStart(d2 + 1) - 1 : kMaxTimestamp)
+                       : ref == r2 ? t2 - 1
+                                   : DayStart(d2) - 1;
+        if (lo > hi) continue;
+        Damage d;
+        d.kind = "file";
+        d.family = kCfChunks;
+        d.file = r.file;
+        d.ref = ref;
+        d.labels = labels;
+        d.has_time = r.has_lo && r.has_hi;
+        d.min_time = lo;
+        d.max_time = hi;
+        d.record = fmt::format(
+            "chunks of series {} in the unreadable part of {}{}", ref, r.file,
+            d.has_time               ? std::string()
+            : !r.has_lo && !r.has_hi ? std::string(" (all of them)")
+            : r.has_lo               ? fmt::format(" (after {})", lo - 1)
+                                     : fmt::format(" (before {})", hi + 1));
+        d.reason = "any samples it had there are lost";
+        rep_->lost.push_back(std::move(d));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   std::string dir_, files_;
   RepairReport* rep_;
+  std::vector<UnreadableRange> ranges_;
 };
 
 absl::Status RepairRecords(const std::string& dir, const std::string& aside,

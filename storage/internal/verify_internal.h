@@ -51,6 +51,10 @@ enum class LogMode {
   kSkip,    // damaged records are skipped (reported through the logger)
 };
 
+// DB::Open's error when RocksDB refuses the directory: a damaged record of
+// RocksDB's log comes without a file name, so the logs are named.
+absl::Status NameOpenDamage(const std::string& dir, absl::Status s);
+
 // The families of `dir` (ListColumnFamilies).
 absl::StatusOr<std::vector<std::string>> ListFamilies(const std::string& dir);
 rocksdb::DBOptions RawDbOptions(LogMode mode,
@@ -67,12 +71,22 @@ struct SalvagedKey {
   std::string key, value;
 };
 
+// The keys of a damaged table that could not be read: those after `lo`
+// (or from the first) and before `hi` (or to the last).
+struct UnreadableRange {
+  std::string family, file;
+  bool has_lo = false, has_hi = false;
+  std::string lo, hi;
+};
+
 // Checksums one table file (path relative to dir). On damage appends a
 // Damage naming the file and the unreadable key range and, if `salvage`,
-// the readable keys. Returns false if the file is damaged.
+// the readable keys (and, if `ranges`, the unreadable range). Returns
+// false if the file is damaged.
 bool CheckTable(const std::string& dir, const std::string& file,
                 const std::string& family_hint, VerifyReport* report,
-                std::vector<SalvagedKey>* salvage);
+                std::vector<SalvagedKey>* salvage,
+                std::vector<UnreadableRange>* ranges = nullptr);
 
 // A damaged record and what repairing it means.
 struct Finding {

@@ -1,14 +1,38 @@
 // Opening a directory's RocksDB database raw, with every column family it
 // has, for Verify and Repair; and a logger that keeps what RocksDB says
 // about the damage it skipped.
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <filesystem>
 
 #include "fmt/format.h"
 #include "storage/internal/rocksdb_status.h"
 #include "storage/internal/verify_internal.h"
 
 namespace vigil::storage::internal {
+
+absl::Status NameOpenDamage(const std::string& dir, absl::Status s) {
+  if (s.code() != absl::StatusCode::kDataLoss) return s;
+  const std::string msg(s.message());
+  if (msg.find(".sst") != std::string::npos ||
+      msg.find("MANIFEST") != std::string::npos ||
+      msg.find(".log") != std::string::npos)
+    return s;
+  std::vector<std::string> logs;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".log" && e.file_size(ec) > 0)
+      logs.push_back(e.path().filename().string());
+  }
+  if (logs.empty()) return s;
+  std::sort(logs.begin(), logs.end());
+  std::string names;
+  for (const auto& l : logs) names += (names.empty() ? "" : ", ") + l;
+  return absl::DataLossError(fmt::format(
+      "{} (a damaged record in RocksDB's log of recent commits: {})", msg,
+      names));
+}
 
 void CaptureLogger::Logv(const char* format, va_list ap) {
   char buf[2048];

@@ -13,7 +13,8 @@ namespace vigil::storage::internal {
 
 bool CheckTable(const std::string& dir, const std::string& file,
                 const std::string& family_hint, VerifyReport* report,
-                std::vector<SalvagedKey>* salvage) {
+                std::vector<SalvagedKey>* salvage,
+                std::vector<UnreadableRange>* ranges) {
   ++report->table_files;
   rocksdb::Options o;
   o.paranoid_checks = true;
@@ -40,14 +41,14 @@ bool CheckTable(const std::string& dir, const std::string& file,
   ro.verify_checksums = true;
   ro.fill_cache = false;
   std::string first_bad_after, last_bad_before;
-  bool fwd_any = false, bwd_any = false;
+  bool fwd_any = false, bwd_any = false, fwd_ok = false;
   std::vector<SalvagedKey> fwd, bwd;
   if (opened) {
     std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(ro));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       fwd.push_back({d.family, it->key().ToString(), it->value().ToString()});
     }
-    bool fwd_ok = it->status().ok();
+    fwd_ok = it->status().ok();
     if (!fwd.empty()) {
       fwd_any = true;
       first_bad_after = fwd.back().key;
@@ -74,6 +75,10 @@ bool CheckTable(const std::string& dir, const std::string& file,
   d.record = fmt::format("table file {} ({} family): {}; {} keys readable",
                          file, d.family.empty() ? "unknown" : d.family, range,
                          fwd.size() + bwd.size());
+  if (ranges != nullptr && !fwd_ok) {
+    ranges->push_back(
+        {d.family, file, fwd_any, bwd_any, first_bad_after, last_bad_before});
+  }
   report->damage.push_back(std::move(d));
   if (salvage) {
     for (auto& k : fwd) salvage->push_back(std::move(k));

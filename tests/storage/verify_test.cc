@@ -4,6 +4,7 @@
 // opens, answers for everything undamaged and reports exactly what it lost.
 #include "storage/verify.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -316,6 +317,27 @@ TEST_CASE("A flipped byte in a table file is located and repaired",
   // before one of series b, with a <= the first incomplete ref.
   const std::string& rec = rep->lost.at(0).record;
   CHECK(rec.find("keys after chunk of series") != std::string::npos);
+  // And, per series, the time window those keys held: every missing
+  // sample lies in its series' window; complete series have none.
+  for (int s = 0; s < kSeries; ++s) {
+    const Damage* window = nullptr;
+    for (const auto& d : rep->lost) {
+      if (d.family == "chunks" && d.labels.Get("s") == std::to_string(s))
+        window = &d;
+    }
+    const auto& have = all[std::to_string(s)];
+    if (have.size() == size_t(kSamples)) continue;
+    INFO("series " << s);
+    REQUIRE(window != nullptr);
+    REQUIRE(window->has_time);
+    for (int i = 0; i < kSamples; ++i) {
+      Timestamp t = kStart + i * kStep;
+      if (!std::binary_search(have.begin(), have.end(), t)) {
+        CHECK(t >= window->min_time);
+        CHECK(t <= window->max_time);
+      }
+    }
+  }
 }
 
 TEST_CASE("A flipped byte in the MANIFEST is repaired without losing data",
@@ -367,6 +389,8 @@ TEST_CASE("A flipped byte in RocksDB's log is an error naming it, repaired",
   INFO(open.status().ToString());
   REQUIRE(!open.ok());
   CHECK(open.status().code() == absl::StatusCode::kDataLoss);
+  CHECK(std::string(open.status().message()).find(log.filename().string()) !=
+        std::string::npos);
   open = absl::UnknownError("closed");
   auto r = Verify(crashed);
   REQUIRE(r.ok());
