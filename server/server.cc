@@ -304,6 +304,14 @@ int Run(const ServerFlags& flags, Logger* log) {
   if (!db.ok()) {
     log->Error("Opening storage failed",
                {{"err", std::string(db.status().message())}});
+    if (db.status().code() == absl::StatusCode::kDataLoss) {
+      // Damage: say where to look and how to keep what is undamaged.
+      log->Error(
+          "The storage is damaged: `vigil tsdb verify " + flags.storage_path +
+              "` lists what, `vigil tsdb repair " + flags.storage_path +
+              "` moves it aside (into damaged/ there) and keeps the rest",
+          {{"path", flags.storage_path}});
+    }
     return 1;
   }
   log->Info("TSDB started", {{"path", flags.storage_path}});

@@ -17,6 +17,7 @@
 #include "rocksdb/write_batch.h"
 #include "storage/internal/keys.h"
 #include "storage/internal/rocksdb_status.h"
+#include "storage/internal/verify_internal.h"
 
 namespace vigil::storage {
 
@@ -119,6 +120,11 @@ absl::Status DBImpl::OpenImpl() {
   dbo.keep_log_file_num = 3;
   dbo.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   dbo.max_total_wal_size = 512ull << 20;
+  // A damaged RocksDB log record is an error naming the log (`vigil tsdb
+  // repair` skips it), not the silent end of recovery; a torn last record
+  // (power loss mid-write) is still dropped.
+  dbo.wal_recovery_mode =
+      rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
 
   rocksdb::BlockBasedTableOptions bto;
   bto.block_size = 32 << 10;
@@ -172,7 +178,7 @@ absl::Status DBImpl::OpenImpl() {
       options_.read_only
           ? rocksdb::DB::OpenForReadOnly(dbo, dir_, cfs, &handles_, &raw)
           : rocksdb::DB::Open(dbo, dir_, cfs, &handles_, &raw);
-  VIGIL_RETURN_IF_ERROR(FromRocks(rs, "open rocksdb"));
+  VIGIL_RETURN_IF_ERROR(NameOpenDamage(dir_, FromRocks(rs, "open rocksdb")));
   db_.reset(raw);
   cf_series_ = handles_[1];
   cf_chunks_ = handles_[2];
