@@ -282,9 +282,9 @@ struct Aggregation {
       auto& heap = heaps[gi];
       GoSort(&heap, [&](const auto& a, const auto& b) { return less(b, a); });
       for (const auto& [v, si] : heap) {
-        VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t, v,
-                                            in[si].drop_name,
-                                            [&] { return in[si].metric; }));
+        VIGIL_RETURN_IF_ERROR(
+            out->AddKeyed(static_cast<uint64_t>(si), t, v, in[si].drop_name,
+                          [&, si = si] { return in[si].metric; }));
       }
     }
     return absl::OkStatus();
@@ -361,7 +361,10 @@ struct Aggregation {
     for (Group& g : groups) g.seen = false;
     for (const StepPoint& sp : pts) {
       int gi = group_of[sp.series];
-      Fold(&groups[gi], sp.series, sp.v, &qvalues[gi]);
+      // qvalues is empty unless the operator is quantile: indexing it would
+      // be undefined behaviour (UBSan found it), so only quantile gets it.
+      Fold(&groups[gi], sp.series, sp.v,
+           op == AggOp::kQuantile ? &qvalues[gi] : nullptr);
     }
     int64_t points = 0;
     for (size_t gi = 0; gi < groups.size(); gi++) {
