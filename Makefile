@@ -20,7 +20,7 @@ DEB_UI := node:nodejs npm:npm chromium:chromium
 # blackbox_exporter for the /probe differential test).
 DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
-.PHONY: deps build vigil test lint demo calibrate-demo bench clean
+.PHONY: deps build vigil test lint demo calibrate-demo bench clean test-sanitize test-tsan deps-clang
 
 # Build packages must install; the real peers (promtool, VictoriaMetrics,
 # used by cross-check tests and benches) are installed too, but if that
@@ -102,8 +102,64 @@ calibrate-demo: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target vigil vigil-sim
 	BUILD=$(BUILD) CALIB_DIR=$(CALIB_DIR) bash examples/llm/calibrate/run.sh
 
+# ---- sanitizers (docs/reliability.md) -------------------------------------
+# make test-sanitize   clang ASan + UBSan build in $(ASAN_BUILD) (the fuzz
+#                      targets' build too), then ctest on it: every test, and
+#                      the vigil / vigil-sim they spawn are the sanitized ones.
+#                      Any report fails the test (halt_on_error; leaks too).
+#                      SANITIZE_TESTS=regex runs only the ctest names matching
+#                      it (e.g. '^(core|storage):'); SANITIZE_TARGETS lists
+#                      the binaries to build for them (default: all).
+# make test-tsan       clang TSAN build in $(TSAN_BUILD), then the test cases
+#                      tagged [concurrency] in each of TSAN_TESTS.
+# The suppression files (tests/sanitize/*.supp) name uninstrumented
+# third-party code only, never Vigil's.
+DEB_CLANG  := clang libclang-rt-14-dev
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+SAN_JOBS   ?= $(JOBS)
+SAN_CMAKE  := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ $(if $(VIGIL_SHARED_DIR),-DVIGIL_SHARED_DIR=$(VIGIL_SHARED_DIR)) \
+  $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+SANITIZE_TESTS   ?=
+SANITIZE_TARGETS ?= all
+TSAN_TESTS       ?= core_test storage_test promql_test rules_test server_test
+SAN_SUPP := $(CURDIR)/tests/sanitize
+
+deps-clang:
+	@missing=""; for p in $(DEB_CLANG); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing || exit 1; fi
+
+$(ASAN_BUILD)/build.ninja:
+	cmake -S . -B $(ASAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=address,undefined -DVIGIL_FUZZ=ON
+
+$(TSAN_BUILD)/build.ninja:
+	cmake -S . -B $(TSAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=thread -DVIGIL_BUILD_UI=OFF
+
+# The options reach every process the tests start (vigil, vigil-sim).
+# ASan's frames are several times larger (redzones), so the 10000-deep
+# nesting the PromQL parser accepts needs a 64 MiB stack, not 8 MiB. The
+# package tests build an unsanitized consumer and the UI test drives a
+# browser: neither runs here.
+test-sanitize: export ASAN_OPTIONS = halt_on_error=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1:suppressions=$(SAN_SUPP)/asan.supp
+test-sanitize: export LSAN_OPTIONS = suppressions=$(SAN_SUPP)/lsan.supp:print_suppressions=0
+test-sanitize: export UBSAN_OPTIONS = halt_on_error=1:print_stacktrace=1:suppressions=$(SAN_SUPP)/ubsan.supp
+test-sanitize: deps deps-clang $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(SANITIZE_TARGETS)
+	ulimit -s 65536 || echo "warning: cannot raise the stack limit; deep-nesting tests may overflow"; \
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(SAN_JOBS) -LE '^(package|ui)$$' \
+	  $(if $(SANITIZE_TESTS),-R '$(SANITIZE_TESTS)')
+
+test-tsan: export TSAN_OPTIONS = halt_on_error=1:second_deadlock_stack=1:suppressions=$(SAN_SUPP)/tsan.supp
+test-tsan: deps deps-clang $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	@rc=0; for t in $(TSAN_TESTS); do echo "== TSAN: $$t [concurrency]"; \
+	  $(TSAN_BUILD)/$$t "[concurrency]" -w NoTests || rc=1; done; exit $$rc
+
 bench: build
 	bash bench/compare_import.sh
 
 clean:
-	rm -rf $(BUILD) $(DEMO_DIR) $(CALIB_DIR)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(DEMO_DIR) $(CALIB_DIR)

@@ -211,7 +211,9 @@ void GoYamlDecoder::AddFields(const YAML::Node& n, std::string_view type,
                               std::vector<Field>* fields,
                               std::vector<YAML::Node>* merges) {
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // A copy: it->first lives in a proxy that dies with this statement
+    // (AddressSanitizer: stack-use-after-scope).
+    const YAML::Node k = it->first;
     if (k.IsNull()) continue;  // go-yaml skips keys that decode to nothing
     if (!k.IsScalar()) {
       TypeMismatch(k, "string");
@@ -275,7 +277,9 @@ bool GoYamlDecoder::StringMap(const YAML::Node& n, StringMapEntries* out) {
   if (!yaml_v2_ && !CheckDuplicateKeys(n)) return false;
   bool ok = true;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // A copy: it->first lives in a proxy that dies with this statement
+    // (AddressSanitizer: stack-use-after-scope).
+    const YAML::Node k = it->first;
     if (k.IsNull()) continue;
     if (!k.IsScalar()) {
       TypeMismatch(k, "string");

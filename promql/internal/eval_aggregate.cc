@@ -364,7 +364,10 @@ struct Aggregation {
     for (Group& g : groups) g.seen = false;
     for (const StepPoint& sp : pts) {
       int gi = group_of[sp.series];
-      Fold(&groups[gi], sp.series, sp.v, &qvalues[gi]);
+      // qvalues is empty unless the operator is quantile: indexing it would
+      // be undefined behaviour (UBSan found it), so only quantile gets it.
+      Fold(&groups[gi], sp.series, sp.v,
+           op == AggOp::kQuantile ? &qvalues[gi] : nullptr);
     }
     int64_t points = 0;
     for (size_t gi = 0; gi < groups.size(); gi++) {

@@ -52,7 +52,9 @@ class DBCommitLogReader : public CommitLogReader {
       // `end` after that check sees the waiter and signals.
       hub_->waiters.fetch_add(1);
       while (!hub_->closed && hub_->end.load() <= from) {
-        if (hub_->cv.WaitWithDeadline(&hub_->mu, deadline)) break;
+        // WaitWithTimeout, not WaitWithDeadline: core/sync.h's TSAN CondVar
+        // has only the former (a past deadline times out at once in both).
+        if (hub_->cv.WaitWithTimeout(&hub_->mu, deadline - absl::Now())) break;
       }
       hub_->waiters.fetch_sub(1);
     }

@@ -165,7 +165,7 @@ TEST_CASE("Register rejects bad names, duplicates and le on histograms",
 }
 
 TEST_CASE("Counters and histograms are exact under concurrent updates",
-          "[metrics]") {
+          "[metrics][concurrency]") {
   Counter c(Opts{"c_total", "h", {}});
   Histogram h(Opts{"h_seconds", "h", {}}, {1, 2});
   Gauge g(Opts{"g", "h", {}});

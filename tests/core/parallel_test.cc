@@ -11,7 +11,8 @@
 namespace vigil {
 namespace {
 
-TEST_CASE("ForEachBlock calls every block exactly once", "[parallel]") {
+TEST_CASE("ForEachBlock calls every block exactly once",
+          "[parallel][concurrency]") {
   for (bool parallel : {false, true}) {
     for (size_t blocks :
          {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{1000}}) {

@@ -103,7 +103,7 @@ constexpr char kSlowQuery[] = "quantile_over_time(0.5, g[1d:1s])";
 constexpr int64_t kSlowStart = 86400000, kSlowStep = 60000;
 
 TEST_CASE("a cancelled query ends within 100 ms with Cancelled",
-          "[promql][errors][context]") {
+          "[promql][errors][context][concurrency]") {
   auto s = SlowStorage();
   EngineOptions o;
   o.max_samples = 50000000;

@@ -21,7 +21,7 @@ constexpr int kSeries = 300;  // enough work to take the two-thread path
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 TEST_CASE("Range functions give the same answer on two threads as on one",
-          "[parallel]") {
+          "[parallel][concurrency]") {
   testutil::TempDir tmp;
   auto db = std::move(*storage::DB::Open({}, tmp.path()));
   std::mt19937_64 rng(7);

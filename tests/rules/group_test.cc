@@ -364,7 +364,7 @@ bool WaitFor(F pred) {
 
 TEST_CASE(
     "Manager evaluates each group at its stable slot and keeps state on reload",
-    "[manager]") {
+    "[manager][concurrency]") {
   vigil::testutil::TempDir dir;
   auto db = vigil::storage::DB::Open({}, dir.Sub("db"));
   REQUIRE(db.ok());
@@ -641,7 +641,7 @@ TEST_CASE("rules removed by a reload have their series marked stale",
 namespace {
 
 TEST_CASE("a reload applies new global defaults and keeps alert state",
-          "[rules][manager]") {
+          "[rules][manager][concurrency]") {
   vigil::testutil::TempDir dir;
   auto db = vigil::storage::DB::Open({}, dir.Sub("db"));
   REQUIRE(db.ok());

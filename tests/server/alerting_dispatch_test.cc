@@ -184,7 +184,7 @@ TEST_CASE("dispatch: group key as Alertmanager prints it",
 }
 
 TEST_CASE("dispatch: group_wait, group_interval, repeat_interval",
-          "[alerting][dispatch]") {
+          "[alerting][dispatch][concurrency]") {
   auto rec = std::make_shared<Recorder>("webhook", true);
   Fixture fx(File(300, 600, 2000), {{"team", {rec}}});
   const Timestamp t0 = Now();
@@ -395,7 +395,7 @@ TEST_CASE("dispatch: a failing integration keeps retrying until it succeeds",
 }
 
 TEST_CASE("dispatch: a hanging receiver delays no other receiver or group",
-          "[alerting][dispatch]") {
+          "[alerting][dispatch][concurrency]") {
   auto hung = std::make_shared<Recorder>("webhook", true);
   hung->HangFor(60'000);
   auto fine = std::make_shared<Recorder>("webhook", true);

@@ -74,7 +74,7 @@ std::string ReadAll(std::FILE* f) {
 }  // namespace
 
 TEST_CASE("file_sd is re-read when the file changes, last good kept",
-          "[discovery]") {
+          "[discovery][concurrency]") {
   vigil::testutil::TempDir dir;
   const std::string file = dir.Sub("t.json");
   std::ofstream(file) << R"([{"targets": ["a:1"], "labels": {"x": "y"}}])";
@@ -308,7 +308,8 @@ TEST_CASE("SRV answers give host:port targets with the meta labels",
 // A resolver that takes seconds (a DNS server that never answers) delays
 // neither the file providers nor another DNS provider, and removing or
 // stopping its provider does not wait for the lookup to give up.
-TEST_CASE("a slow DNS lookup blocks no other provider", "[discovery]") {
+TEST_CASE("a slow DNS lookup blocks no other provider",
+          "[discovery][concurrency]") {
   vigil::testutil::TempDir dir;
   const std::string file = dir.Sub("t.json");
   std::ofstream(file) << R"([{"targets": ["a:1"]}])";

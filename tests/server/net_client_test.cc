@@ -248,7 +248,8 @@ TEST_CASE(
   CHECK(peers.size() == 1);  // one kept-alive connection for all six
 }
 
-TEST_CASE("A thousand concurrent fetches on one client", "[net][client]") {
+TEST_CASE("A thousand concurrent fetches on one client",
+          "[net][client][concurrency]") {
   HttpServerOptions so;
   so.worker_threads = 8;
   HttpServer srv(so);
@@ -288,7 +289,8 @@ TEST_CASE("A thousand concurrent fetches on one client", "[net][client]") {
   CHECK(client.in_flight() == 0);
 }
 
-TEST_CASE("Stop cancels in-flight transfers and joins", "[net][client]") {
+TEST_CASE("Stop cancels in-flight transfers and joins",
+          "[net][client][concurrency]") {
   FakeServer* self = nullptr;
   FakeServer srv([&](int fd) { ReadThenHang(fd, &self->stop_); });
   self = &srv;
@@ -320,7 +322,7 @@ TEST_CASE("Stop cancels in-flight transfers and joins", "[net][client]") {
 }
 
 TEST_CASE("FetchSync from a callback fails instead of deadlocking",
-          "[net][client]") {
+          "[net][client][concurrency]") {
   HttpServer srv;
   srv.Handle("GET", "/",
              [](const HttpRequest&, HttpResponse* r) { r->body = "x"; });

@@ -99,7 +99,7 @@ TEST_CASE("ParseQuery decodes as Go's url.ParseQuery and names bad escapes",
 }
 
 TEST_CASE("Server routes, 404s, 405s and passes query then form parameters",
-          "[net][server]") {
+          "[net][server][concurrency]") {
   HttpServer srv;
   srv.Handle("GET", "/api/v1/query", Echo);
   srv.Handle("POST", "/api/v1/query", Echo);
@@ -456,7 +456,7 @@ TEST_CASE("A slow client (slowloris) is cut at the header deadline",
 }
 
 TEST_CASE("client_gone is set when the peer closes during the handler",
-          "[net][server]") {
+          "[net][server][concurrency]") {
   std::atomic<int> saw_gone{0};
   std::atomic<bool> started{false};
   HttpServer srv;
@@ -488,7 +488,7 @@ TEST_CASE("client_gone is set when the peer closes during the handler",
 }
 
 TEST_CASE("Pipelined requests on one connection are all answered",
-          "[net][server]") {
+          "[net][server][concurrency]") {
   HttpServer srv;
   srv.Handle("GET", "/n/:i", [](const HttpRequest& q, HttpResponse* r) {
     r->body = std::string(*q.PathParam("i"));
@@ -510,7 +510,7 @@ TEST_CASE("Pipelined requests on one connection are all answered",
 }
 
 TEST_CASE("Idle keep-alive connections do not starve a small worker pool",
-          "[net][server]") {
+          "[net][server][concurrency]") {
   HttpServerOptions o;
   o.worker_threads = 2;
   o.idle_timeout_ms = 30000;

@@ -270,7 +270,8 @@ TEST_CASE("the rules adapter maps NotifyAlerts as rules.SendAlerts",
         std::string::npos);
 }
 
-TEST_CASE("alerts are POSTed to every Alertmanager at its path", "[notifier]") {
+TEST_CASE("alerts are POSTed to every Alertmanager at its path",
+          "[notifier][concurrency]") {
   FakeAlertmanagers fake;
   NotifierOptions o;
   o.user_agent = "Vigil/test";
@@ -336,7 +337,7 @@ TEST_CASE("batches hold at most 256 alerts, oldest first", "[notifier]") {
 }
 
 TEST_CASE("a full queue drops the oldest alerts and counts them",
-          "[notifier]") {
+          "[notifier][concurrency]") {
   FakeAlertmanagers fake;
   NotifierOptions o;
   o.queue_capacity = 10;
@@ -547,7 +548,7 @@ TEST_CASE(
 TEST_CASE(
     "a hanging Alertmanager delays nobody beyond its timeout, Send "
     "never blocks",
-    "[notifier]") {
+    "[notifier][concurrency]") {
   FakeAlertmanagers fake;
   fake.Set("http://hang:9093/api/v2/alerts", Behaviour::kHang);
   NotifierOptions o;
@@ -586,7 +587,8 @@ TEST_CASE(
   fake.Release();  // answering after the notifier is gone is harmless
 }
 
-TEST_CASE("Stop sends what is queued, or drops and counts it", "[notifier]") {
+TEST_CASE("Stop sends what is queued, or drops and counts it",
+          "[notifier][concurrency]") {
   for (bool drain : {true, false}) {
     DYNAMIC_SECTION("drain_on_shutdown=" << drain) {
       FakeAlertmanagers fake;

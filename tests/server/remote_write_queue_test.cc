@@ -106,7 +106,7 @@ const Timestamp kT0 = vigil::Clock::Real()->NowMs() - 60000;
 }  // namespace
 
 TEST_CASE("remote write sends committed samples with Prometheus's headers",
-          "[remote][sender]") {
+          "[remote][sender][concurrency]") {
   RemoteWriteReceiver recv;
   Env env;
   env.Run(Config(recv.url(),
@@ -172,7 +172,7 @@ TEST_CASE("remote write drops a batch on 4xx without retrying it",
 }
 
 TEST_CASE("remote write retries 5xx with doubling backoff",
-          "[remote][sender]") {
+          "[remote][sender][concurrency]") {
   RemoteWriteReceiver recv([](int n) {
     return std::pair<int, HeaderList>{n < 3 ? 503 : 200, {}};
   });
@@ -234,7 +234,7 @@ TEST_CASE("remote write drops samples older than sample_age_limit, counted",
 }
 
 TEST_CASE("remote write resumes from its persisted position after a restart",
-          "[remote][sender]") {
+          "[remote][sender][concurrency]") {
   RemoteWriteReceiver recv;
   Env env;
   env.Run(Config(recv.url()));
@@ -266,7 +266,8 @@ TEST_CASE("remote write drops the reader of a removed remote",
   CHECK(env.rw->QueueNames().empty());
 }
 
-TEST_CASE("remote write shard policy follows the backlog", "[remote][sender]") {
+TEST_CASE("remote write shard policy follows the backlog",
+          "[remote][sender][concurrency]") {
   using vigil::remote::QueueManager;
   // 1 ms per sample, 10k samples/s in: 10 shards.
   CHECK(QueueManager::DesiredShards(1, 1, 50, 0.001, 10000, 0) == 10);

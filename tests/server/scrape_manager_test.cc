@@ -98,7 +98,7 @@ struct Fixture {
 };
 
 TEST_CASE("Slow, dead and failing targets never delay the others",
-          "[scrape][manager]") {
+          "[scrape][manager][concurrency]") {
   Fixture f;
   f.Configure({Pool()});
   f.mgr.SyncTargets("j", {Group({"good:1", "hang:1", "fivehundred:1"})});
@@ -171,7 +171,7 @@ TEST_CASE("Scrapes keep their phase within the interval", "[scrape][manager]") {
 }
 
 TEST_CASE("Removed targets go stale, unchanged ones keep their loop",
-          "[scrape][manager]") {
+          "[scrape][manager][concurrency]") {
   Fixture f;
   f.Configure({Pool()});
   f.mgr.SyncTargets("j", {Group({"a:1", "b:1"})});
@@ -279,7 +279,7 @@ TEST_CASE("Prepare rejects bad pools and changes nothing",
 }
 
 TEST_CASE("Hundreds of targets on two workers are all scraped each interval",
-          "[scrape][manager]") {
+          "[scrape][manager][concurrency]") {
   Fixture f;
   auto o = Pool();
   o.interval_ms = 500;

@@ -21,7 +21,8 @@ namespace {
 
 using testutil::MustOpen;
 
-TEST_CASE("Appenders, checkpoints and a reader concurrently", "[commitlog]") {
+TEST_CASE("Appenders, checkpoints and a reader concurrently",
+          "[commitlog][concurrency]") {
   testutil::TempDir tmp;
   Options o;
   o.checkpoint_wal_bytes = 4096;
@@ -88,7 +89,7 @@ TEST_CASE("Appenders, checkpoints and a reader concurrently", "[commitlog]") {
 }
 
 TEST_CASE("A slow reader under the hold cap: read + lost == committed",
-          "[commitlog]") {
+          "[commitlog][concurrency]") {
   testutil::TempDir tmp;
   Options o;
   o.checkpoint_wal_bytes = 2048;

@@ -11,7 +11,7 @@ namespace vigil::storage {
 namespace {
 
 TEST_CASE("Concurrent appenders and queriers see consistent data",
-          "[db][threads]") {
+          "[db][threads][concurrency]") {
   testutil::TempDir tmp;
   Options o;
   o.max_chunk_samples = 64;  // cut often: exercises head → RocksDB hand-off
