@@ -1,0 +1,46 @@
+// libFuzzer target: the PromQL parser (promql/parser.h) over arbitrary text,
+// and its printer: a parsed expression printed with Format() must parse
+// again, to the same printed text and the same type (ast.h: "re-parsing the
+// result yields an equivalent tree"), and Pretty() must not crash. The same
+// bytes also go through ParseMetricSelector (the API's match[]).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "promql/ast.h"
+#include "promql/parser.h"
+#include "tests/fuzz/fuzz_check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // Queries longer than this say nothing the short ones do not, and the
+  // parser is linear-ish: keep the executions fast.
+  if (size > 4096) return 0;
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  namespace promql = vigil::promql;
+
+  auto expr = promql::ParseExpr(text);
+  if (expr.ok()) {
+    const std::string printed = promql::Format(**expr);
+    auto again = promql::ParseExpr(printed);
+    FUZZ_CHECK(again.ok(), "Format() output does not parse: `" + printed +
+                               "`: " + std::string(again.status().message()));
+    const std::string printed2 = promql::Format(**again);
+    FUZZ_CHECK(printed2 == printed,
+               "Format() is not stable: `" + printed + "` -> `" + printed2 +
+                   "`");
+    FUZZ_CHECK(promql::Type(**again) == promql::Type(**expr),
+               "re-parsed type differs for `" + printed + "`");
+    (void)promql::Pretty(**expr);
+  } else {
+    FUZZ_CHECK(expr.status().code() == absl::StatusCode::kInvalidArgument,
+               std::string(expr.status().message()));
+  }
+
+  auto sel = promql::ParseMetricSelector(text);
+  if (!sel.ok()) {
+    FUZZ_CHECK(sel.status().code() == absl::StatusCode::kInvalidArgument,
+               std::string(sel.status().message()));
+  }
+  return 0;
+}
