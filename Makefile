@@ -20,7 +20,7 @@ DEB_UI := node:nodejs npm:npm chromium:chromium
 # blackbox_exporter for the /probe differential test).
 DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
-.PHONY: deps build vigil test lint demo calibrate-demo bench clean
+.PHONY: deps build vigil test lint demo calibrate-demo bench clean fuzz
 
 # Build packages must install; the real peers (promtool, VictoriaMetrics,
 # used by cross-check tests and benches) are installed too, but if that
@@ -101,6 +101,25 @@ CALIB_DIR ?= calibrate-data
 calibrate-demo: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target vigil vigil-sim
 	BUILD=$(BUILD) CALIB_DIR=$(CALIB_DIR) bash examples/llm/calibrate/run.sh
+
+# Fuzzing (docs/reliability.md): the libFuzzer targets of tests/fuzz/ in
+# the ASan + UBSan build dir (clang), each run FUZZ_SECONDS, FUZZ_JOBS at a
+# time, then every regression input and seed replayed once. Inputs found
+# go to $(ASAN_BUILD)/fuzz/findings/<surface>/ and fail the run.
+ASAN_BUILD  ?= build-asan
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
+FUZZ_BINS = $(patsubst tests/fuzz/%_fuzz.cc,fuzz_%,$(wildcard tests/fuzz/*_fuzz.cc))
+$(ASAN_BUILD)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++ -DVIGIL_SANITIZE=address,undefined -DVIGIL_FUZZ=ON
+fuzz: deps
+	@command -v clang++ >/dev/null 2>&1 || { echo "installing: clang"; $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends clang; }
+	@$(MAKE) --no-print-directory $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(FUZZ_BINS)
+	bash tests/fuzz/run.sh fuzz $(ASAN_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+	bash tests/fuzz/run.sh replay-all $(ASAN_BUILD)
 
 bench: build
 	bash bench/compare_import.sh

@@ -211,7 +211,7 @@ void GoYamlDecoder::AddFields(const YAML::Node& n, std::string_view type,
                               std::vector<Field>* fields,
                               std::vector<YAML::Node>* merges) {
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const YAML::Node& k = it->first;
+    const YAML::Node k = it->first;  // a copy: `it->` is a temporary
     if (k.IsNull()) continue;  // go-yaml skips keys that decode to nothing
     if (!k.IsScalar()) {
       TypeMismatch(k, "string");
@@ -275,7 +275,7 @@ bool GoYamlDecoder::StringMap(const YAML::Node& n, StringMapEntries* out) {
   if (!yaml_v2_ && !CheckDuplicateKeys(n)) return false;
   bool ok = true;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const YAML::Node& k = it->first;
+    const YAML::Node k = it->first;  // a copy: `it->` is a temporary
     if (k.IsNull()) continue;
     if (!k.IsScalar()) {
       TypeMismatch(k, "string");

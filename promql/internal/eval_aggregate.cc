@@ -282,9 +282,9 @@ struct Aggregation {
       auto& heap = heaps[gi];
       GoSort(&heap, [&](const auto& a, const auto& b) { return less(b, a); });
       for (const auto& [v, si] : heap) {
-        VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t, v,
-                                            in[si].drop_name,
-                                            [&] { return in[si].metric; }));
+        VIGIL_RETURN_IF_ERROR(
+            out->AddKeyed(static_cast<uint64_t>(si), t, v, in[si].drop_name,
+                          [&, si = si] { return in[si].metric; }));
       }
     }
     return absl::OkStatus();

@@ -1,6 +1,7 @@
 // Vector selectors, label matchers, range/subquery brackets, `offset` and
 // `@` modifiers.
 #include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include "core/go/strconv.h"
@@ -361,8 +362,15 @@ ExprPtr Parser::ParseAt(ExprPtr e) {
     return nullptr;
   }
   mod->at = kind;
-  if (kind == AtKind::kTimestamp)
-    mod->at_ms = static_cast<int64_t>(std::round(ts * 1000));
+  if (kind == AtKind::kTimestamp) {
+    // Prometheus's timestamp.FromFloatSeconds: Go's int64(math.Round(ts *
+    // 1000)) on amd64, where milliseconds outside [-2^63, 2^63) give -2^63
+    // (found by fuzzing: C++'s cast is undefined there).
+    const double ms = std::round(ts * 1000);
+    mod->at_ms = ms >= -9223372036854775808.0 && ms < 9223372036854775808.0
+                     ? static_cast<int64_t>(ms)
+                     : INT64_MIN;
+  }
   e->pos.end = last_closing_;
   return e;
 }

@@ -44,9 +44,9 @@ struct World {
     for (int64_t t = 0; t <= 600000; t += 15000) {
       db.Append(Labels{{"__name__", "up"}, {"job", "a"}}, t, 1);
       db.Append(Labels{{"__name__", "up"}, {"job", "b"}}, t, 0);
-      db.Append(Labels{{"__name__", "req_total"}, {"code", "200"},
-                       {"job", "a"}},
-                t, t / 1000.0);
+      db.Append(
+          Labels{{"__name__", "req_total"}, {"code", "200"}, {"job", "a"}}, t,
+          t / 1000.0);
     }
     api::ApiOptions o;
     o.queryable = &db;

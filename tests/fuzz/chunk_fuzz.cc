@@ -42,9 +42,9 @@ void DecodeArbitrary(std::string_view bytes) {
                "iterator and DecodeChunk disagree");
     n++;
   }
-  FUZZ_CHECK(it.err().ok() == s.ok(), "iterator and DecodeChunk disagree: " +
-                                          it.err().ToString() + " vs " +
-                                          s.ToString());
+  FUZZ_CHECK(it.err().ok() == s.ok(),
+             "iterator and DecodeChunk disagree: " + it.err().ToString() +
+                 " vs " + s.ToString());
   if (s.ok()) FUZZ_CHECK(n == ts.size(), "iterator yields fewer samples");
 
   si::ChunkInfo info;
@@ -106,7 +106,7 @@ void RoundTrip(const uint8_t* data, size_t size) {
   while (r.n > 0 && ts.size() < 2000) {
     // Mostly regular steps with jitter, sometimes huge gaps.
     uint64_t d = r.Take(1);
-    Timestamp delta = d < 200 ? 15000 + static_cast<int64_t>(d) - 100
+    Timestamp delta = d < 200   ? 15000 + static_cast<int64_t>(d) - 100
                       : d < 250 ? static_cast<int64_t>(r.Take(3)) + 1
                                 : static_cast<int64_t>(r.Take(6)) + 1;
     if (delta <= 0) delta = 1;
@@ -120,17 +120,17 @@ void RoundTrip(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < ts.size(); i++) open.Append(ts[i], vs[i]);
   const std::string sealed = si::EncodeSealed(ts.data(), vs.data(), ts.size());
   const std::string open_bytes(open.bytes());
-  for (std::string_view bytes : {std::string_view(open_bytes),
-                                 std::string_view(sealed)}) {
+  for (std::string_view bytes :
+       {std::string_view(open_bytes), std::string_view(sealed)}) {
     std::vector<Timestamp> dts;
     std::vector<double> dvs;
     absl::Status s = si::DecodeChunk(bytes, &dts, &dvs);
     FUZZ_CHECK(s.ok(), "an encoded chunk does not decode: " + s.ToString());
     FUZZ_CHECK(dts == ts, "timestamps do not round-trip");
     for (size_t i = 0; i < vs.size(); i++) {
-      FUZZ_CHECK(std::bit_cast<uint64_t>(dvs[i]) ==
-                     std::bit_cast<uint64_t>(vs[i]),
-                 "a value does not round-trip");
+      FUZZ_CHECK(
+          std::bit_cast<uint64_t>(dvs[i]) == std::bit_cast<uint64_t>(vs[i]),
+          "a value does not round-trip");
     }
   }
   FUZZ_CHECK(open.num_samples() == ts.size(), "OpenChunk's count");

@@ -16,8 +16,8 @@ namespace vigil::fuzz {
 
 [[noreturn]] inline void CheckFailed(const char* file, int line,
                                      const char* cond, std::string_view what) {
-  std::fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed: %.*s\n", file, line,
-               cond, static_cast<int>(what.size()), what.data());
+  std::fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed: %.*s\n", file, line, cond,
+               static_cast<int>(what.size()), what.data());
   std::abort();
 }
 
@@ -25,10 +25,10 @@ namespace vigil::fuzz {
 
 // Aborts with `what` (anything convertible to std::string_view) when `cond`
 // is false.
-#define FUZZ_CHECK(cond, what)                                      \
-  do {                                                              \
-    if (!(cond)) ::vigil::fuzz::CheckFailed(__FILE__, __LINE__,     \
-                                            #cond, (what));         \
+#define FUZZ_CHECK(cond, what)                                       \
+  do {                                                               \
+    if (!(cond))                                                     \
+      ::vigil::fuzz::CheckFailed(__FILE__, __LINE__, #cond, (what)); \
   } while (0)
 
 #endif  // VIGIL_TESTS_FUZZ_FUZZ_CHECK_H_

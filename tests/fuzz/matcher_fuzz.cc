@@ -63,17 +63,17 @@ void CheckMatcher(MatchType type, std::string_view value,
   opts.set_dot_nl(true);
   opts.set_log_errors(false);
   RE2 re("(?:" + std::string(value) + ")", opts);
-  auto neg = Matcher::Make(type == MatchType::kRegexMatch
-                               ? MatchType::kRegexNoMatch
-                               : MatchType::kRegexMatch,
-                           "l", value);
+  auto neg =
+      Matcher::Make(type == MatchType::kRegexMatch ? MatchType::kRegexNoMatch
+                                                   : MatchType::kRegexMatch,
+                    "l", value);
   FUZZ_CHECK(neg.ok(), "=~ and !~ disagree on whether a regex is valid");
   for (std::string_view c : candidates) {
     FUZZ_CHECK(m->Matches(c) != neg->Matches(c), "!~ is not the negation");
     if (!re.ok() || !vigil::go::ValidString(c)) continue;
     const bool want = RE2::FullMatch(re2::StringPiece(c.data(), c.size()), re);
-    const bool got = m->type() == MatchType::kRegexMatch ? m->Matches(c)
-                                                          : !m->Matches(c);
+    const bool got =
+        m->type() == MatchType::kRegexMatch ? m->Matches(c) : !m->Matches(c);
     FUZZ_CHECK(want == got, "regex `" + std::string(value) + "` on `" +
                                 std::string(c) + "`: RE2 says " +
                                 (want ? "match" : "no match"));
@@ -99,8 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // Printing and re-parsing one matcher gives it back.
       std::string text = vigil::config::am::MatcherString(m);
       auto again = vigil::config::am::ParseMatcher(text);
-      FUZZ_CHECK(again.ok(), "MatcherString() does not parse: " + text +
-                                 ": " + again.status().ToString());
+      FUZZ_CHECK(again.ok(), "MatcherString() does not parse: " + text + ": " +
+                                 again.status().ToString());
       FUZZ_CHECK(again->type() == m.type() && again->name() == m.name() &&
                      again->value() == m.value(),
                  "MatcherString() round trip: " + text);

@@ -25,8 +25,8 @@ namespace {
 namespace promql = vigil::promql;
 using vigil::Labels;
 
-constexpr int64_t kStep = 30000;    // 30 s between samples
-constexpr int64_t kSamples = 41;    // 0 .. 20 min
+constexpr int64_t kStep = 30000;  // 30 s between samples
+constexpr int64_t kSamples = 41;  // 0 .. 20 min
 constexpr int64_t kEnd = kStep * (kSamples - 1);
 
 promql::promqltest::MemStorage* Db() {

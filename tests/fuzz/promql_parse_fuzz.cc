@@ -26,9 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(again.ok(), "Format() output does not parse: `" + printed +
                                "`: " + std::string(again.status().message()));
     const std::string printed2 = promql::Format(**again);
-    FUZZ_CHECK(printed2 == printed,
-               "Format() is not stable: `" + printed + "` -> `" + printed2 +
-                   "`");
+    FUZZ_CHECK(printed2 == printed, "Format() is not stable: `" + printed +
+                                        "` -> `" + printed2 + "`");
     FUZZ_CHECK(promql::Type(**again) == promql::Type(**expr),
                "re-parsed type differs for `" + printed + "`");
     (void)promql::Pretty(**expr);

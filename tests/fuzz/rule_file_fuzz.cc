@@ -23,8 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(f.groups.empty(), "groups kept from a file with errors");
     for (const auto& e : f.errors) {
       std::string line = e.ToString();
-      FUZZ_CHECK(line.rfind("fuzz.yml: ", 0) == 0 && !e.message.empty(),
-                 line);
+      FUZZ_CHECK(line.rfind("fuzz.yml: ", 0) == 0 && !e.message.empty(), line);
     }
     return 0;
   }

@@ -30,12 +30,12 @@ promql::promqltest::MemStorage* Db() {
   static auto* db = [] {
     auto* s = new promql::promqltest::MemStorage();
     for (int i = 0; i <= 10; i++) {
-      s->Append(Labels{{"__name__", "up"}, {"instance", "a:9100"},
-                       {"job", "node"}},
-                i * 60000, i % 4 ? 1 : 0);
-      s->Append(Labels{{"__name__", "up"}, {"instance", "b:9100"},
-                       {"job", "node"}},
-                i * 60000, 1);
+      s->Append(
+          Labels{{"__name__", "up"}, {"instance", "a:9100"}, {"job", "node"}},
+          i * 60000, i % 4 ? 1 : 0);
+      s->Append(
+          Labels{{"__name__", "up"}, {"instance", "b:9100"}, {"job", "node"}},
+          i * 60000, 1);
       s->Append(Labels{{"__name__", "disk_free_ratio"}, {"device", "sda"}},
                 i * 60000, 0.05 * i);
     }
@@ -69,8 +69,8 @@ absl::StatusOr<std::vector<QueryResultSample>> Query(std::string_view expr) {
 
 TemplateData Data() {
   TemplateData d;
-  d.labels = Labels{{"instance", "a:9100"}, {"job", "node"},
-                    {"severity", "critical"}};
+  d.labels =
+      Labels{{"instance", "a:9100"}, {"job", "node"}, {"severity", "critical"}};
   d.value = 0.873421;
   d.external_labels = Labels{{"cluster", "gpu-1"}};
   d.external_url = "http://vigil.example:9090/prefix";
