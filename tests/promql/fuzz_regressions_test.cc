@@ -47,5 +47,36 @@ TEST_CASE("an @ timestamp beyond int64 milliseconds is Go's -2^63",
         1700000000123);
 }
 
+TEST_CASE("an extreme @ or offset selects nothing instead of overflowing",
+          "[promql][engine][fuzz]") {
+  // `up @ -9.3e15 offset 1m`: the @ time is -2^63 ms and the selector's
+  // reference time (at - offset) overflowed int64 (UBSan). Prometheus's
+  // int64 arithmetic wraps, and the windows it gets hold no samples.
+  promqltest::MemStorage s;
+  for (int64_t t = 0; t <= 600000; t += 15000) {
+    s.Append(Labels{{"__name__", "up"}, {"job", "a"}}, t, 1);
+  }
+  Engine e;
+  for (const char* q :
+       {"up @ -9.3e15 offset 1m", "rate(up[5m] @ 9.3e15 offset -1m)",
+        "up offset -9223372036854775807ms", "up offset 9223372036854775807ms",
+        "max_over_time(up[5m:1m] @ -9.3e15 offset 1m)",
+        "max_over_time(up[5m:1m] @ 9.3e15 offset -1m)",
+        "count_over_time(up[5m] @ -9.3e15 offset 1m)"}) {
+    INFO(q);
+    auto r = e.InstantQuery(&s, q, 300000);
+    REQUIRE(r.ok());
+    CHECK(r->value.vector.empty());
+    auto rr = e.RangeQuery(&s, q, 0, 600000, 60000);
+    REQUIRE(rr.ok());
+    CHECK(rr->value.matrix.empty());
+  }
+  // The same selectors at ordinary times still find the samples.
+  auto r = e.InstantQuery(&s, "up @ 300 offset 1m", 0);
+  REQUIRE(r.ok());
+  REQUIRE(r->value.vector.size() == 1);
+  CHECK(r->value.vector[0].v == 1);
+}
+
 }  // namespace
 }  // namespace vigil::promql
