@@ -92,5 +92,18 @@ TEST_CASE("a unary plus that is kept prints as Prometheus prints it",
   CHECK(Format(**again) == "42 ^ --+++Inf ^ -2");
 }
 
+TEST_CASE("a duration used as a number prints truncated to ms as upstream",
+          "[promql][parser][fuzz]") {
+  // fuzz_promql_parse: the literal is float seconds; Prometheus prints it
+  // as model.Duration(v*1e9), truncated, so 4444444444443 ms comes back one
+  // millisecond short. The target compares printed forms with ms masked.
+  auto e = ParseExpr("4444444444443ms");
+  REQUIRE(e.ok());
+  CHECK(Format(**e) == "140y48w4d7h54m4s442ms");
+  auto small = ParseExpr("1h30m");
+  REQUIRE(small.ok());
+  CHECK(Format(**small) == "1h30m");
+}
+
 }  // namespace
 }  // namespace vigil::promql
