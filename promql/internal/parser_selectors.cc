@@ -40,8 +40,14 @@ MatchType ToMatchType(Tok t) {
 }
 
 // time.Duration(math.Round(secs * 1e9)) converted to whole milliseconds.
+// Go's int64() on amd64 gives -2^63 for NaN and out-of-range values
+// (`offset -nan`, found by fuzzing; the C++ cast is undefined there).
 int64_t SecondsToMs(double secs) {
-  return static_cast<int64_t>(std::round(secs * 1e9)) / 1000000;
+  const double ns = std::round(secs * 1e9);
+  const int64_t n = ns >= -9223372036854775808.0 && ns < 9223372036854775808.0
+                        ? static_cast<int64_t>(ns)
+                        : INT64_MIN;
+  return n / 1000000;
 }
 
 Modifiers* ModifiersOf(Expr* e) {

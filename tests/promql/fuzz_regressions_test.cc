@@ -105,5 +105,20 @@ TEST_CASE("a duration used as a number prints truncated to ms as upstream",
   CHECK(Format(**small) == "1h30m");
 }
 
+TEST_CASE("an offset of NaN or beyond int64 nanoseconds is Go's -2^63 ns",
+          "[promql][parser][fuzz]") {
+  // fuzz_promql_parse: `offset -nan` converted NaN to int64 (UBSan).
+  for (const char* q : {"x offset -nan", "x offset NaN"}) {
+    INFO(q);
+    auto e = ParseExpr(q);
+    REQUIRE(e.ok());
+    CHECK(static_cast<const VectorSelector*>(e->get())->mod.offset_ms ==
+          INT64_MIN / 1000000);
+  }
+  auto e = ParseExpr("x offset 1.5");
+  REQUIRE(e.ok());
+  CHECK(static_cast<const VectorSelector*>(e->get())->mod.offset_ms == 1500);
+}
+
 }  // namespace
 }  // namespace vigil::promql
