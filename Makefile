@@ -20,7 +20,7 @@ DEB_UI := node:nodejs npm:npm chromium:chromium
 # blackbox_exporter for the /probe differential test).
 DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
-.PHONY: deps build vigil test lint demo calibrate-demo bench clean test-sanitize test-tsan deps-clang
+.PHONY: deps build vigil test lint demo calibrate-demo bench clean test-sanitize test-tsan deps-clang fuzz
 
 # Build packages must install; the real peers (promtool, VictoriaMetrics,
 # used by cross-check tests and benches) are installed too, but if that
@@ -157,6 +157,18 @@ test-tsan: deps deps-clang $(TSAN_BUILD)/build.ninja
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
 	@rc=0; for t in $(TSAN_TESTS); do echo "== TSAN: $$t [concurrency]"; \
 	  $(TSAN_BUILD)/$$t "[concurrency]" -w NoTests || rc=1; done; exit $$rc
+
+# Fuzzing (docs/reliability.md): the libFuzzer targets of tests/fuzz/ in
+# the ASan + UBSan build dir (clang), each run FUZZ_SECONDS, FUZZ_JOBS at a
+# time, then every regression input and seed replayed once. Inputs found
+# go to $(ASAN_BUILD)/fuzz/findings/<surface>/ and fail the run.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
+FUZZ_BINS = $(patsubst tests/fuzz/%_fuzz.cc,fuzz_%,$(wildcard tests/fuzz/*_fuzz.cc))
+fuzz: deps deps-clang $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(FUZZ_BINS)
+	bash tests/fuzz/run.sh fuzz $(ASAN_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+	bash tests/fuzz/run.sh replay-all $(ASAN_BUILD)
 
 bench: build
 	bash bench/compare_import.sh

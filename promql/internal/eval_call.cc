@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "absl/cleanup/cleanup.h"
 #include "core/go/strconv.h"
@@ -15,6 +16,15 @@
 namespace vigil::promql::internal {
 
 namespace {
+
+// a - b and a + b on int64 as Go computes them: wrapping around. An `@`
+// timestamp or offset near the ends of int64 (`x @ -9.3e15 offset 1m`,
+// found by fuzzing) makes the reference times of a selector overflow; in
+// C++ that is undefined, in Prometheus it wraps (and selects nothing).
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) -
+                              static_cast<uint64_t>(b));
+}
 
 const Expr& Unparen(const Expr& e) {
   const Expr* p = &e;
@@ -106,8 +116,8 @@ absl::Status Evaluator::RangeSeries(
   // Two pointers: [lo, hi) is the window (ref - range, ref]; both only move
   // forward as the steps advance (a pinned window stays put).
   for (int64_t t = start_; t <= end_; t += interval_, step++) {
-    int64_t ref = (w.pinned ? w.at_ms : t) - w.offset_ms;
-    int64_t from = ref - w.range_ms;
+    int64_t ref = WrapSub(w.pinned ? w.at_ms : t, w.offset_ms);
+    int64_t from = WrapSub(ref, w.range_ms);
     while (hi < n && rs.ts[hi] <= ref) hi++;
     while (lo < hi && rs.ts[lo] <= from) lo++;
     VIGIL_RETURN_IF_ERROR(meter.Add(hi - lo + 1));

@@ -2,6 +2,7 @@
 // of raw samples for range functions, and subqueries.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "core/parallel.h"
 #include "core/status_macros.h"
@@ -10,6 +11,19 @@
 namespace vigil::promql::internal {
 
 namespace {
+
+// a - b and a + b on int64 as Go computes them: wrapping around. An `@`
+// timestamp or offset near the ends of int64 (`x @ -9.3e15 offset 1m`,
+// found by fuzzing) makes the reference times of a selector overflow; in
+// C++ that is undefined, in Prometheus it wraps (and selects nothing).
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) -
+                              static_cast<uint64_t>(b));
+}
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
+}
 
 // Copies the samples of `s` in [mint, maxt] into ts/vals (cleared first).
 absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
@@ -111,10 +125,10 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
   const bool pinned = vs.mod.at != AtKind::kNone;
   const int64_t at = AtTime(vs.mod);
   auto ref_of = [&](int64_t ts) {
-    return (pinned ? at : ts) - vs.mod.offset_ms;
+    return WrapSub(pinned ? at : ts, vs.mod.offset_ms);
   };
   const int64_t lookback = opts_.lookback_delta_ms;
-  int64_t mint = ref_of(start_) - lookback + 1;
+  int64_t mint = WrapAdd(WrapSub(ref_of(start_), lookback), 1);
   int64_t maxt = ref_of(end_);
   Matrix out;
   const int steps = num_steps();
@@ -161,8 +175,8 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(
     const VectorSelector& vs, int64_t range_ms) {
   const bool pinned = vs.mod.at != AtKind::kNone;
   const int64_t at = AtTime(vs.mod);
-  int64_t first_ref = (pinned ? at : start_) - vs.mod.offset_ms;
-  int64_t last_ref = (pinned ? at : end_) - vs.mod.offset_ms;
+  int64_t first_ref = WrapSub(pinned ? at : start_, vs.mod.offset_ms);
+  int64_t last_ref = WrapSub(pinned ? at : end_, vs.mod.offset_ms);
   std::vector<RawSeries> out;
   auto make = [](const Labels& lbls, const std::vector<int64_t>& ts,
                  const std::vector<double>& vals, RawSeries* rs) {
@@ -185,7 +199,8 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(
     return absl::OkStatus();
   };
   VIGIL_RETURN_IF_ERROR(ForEachSeries<RawSeries>(
-      queryable_, vs, first_ref - range_ms + 1, last_ref, *this, make, sink));
+      queryable_, vs, WrapAdd(WrapSub(first_ref, range_ms), 1), last_ref, *this,
+      make, sink));
   return out;
 }
 
@@ -197,12 +212,19 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(
   if (pinned) pstart = pend = AtTime(sq.mod);
   int64_t step = sq.step_ms > 0 ? sq.step_ms : opts_.default_subquery_step_ms;
   if (step <= 0) step = 60000;
-  int64_t lo = pstart - sq.mod.offset_ms - sq.range_ms;
+  int64_t lo = WrapSub(WrapSub(pstart, sq.mod.offset_ms), sq.range_ms);
   int64_t sub_start = step * (lo / step);
-  if (sub_start <= lo) sub_start += step;
-  int64_t sub_end = pend - sq.mod.offset_ms;
+  if (sub_start <= lo) sub_start = WrapAdd(sub_start, step);
+  int64_t sub_end = WrapSub(pend, sq.mod.offset_ms);
   std::vector<RawSeries> out;
   if (sub_end < sub_start) return out;
+  // A grid that int64 cannot step through (its ends wrapped around from an
+  // extreme `@` or offset) holds no samples.
+  int64_t span = 0;
+  if (__builtin_sub_overflow(sub_end, sub_start, &span) ||
+      sub_end > INT64_MAX - step) {
+    return out;
+  }
   Evaluator child = Child(sub_start, sub_end, step);
   VIGIL_ASSIGN_OR_RETURN(EvalValue v, child.Eval(*sq.expr));
   out.reserve(v.mat.size());
@@ -237,7 +259,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalMatrixTop(const Expr& e) {
     VIGIL_ASSIGN_OR_RETURN(raw, EvalSubqueryRaw(sq));
   }
   offset_ms = mod.offset_ms;
-  int64_t ref = (mod.at != AtKind::kNone ? AtTime(mod) : start_) - offset_ms;
+  int64_t ref =
+      WrapSub(mod.at != AtKind::kNone ? AtTime(mod) : start_, offset_ms);
   EvalValue v;
   v.type = ValueType::kMatrix;
   for (RawSeries& rs : raw) {
@@ -245,7 +268,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalMatrixTop(const Expr& e) {
     s.metric = std::move(rs.metric);
     s.drop_name = rs.drop_name;
     for (size_t i = 0; i < rs.ts.size(); i++) {
-      if (rs.ts[i] > ref - range_ms && rs.ts[i] <= ref) {
+      if (rs.ts[i] > WrapSub(ref, range_ms) && rs.ts[i] <= ref) {
         s.ts.push_back(rs.ts[i]);
         s.vs.push_back(rs.vs[i]);
       }

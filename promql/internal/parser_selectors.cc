@@ -1,6 +1,7 @@
 // Vector selectors, label matchers, range/subquery brackets, `offset` and
 // `@` modifiers.
 #include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include "core/go/strconv.h"
@@ -39,8 +40,14 @@ MatchType ToMatchType(Tok t) {
 }
 
 // time.Duration(math.Round(secs * 1e9)) converted to whole milliseconds.
+// Go's int64() on amd64 gives -2^63 for NaN and out-of-range values
+// (`offset -nan`, found by fuzzing; the C++ cast is undefined there).
 int64_t SecondsToMs(double secs) {
-  return static_cast<int64_t>(std::round(secs * 1e9)) / 1000000;
+  const double ns = std::round(secs * 1e9);
+  const int64_t n = ns >= -9223372036854775808.0 && ns < 9223372036854775808.0
+                        ? static_cast<int64_t>(ns)
+                        : INT64_MIN;
+  return n / 1000000;
 }
 
 Modifiers* ModifiersOf(Expr* e) {
@@ -361,8 +368,15 @@ ExprPtr Parser::ParseAt(ExprPtr e) {
     return nullptr;
   }
   mod->at = kind;
-  if (kind == AtKind::kTimestamp)
-    mod->at_ms = static_cast<int64_t>(std::round(ts * 1000));
+  if (kind == AtKind::kTimestamp) {
+    // Prometheus's timestamp.FromFloatSeconds: Go's int64(math.Round(ts *
+    // 1000)) on amd64, where milliseconds outside [-2^63, 2^63) give -2^63
+    // (found by fuzzing: C++'s cast is undefined there).
+    const double ms = std::round(ts * 1000);
+    mod->at_ms = ms >= -9223372036854775808.0 && ms < 9223372036854775808.0
+                     ? static_cast<int64_t>(ms)
+                     : INT64_MIN;
+  }
   e->pos.end = last_closing_;
   return e;
 }
