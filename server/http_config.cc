@@ -71,6 +71,27 @@ absl::StatusOr<net::FetchRequest> FetchTemplate(
   r.insecure_skip_verify = t.insecure_skip_verify;
   r.tls_min_version = t.min_version;
   r.proxy_url = http.proxy_url;
+  r.no_proxy = http.no_proxy;
+  r.proxy_from_environment = http.proxy_from_environment;
+  for (const auto& [name, values] : http.proxy_connect_header) {
+    for (const std::string& v : values) {
+      r.proxy_connect_headers.emplace_back(name, v);
+    }
+  }
+  // http_headers: values, then secrets, then files, as prometheus/common
+  // adds them.
+  for (const auto& [name, h] : http.http_headers) {
+    for (const std::string& v : h.values) r.headers.emplace_back(name, v);
+    for (const std::string& v : h.secrets) r.headers.emplace_back(name, v);
+    for (const std::string& file : h.files) {
+      auto v = ReadSecret(file, "headers");
+      if (!v.ok()) return v.status();
+      // strings.TrimSpace: leading blanks go too.
+      const size_t start = v->find_first_not_of(" \t\r\n");
+      r.headers.emplace_back(
+          name, start == std::string::npos ? "" : v->substr(start));
+    }
+  }
   r.follow_redirects = http.follow_redirects;
   return r;
 }

@@ -495,6 +495,9 @@ void SetHTTPDirectory(HTTPClientConfig* h, std::string_view dir) {
     h->authorization->credentials_file =
         JoinDir(dir, h->authorization->credentials_file);
   }
+  for (auto& header : h->http_headers) {
+    for (std::string& p : header.second.files) p = JoinDir(dir, p);
+  }
 }
 
 void SetSDDirectory(ServiceDiscovery* sd, std::string_view dir) {

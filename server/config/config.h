@@ -61,7 +61,25 @@ struct HTTPClientConfig {
   std::optional<BasicAuth> basic_auth;
   std::optional<Authorization> authorization;
   TLSConfig tls_config;
-  std::string proxy_url;         // Default: "" (no proxy)
+  std::string proxy_url;  // Default: "" (no proxy)
+  // Hosts not sent through proxy_url (Go's NO_PROXY syntax: "*", names
+  // matching themselves and their subdomains, ".sub" only subdomains,
+  // IPs, CIDRs, optional :port). Default: "" (proxy_url for everything).
+  std::string no_proxy;
+  // Go's http.ProxyFromEnvironment: HTTP_PROXY / HTTPS_PROXY / NO_PROXY
+  // (or their lower-case forms). Default: false.
+  bool proxy_from_environment = false;
+  // Headers sent to the proxy with CONNECT (https targets); the values
+  // are secrets. Default: none.
+  std::vector<std::pair<std::string, std::vector<std::string>>>
+      proxy_connect_header;
+  // http_headers: extra headers on every request, from literal values,
+  // secrets and files (relative to the config file, contents trimmed,
+  // read when the configuration is loaded). Default: none.
+  struct Header {
+    std::vector<std::string> values, secrets, files;
+  };
+  std::vector<std::pair<std::string, Header>> http_headers;
   bool follow_redirects = true;  // Default: true
   bool enable_http2 = true;      // Default: true
 };

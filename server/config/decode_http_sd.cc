@@ -107,6 +107,68 @@ void DecodeProxyURL(GoYamlDecoder& d, const YAML::Node& n, std::string* out) {
   }
 }
 
+// proxy_connect_header: map[string][]Secret.
+void DecodeProxyHeader(GoYamlDecoder& d, const YAML::Node& n,
+                       HTTPClientConfig* c) {
+  if (!n || n.IsNull()) return;
+  if (!n.IsMap()) {
+    d.TypeMismatch(n, "config.ProxyHeader");
+    return;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string name;
+    if (!d.String(it->first, &name)) continue;
+    std::vector<std::string> values;
+    auto items = d.Sequence(it->second, "[]config.Secret");
+    for (const YAML::Node& v : items ? *items : std::vector<YAML::Node>{}) {
+      if (d.String(v, &values.emplace_back())) continue;
+      values.pop_back();
+    }
+    c->proxy_connect_header.emplace_back(std::move(name), std::move(values));
+  }
+}
+
+// http_headers: map[string]Header{values, secrets, files}.
+void DecodeHeaders(GoYamlDecoder& d, const YAML::Node& n, HTTPClientConfig* c) {
+  if (!n || n.IsNull()) return;
+  if (!n.IsMap()) {
+    d.TypeMismatch(n, "config.Headers");
+    return;
+  }
+  auto strings = [&](const YAML::Node& v, std::string_view type,
+                     std::vector<std::string>* out) {
+    auto items = d.Sequence(v, type);
+    for (const YAML::Node& s : items ? *items : std::vector<YAML::Node>{}) {
+      if (!d.String(s, &out->emplace_back())) out->pop_back();
+    }
+  };
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string name;
+    if (!d.String(it->first, &name)) continue;
+    HTTPClientConfig::Header h;
+    auto fields =
+        d.Struct(it->second, "config.Header", {"values", "secrets", "files"});
+    for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+      if (f.key == "values") strings(f.value, "[]string", &h.values);
+      if (f.key == "secrets") strings(f.value, "[]config.Secret", &h.secrets);
+      if (f.key == "files") strings(f.value, "[]string", &h.files);
+    }
+    c->http_headers.emplace_back(std::move(name), std::move(h));
+  }
+}
+
+// Go's http.CanonicalHeaderKey: "x-foo-bar" -> "X-Foo-Bar".
+std::string CanonicalHeaderKey(std::string_view k) {
+  std::string out(k);
+  bool upper = true;
+  for (char& ch : out) {
+    if (ch == ' ') return std::string(k);  // not a valid token: unchanged
+    ch = upper ? absl::ascii_toupper(ch) : absl::ascii_tolower(ch);
+    upper = ch == '-';
+  }
+  return out;
+}
+
 }  // namespace
 
 bool HTTPField(GoYamlDecoder& d, const Field& f, RawHTTP* h) {
@@ -131,9 +193,15 @@ bool HTTPField(GoYamlDecoder& d, const Field& f, RawHTTP* h) {
     Bool(d, f.value, &c.follow_redirects);
   } else if (f.key == "enable_http2") {
     Bool(d, f.value, &c.enable_http2);
-  } else if (f.key == "oauth2" || f.key == "no_proxy" ||
-             f.key == "proxy_from_environment" ||
-             f.key == "proxy_connect_header" || f.key == "http_headers") {
+  } else if (f.key == "no_proxy") {
+    d.String(f.value, &c.no_proxy);
+  } else if (f.key == "proxy_from_environment") {
+    Bool(d, f.value, &c.proxy_from_environment);
+  } else if (f.key == "proxy_connect_header") {
+    DecodeProxyHeader(d, f.value, &c);
+  } else if (f.key == "http_headers") {
+    DecodeHeaders(d, f.value, &c);
+  } else if (f.key == "oauth2") {
     Unsupported(d, f);
   } else {
     return false;
@@ -196,6 +264,55 @@ absl::Status ValidateHTTP(RawHTTP* h) {
     a.credentials = h->bearer_token;
     a.credentials_file = h->bearer_token_file;
     c.authorization = a;
+  }
+  // ProxyConfig.Validate.
+  if (!c.proxy_connect_header.empty() && !c.proxy_from_environment &&
+      c.proxy_url.empty()) {
+    return err(
+        "if proxy_connect_header is configured, proxy_url or "
+        "proxy_from_environment must also be configured");
+  }
+  if (c.proxy_from_environment && !c.proxy_url.empty()) {
+    return err(
+        "if proxy_from_environment is configured, proxy_url must not be "
+        "configured");
+  }
+  if (c.proxy_from_environment && !c.no_proxy.empty()) {
+    return err(
+        "if proxy_from_environment is configured, no_proxy must not be "
+        "configured");
+  }
+  if (c.proxy_url.empty() && !c.no_proxy.empty()) {
+    return err("if no_proxy is configured, proxy_url must also be configured");
+  }
+  // Headers.Validate: what the client sets itself cannot be overridden.
+  static constexpr std::string_view kReserved[] = {
+      "Authorization",
+      "Host",
+      "Content-Encoding",
+      "Content-Length",
+      "Content-Type",
+      "User-Agent",
+      "Connection",
+      "Keep-Alive",
+      "Proxy-Authenticate",
+      "Proxy-Authorization",
+      "Www-Authenticate",
+      "Accept-Encoding",
+      "X-Prometheus-Remote-Write-Version",
+      "X-Prometheus-Remote-Read-Version",
+      "X-Prometheus-Scrape-Timeout-Seconds",
+      "X-Amz-Date",
+      "X-Amz-Security-Token",
+      "X-Amz-Content-Sha256"};
+  for (const auto& [name, header] : c.http_headers) {
+    const std::string canon = CanonicalHeaderKey(name);
+    for (std::string_view r : kReserved) {
+      if (canon == r) {
+        return absl::InvalidArgumentError(
+            fmt::format("setting header {} is not allowed", go::Quote(canon)));
+      }
+    }
   }
   return absl::OkStatus();
 }

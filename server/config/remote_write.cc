@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "core/go/strconv.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "server/config/config.h"
 #include "server/config/internal/decode.h"
 
@@ -270,6 +271,15 @@ std::string RemoteWriteHashName(const RemoteWriteConfig& rw) {
                    t.ca_file, t.cert_file, t.key_file, t.server_name,
                    t.insecure_skip_verify, t.min_version);
   s += fmt::format("proxy={}\nredirects={}\n", h.proxy_url, h.follow_redirects);
+  s += fmt::format("no_proxy={}\nproxy_env={}\n", h.no_proxy,
+                   h.proxy_from_environment);
+  for (const auto& [name, values] : h.proxy_connect_header) {
+    s += fmt::format("proxy_header={}:{}\n", name, fmt::join(values, ","));
+  }
+  for (const auto& [name, hv] : h.http_headers) {
+    s += fmt::format("header={}:{}|{}|{}\n", name, fmt::join(hv.values, ","),
+                     fmt::join(hv.secrets, ","), fmt::join(hv.files, ","));
+  }
   // FNV-1a 64 (the server links no crypto library); the top 24 bits.
   uint64_t sum = 14695981039346656037ULL;
   for (unsigned char ch : s) {

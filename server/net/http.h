@@ -104,8 +104,18 @@ struct FetchRequest {
   std::string tls_max_version;
   std::string ca_pem, cert_pem, key_pem;
   // http://, https:// or socks5:// proxy for every request (Go's
-  // http.ProxyURL: no_proxy and the environment are ignored). Empty: none.
+  // http.ProxyURL: the environment is ignored). Empty: none.
   std::string proxy_url;
+  // Hosts that bypass proxy_url, in Go's NO_PROXY syntax; when set, as
+  // with Go's httpproxy, loopback hosts ("localhost", 127.0.0.0/8, ::1)
+  // are never proxied either (net/proxy_select.h). Empty: none.
+  std::string no_proxy;
+  // Instead of proxy_url: HTTP_PROXY / HTTPS_PROXY / NO_PROXY (or their
+  // lower-case forms) from the environment, as Go's ProxyFromEnvironment.
+  bool proxy_from_environment = false;
+  // Sent to the proxy with CONNECT (https targets only, as Go's
+  // Transport.ProxyConnectHeader).
+  HeaderList proxy_connect_headers;
   // Follow up to 10 redirects, as Go's client (and Prometheus's default
   // follow_redirects: true) does.
   bool follow_redirects = true;

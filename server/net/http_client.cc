@@ -58,6 +58,7 @@ struct Transfer {
     if (easy != nullptr) curl_easy_cleanup(easy);
     if (headers != nullptr) curl_slist_free_all(headers);
     if (tls.connect_to != nullptr) curl_slist_free_all(tls.connect_to);
+    if (tls.proxy_headers != nullptr) curl_slist_free_all(tls.proxy_headers);
   }
 };
 

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/net/proxy_select.h"
+
 namespace vigil::net::internal {
 namespace {
 
@@ -344,15 +346,26 @@ void ApplyTlsAndProxy(CURL* e, const FetchRequest& r, TlsState* state) {
   curl_easy_setopt(e, CURLOPT_SSLVERSION,
                    CurlSslVersion(r.tls_min_version) | max_version);
 
-  // Go's http.ProxyURL: every request goes through the proxy, whatever
-  // no_proxy or *_proxy in the environment say; Go's socks5 resolves names
-  // at the proxy (curl's socks5h).
-  std::string proxy = r.proxy_url;
+  // Go's choice (net/proxy_select.h), never curl's own reading of the
+  // environment; Go's socks5 resolves names at the proxy (curl's socks5h).
+  std::string proxy =
+      SelectProxy(r.url, r.proxy_url, r.no_proxy, r.proxy_from_environment);
   if (proxy.compare(0, 9, "socks5://") == 0) {
     proxy = "socks5h://" + proxy.substr(9);
   }
   curl_easy_setopt(e, CURLOPT_PROXY, proxy.c_str());
   curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+  // Go's ProxyConnectHeader: sent with CONNECT only, and the request's own
+  // headers are not (CURLHEADER_SEPARATE).
+  if (!proxy.empty() && https && !r.proxy_connect_headers.empty()) {
+    for (const auto& [k, v] : r.proxy_connect_headers) {
+      state->proxy_headers =
+          curl_slist_append(state->proxy_headers, (k + ": " + v).c_str());
+    }
+    curl_easy_setopt(e, CURLOPT_PROXYHEADER, state->proxy_headers);
+  }
+  curl_easy_setopt(e, CURLOPT_HEADEROPT,
+                   static_cast<long>(CURLHEADER_SEPARATE));
 }
 
 std::string TlsOrProxyErrorText(CURL* easy, CURLcode code,

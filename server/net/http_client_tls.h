@@ -30,6 +30,9 @@ struct TlsState {
   std::string host_header;
   // The name the certificate must carry (server_name, else the URL's host).
   std::string verify_name;
+  // CURLOPT_PROXYHEADER list (proxy_connect_headers, https through a
+  // proxy only); freed by the owner with curl_slist_free_all.
+  curl_slist* proxy_headers = nullptr;
 };
 
 // Sets the URL (rewritten to server_name when that differs from the URL's

@@ -408,6 +408,7 @@ ProbeHttpResult ProbeHttp(const ProbeHttpRequest& req) {
   curl_slist_free_all(headers);
   curl_slist_free_all(resolve);
   if (tls.connect_to != nullptr) curl_slist_free_all(tls.connect_to);
+  if (tls.proxy_headers != nullptr) curl_slist_free_all(tls.proxy_headers);
   return result;
 }
 

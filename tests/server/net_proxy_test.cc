@@ -1,7 +1,8 @@
 // HttpClient's proxy_url as Prometheus applies it (Go's http.ProxyURL):
 // every request goes through the proxy, http targets as absolute-form
 // requests, https ones through CONNECT; no_proxy and *_proxy in the
-// environment play no part. The proxy is a real forwarding proxy
+// environment play no part unless proxy_from_environment or no_proxy say
+// so (net/proxy_select.h). The proxy is a real forwarding proxy
 // (testdata/net/http_proxy.py).
 #include <stdlib.h>
 
@@ -162,6 +163,139 @@ TEST_CASE("proxy_url: an https target is tunnelled with CONNECT",
     CHECK(HeaderOf(res, "x-sni") == "vigil.test");
     CHECK(f.Log() == "CONNECT " + authority + " HTTP/1.1\n");
   }
+}
+
+// A proxy that reaches every origin at 127.0.0.1, and a target named
+// "scrape.example" (which does not resolve): a fetch that succeeds went
+// through the proxy; one that did not fails to resolve the name.
+struct NamedTargetFixture {
+  testutil::TempDir dir;
+  PyServer proxy{"http_proxy.py",
+                 dir.Sub("proxy.port"),
+                 {dir.Sub("proxy.log"), "--to-loopback"},
+                 dir.Sub("proxy.out")};
+  HttpServer target;
+  int target_port = 0;
+
+  NamedTargetFixture() {
+    target.Handle(
+        "GET", "/metrics", [](const HttpRequest& req, HttpResponse* r) {
+          r->body = "named 1\n";
+          r->SetHeader("X-Seen",
+                       std::string(req.Header("x-team").value_or("")));
+        });
+    auto p = target.Start("127.0.0.1:0");
+    target_port = p.ok() ? *p : 0;
+  }
+  std::string ProxyUrl() const {
+    return "http://127.0.0.1:" + std::to_string(proxy.port());
+  }
+  std::string Url(const std::string& host) const {
+    return "http://" + host + ":" + std::to_string(target_port) + "/metrics";
+  }
+  std::string Log() const { return ReadFile(dir.Sub("proxy.log")); }
+};
+
+TEST_CASE("no_proxy: listed hosts go direct, others through proxy_url",
+          "[net][proxy]") {
+  if (!testutil::HaveCommand("python3")) {
+    WARN("python3 missing: test skipped");
+    return;
+  }
+  NamedTargetFixture f;
+  REQUIRE(f.proxy.port() != 0);
+  REQUIRE(f.target_port != 0);
+  HttpClient client;
+  FetchRequest r;
+  r.proxy_url = f.ProxyUrl();
+  r.timeout_ms = 5000;
+
+  SECTION("a host not in no_proxy is proxied") {
+    r.url = f.Url("scrape.example");
+    r.no_proxy = "other.example,10.0.0.0/8";
+    FetchResult res = client.FetchSync(r);
+    INFO(res.error);
+    CHECK(res.status == 200);
+    CHECK(res.body == "named 1\n");
+    CHECK(f.Log() == "GET " + r.url + " HTTP/1.1\n");
+  }
+  SECTION("a host matching no_proxy is fetched directly") {
+    r.url = f.Url("scrape.example");
+    r.no_proxy = "other.example, example";
+    FetchResult res = client.FetchSync(r);
+    // Direct: the name does not resolve here; the proxy saw nothing.
+    CHECK(res.status == 0);
+    CHECK_FALSE(res.error.empty());
+    CHECK(f.Log().empty());
+  }
+  SECTION("with no_proxy set, loopback is never proxied") {
+    r.url = f.Url("127.0.0.1");
+    r.no_proxy = "other.example";
+    FetchResult res = client.FetchSync(r);
+    INFO(res.error);
+    CHECK(res.status == 200);
+    CHECK(HeaderOf(res, "via") == "<none>");
+    CHECK(f.Log().empty());
+  }
+}
+
+TEST_CASE("proxy_from_environment: HTTP_PROXY and NO_PROXY decide",
+          "[net][proxy]") {
+  if (!testutil::HaveCommand("python3")) {
+    WARN("python3 missing: test skipped");
+    return;
+  }
+  NamedTargetFixture f;
+  REQUIRE(f.proxy.port() != 0);
+  HttpClient client;
+  FetchRequest r;
+  r.proxy_from_environment = true;
+  r.url = f.Url("scrape.example");
+  r.timeout_ms = 5000;
+  ScopedEnv proxy("HTTP_PROXY", f.ProxyUrl());
+
+  SECTION("proxied") {
+    FetchResult res = client.FetchSync(r);
+    INFO(res.error);
+    CHECK(res.status == 200);
+    CHECK(f.Log() == "GET " + r.url + " HTTP/1.1\n");
+  }
+  SECTION("excluded by NO_PROXY") {
+    ScopedEnv no("NO_PROXY", "scrape.example");
+    FetchResult res = client.FetchSync(r);
+    CHECK(res.status == 0);
+    CHECK(f.Log().empty());
+  }
+}
+
+TEST_CASE("proxy_connect_header is sent with CONNECT only",
+          "[net][proxy][tls]") {
+  if (!testing::HaveTlsTools()) {
+    WARN("openssl or python3 missing: test skipped");
+    return;
+  }
+  ProxyFixture f;
+  REQUIRE(f.proxy.port() != 0);
+  REQUIRE(testing::MakeCerts(f.dir.path()).empty());
+  PyServer tls("https_server.py", f.dir.Sub("tls.port"),
+               {f.dir.Sub("server.crt"), f.dir.Sub("server.key")},
+               f.dir.Sub("tls.log"));
+  REQUIRE(tls.port() != 0);
+  const std::string authority = "127.0.0.1:" + std::to_string(tls.port());
+  HttpClient client;
+  FetchRequest r;
+  r.url = "https://" + authority + "/metrics";
+  r.proxy_url = f.ProxyUrl();
+  r.ca_file = f.dir.Sub("ca.crt");
+  r.timeout_ms = 5000;
+  r.proxy_connect_headers = {{"X-Connect-Token", "s3cret"}};
+  r.headers = {{"X-Connect-Leak", "no"}};
+  FetchResult res = client.FetchSync(r);
+  INFO(res.error);
+  CHECK(res.status == 200);
+  // The request's own headers stay inside the tunnel.
+  CHECK(f.Log() ==
+        "CONNECT " + authority + " HTTP/1.1 x-connect-token=s3cret\n");
 }
 
 }  // namespace

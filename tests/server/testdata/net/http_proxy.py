@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """A forwarding HTTP proxy for the proxy_url tests.
 
-  http_proxy.py PORT_FILE LOG
+  http_proxy.py PORT_FILE LOG [--to-loopback]
 
 Listens on 127.0.0.1 (an ephemeral port, written to PORT_FILE). An
 absolute-form request ("GET http://host:port/path HTTP/1.1") is forwarded
 to its origin and the answer relayed; "CONNECT host:port" opens a tunnel.
 Each request line is appended to LOG, with the Proxy-Authorization header
-if one came, so a test can see what went through the proxy.
+if one came, and any X-Connect-* header of a CONNECT, so a test can see
+what went through the proxy. With --to-loopback every origin host is
+reached at 127.0.0.1 (the tests name targets that do not resolve, to see
+which requests the client proxies).
 """
 import http.client
 import http.server
@@ -18,6 +21,11 @@ import sys
 import urllib.parse
 
 port_file, log_path = sys.argv[1], sys.argv[2]
+to_loopback = "--to-loopback" in sys.argv[3:]
+
+
+def origin(host):
+    return "127.0.0.1" if to_loopback else host
 
 
 def log(line):
@@ -30,7 +38,11 @@ class Proxy(http.server.BaseHTTPRequestHandler):
 
     def note(self):
         auth = self.headers.get("Proxy-Authorization")
-        log(self.requestline + (" auth=" + auth if auth else ""))
+        extra = "".join(" %s=%s" % (k.lower(), v)
+                        for k, v in self.headers.items()
+                        if self.command == "CONNECT" and
+                        k.lower().startswith("x-connect-"))
+        log(self.requestline + (" auth=" + auth if auth else "") + extra)
 
     def do_GET(self):
         self.note()
@@ -38,7 +50,8 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         if not u.scheme:
             self.send_error(400, "not a proxy request")
             return
-        conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=10)
+        conn = http.client.HTTPConnection(origin(u.hostname), u.port or 80,
+                                          timeout=10)
         path = u.path + ("?" + u.query if u.query else "")
         headers = {k: v for k, v in self.headers.items()
                    if k.lower() not in ("proxy-authorization",
@@ -64,7 +77,8 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         self.note()
         host, _, port = self.path.rpartition(":")
         try:
-            up = socket.create_connection((host.strip("[]"), int(port)), 10)
+            up = socket.create_connection((origin(host.strip("[]")), int(port)),
+                                          10)
         except OSError as e:
             self.send_error(502, str(e))
             return
