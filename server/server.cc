@@ -28,6 +28,7 @@
 #include "server/remote_write_component.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
+#include "server/storage_health.h"
 #include "server/web/api/v2/api.h"
 #include "server/web/api/v2/secrets.h"
 #include "server/web/sources.h"
@@ -224,6 +225,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   wo.reload = reload;
   wo.quit = [] { RequestStop(); };
   std::atomic<storage::DB*> live_db{nullptr};
+  wo.not_ready = [&live_db] { return StorageNotReadyReason(live_db.load()); };
   wo.snapshot = [&live_db, &flags]() -> absl::StatusOr<std::string> {
     storage::DB* d = live_db.load();
     if (d == nullptr) return absl::UnavailableError("the storage is not open");
@@ -298,6 +300,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   storage::Options so;
   so.retention_ms = flags.retention_ms;
   so.retention_bytes = flags.retention_bytes;
+  ApplyStorageTestKnobs(&so);
   auto db = storage::DB::Open(so, flags.storage_path);
   if (!db.ok()) {
     log->Error("Opening storage failed",
@@ -404,6 +407,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   status.ConfigLoaded(true, config::RedactSecrets(ReadText(flags.config_file)),
                       start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
+  RegisterStorageHealthMetrics(&registry, db->get());
   RegisterRetentionMetrics(&registry, flags.retention_bytes,
                            flags.retention_ms);
   (void)registry.Register(std::make_shared<ScrapeCollector>(
