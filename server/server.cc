@@ -445,9 +445,10 @@ int Run(const ServerFlags& flags, Logger* log) {
   alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");
 
-  // Retention is applied once a minute, as Prometheus checks it at each
-  // head compaction.
-  Timestamp next_retention = Clock::Real()->NowMs() + 60000;
+  // Retention is applied at start-up (as Prometheus does when it opens its
+  // blocks), then once a minute, as Prometheus checks it at each head
+  // compaction.
+  Timestamp next_retention = Clock::Real()->NowMs();
   while (!g_stop.load()) {
     if (g_reload.exchange(false)) (void)reload();
     const Timestamp now = Clock::Real()->NowMs();

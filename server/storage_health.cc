@@ -29,23 +29,27 @@ class StorageHealthCollector final : public metrics::Collector {
       out->back().type = type;
       return &out->back();
     };
-    auto* w = family("vigil_storage_writable",
-                     "Whether the storage's last write succeeded (0: "
-                     "ingestion is failing, see /-/ready for why).",
-                     metrics::MetricType::kGauge);
-    w->metrics.push_back({.value = h.writable ? 1.0 : 0.0});
+    auto add = [](metrics::FamilySnapshot* f, const char* reason, double v) {
+      metrics::MetricSnapshot m;
+      if (reason != nullptr) m.labels = {{"reason", reason}};
+      m.value = v;
+      f->metrics.push_back(std::move(m));
+    };
+    add(family("vigil_storage_writable",
+               "Whether the storage's last write succeeded (0: ingestion is "
+               "failing, see /-/ready for why).",
+               metrics::MetricType::kGauge),
+        nullptr, h.writable ? 1.0 : 0.0);
     auto* e = family("vigil_storage_write_errors_total",
                      "Storage writes that failed, by reason (disk_full: no "
                      "space left on device).",
                      metrics::MetricType::kCounter);
-    e->metrics.push_back({.labels = {{"reason", "disk_full"}},
-                          .value = double(h.errors_disk_full)});
-    e->metrics.push_back(
-        {.labels = {{"reason", "io"}}, .value = double(h.errors_other)});
-    auto* s = family("vigil_storage_unwritable_since_timestamp_seconds",
-                     "When the storage stopped being writable (0: it is).",
-                     metrics::MetricType::kGauge);
-    s->metrics.push_back({.value = h.since_ms / 1000.0});
+    add(e, "disk_full", double(h.errors_disk_full));
+    add(e, "io", double(h.errors_other));
+    add(family("vigil_storage_unwritable_since_timestamp_seconds",
+               "When the storage stopped being writable (0: it is).",
+               metrics::MetricType::kGauge),
+        nullptr, h.since_ms / 1000.0);
   }
 
  private:
