@@ -88,8 +88,10 @@ int64_t DirBytes(const std::string& dir) {
   return total;
 }
 
-std::string PromYml(int target_port) {
-  return "global:\n  scrape_interval: 200ms\n  scrape_timeout: 150ms\n"
+std::string PromYml(int target_port, const std::string& rule_file = "") {
+  return "global:\n  scrape_interval: 200ms\n  scrape_timeout: 150ms\n" +
+         (rule_file.empty() ? std::string()
+                            : "rule_files: [" + rule_file + "]\n") +
          "scrape_configs:\n- job_name: drill\n  static_configs:\n"
          "  - targets: ['127.0.0.1:" +
          std::to_string(target_port) + "']\n";
@@ -132,7 +134,11 @@ TEST_CASE(
   vigil::testutil::Process target(
       {"python3", vigil::drill::kTarget, std::to_string(target_port), "200"},
       dir.Sub("target.log"));
-  std::ofstream(dir.Sub("prometheus.yml")) << PromYml(target_port);
+  std::ofstream(dir.Sub("rules.yml"))
+      << "groups:\n- name: rec\n  interval: 500ms\n  rules:\n"
+         "  - record: drill:one\n    expr: vector(1)\n";
+  std::ofstream(dir.Sub("prometheus.yml"))
+      << PromYml(target_port, dir.Sub("rules.yml"));
   vigil::net::HttpClient client;
   vigil::drill::Server vigil({"--config.file=" + dir.Sub("prometheus.yml"),
                               "--storage.tsdb.path=" + data},
@@ -185,6 +191,14 @@ TEST_CASE(
   auto targets = Get(&client, vigil.url + "/api/v1/targets").body;
   CHECK(targets.find("commit: write to WAL: disk full") != std::string::npos);
   CHECK(targets.find("\"health\":\"down\"") != std::string::npos);
+  // So does the recording rule.
+  CHECK(WaitFor(
+      [&] {
+        return Get(&client, vigil.url + "/api/v1/rules")
+                   .body.find("disk full: no space left on device") !=
+               std::string::npos;
+      },
+      5000));
   // Queries keep working, over everything stored before.
   auto during = Samples(&client, vigil.url, counter);
   REQUIRE(during);
@@ -213,6 +227,12 @@ TEST_CASE(
         return s && !s->empty() && s->rbegin()->first > freed_ms_epoch + 500;
       },
       10000));
+  CHECK(WaitFor(
+      [&] {
+        return Get(&client, vigil.url + "/api/v1/rules")
+                   .body.find("disk full") == std::string::npos;
+      },
+      5000));
   auto after = *Samples(&client, vigil.url, counter);
   CHECK(Contains(after, before, &missing));
   // Values grow with time: nothing was stored out of place.
