@@ -129,7 +129,15 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
   internal::Deadline deadline = internal::Deadline::For(options_, ctx);
   internal::Evaluator ev(options_, q, start, instant ? start : end,
                          instant ? 1 : step_ms, &annos, deadline, &counters);
-  VIGIL_ASSIGN_OR_RETURN(EvalValue v, ev.Eval(expr));
+  absl::StatusOr<EvalValue> evaluated = ev.Eval(expr);
+  if (!evaluated.ok()) {
+    if (LimitCounters* lc = options_.limit_counters; lc != nullptr) {
+      if (counters.series_limit_hit) lc->max_series.fetch_add(1);
+      if (counters.samples_limit_hit) lc->max_samples.fetch_add(1);
+    }
+    return evaluated.status();
+  }
+  EvalValue v = *std::move(evaluated);
   Result r;
   switch (v.type) {
     case ValueType::kScalar:

@@ -32,7 +32,7 @@
 //                       contain metrics with the same labelset", a bad
 //                       parameter value (topk's NaN, count_values' label
 //                       name, label_replace's regex...) -- execution;
-//   ResourceExhausted   the max_samples limit -- execution;
+//   ResourceExhausted   the max_samples or max_series limit -- execution;
 //   Unimplemented       native-histogram functions, limitk -- execution;
 //   DeadlineExceeded    the timeout or the QueryContext's deadline -- timeout;
 //   Cancelled           QueryContext::Cancel() -- canceled;
@@ -62,6 +62,13 @@
 
 namespace vigil::promql {
 
+// How many queries failed for each of the engine's size limits, for
+// self-metrics. Thread-safe (atomics); one may serve several engines.
+struct LimitCounters {
+  std::atomic<uint64_t> max_samples{0};  // EngineOptions::max_samples
+  std::atomic<uint64_t> max_series{0};   // EngineOptions::max_series
+};
+
 struct EngineOptions {
   // How far back an instant-vector selector looks for a sample.
   // Default: 300000 (5 m, Prometheus's --query.lookback-delta)
@@ -72,6 +79,18 @@ struct EngineOptions {
   // samples into memory in query execution").
   // Default: 50000000 (Prometheus's --query.max-samples)
   int64_t max_samples = 50000000;
+
+  // If > 0, the most series one selector may load (Vigil's
+  // --query.max-series; VictoriaMetrics' -search.maxUniqueTimeseries is
+  // the nearest equivalent). A selector matching more fails the query with
+  // ResourceExhausted ("query processing would load too many series into
+  // memory in query execution: ..."), before any sample is read.
+  // Default: 0 (no limit)
+  int64_t max_series = 0;
+
+  // Counts queries that failed for max_samples or max_series. Not owned;
+  // must outlive the engine. Default: nullptr (not counted)
+  LimitCounters* limit_counters = nullptr;
 
   // Wall-clock limit of one query; beyond it the query fails with
   // DeadlineExceeded ("query timed out in expression evaluation").

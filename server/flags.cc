@@ -1,5 +1,6 @@
 #include "server/flags.h"
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <optional>
@@ -36,6 +37,9 @@ const std::vector<FlagDef>& Defs() {
       {"web.route-prefix", Kind::kString,
        "Prefix for the internal routes of web endpoints. Defaults to the "
        "path of --web.external-url."},
+      {"web.max-connections", Kind::kInt,
+       "Maximum number of simultaneous connections; further ones wait to be "
+       "accepted. 0 means no limit."},
       {"web.enable-lifecycle", Kind::kBool,
        "Enable shutdown and reload via HTTP request (/-/quit, /-/reload)."},
       {"web.enable-admin-api", Kind::kBool,
@@ -44,6 +48,11 @@ const std::vector<FlagDef>& Defs() {
        "Enable API endpoint accepting remote write requests (POST "
        "/api/v1/write, Remote-Write 1.0 and 2.0)."},
       {"storage.tsdb.path", Kind::kString, "Base path for metrics storage."},
+      {"storage.tsdb.max-series", Kind::kInt,
+       "[Vigil] Maximum number of series in the head; samples of new series "
+       "beyond it are refused (counted in "
+       "vigil_tsdb_head_series_refused_total), existing series keep "
+       "ingesting. 0 means no limit."},
       {"storage.tsdb.retention.time", Kind::kDuration,
        "How long to retain samples in storage. Units: y, w, d, h, m, s, ms."},
       {"storage.tsdb.retention.size", Kind::kSize,
@@ -79,6 +88,9 @@ const std::vector<FlagDef>& Defs() {
        "Maximum number of queries executed concurrently."},
       {"query.max-samples", Kind::kInt,
        "Maximum number of samples a single query can load into memory."},
+      {"query.max-series", Kind::kInt,
+       "[Vigil] Maximum number of series a single selector of a query can "
+       "load into memory. 0 means no limit."},
       {"scrape.tolerate-invalid-lines", Kind::kBool,
        "Keep the valid samples of a page with invalid lines, counting the "
        "dropped ones in scrape_samples_invalid (Prometheus fails the whole "
@@ -178,6 +190,11 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
       if (n == "query.max-concurrency")
         f->query_max_concurrency = static_cast<int>(x);
       if (n == "query.max-samples") f->query_max_samples = x;
+      if (n == "query.max-series") f->query_max_series = x;
+      if (n == "storage.tsdb.max-series") f->storage_max_series = x;
+      if (n == "web.max-connections")
+        f->web_max_connections =
+            static_cast<int>(std::min<int64_t>(x, 1 << 30));
       return absl::OkStatus();
     }
     case Kind::kBool: {
@@ -289,12 +306,14 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"query.lookback-delta", dur(query_lookback_delta_ms)},
       {"query.max-concurrency", std::to_string(query_max_concurrency)},
       {"query.max-samples", std::to_string(query_max_samples)},
+      {"query.max-series", std::to_string(query_max_series)},
       {"query.timeout", dur(query_timeout_ms)},
       {"rules.alert.for-grace-period", dur(for_grace_period_ms)},
       {"rules.alert.for-outage-tolerance", dur(for_outage_tolerance_ms)},
       {"rules.alert.resend-delay", dur(resend_delay_ms)},
       {"scrape.tolerate-invalid-lines",
        scrape_tolerate_invalid_lines ? "true" : "false"},
+      {"storage.tsdb.max-series", std::to_string(storage_max_series)},
       {"storage.tsdb.path", storage_path},
       {"storage.tsdb.retention.size",
        retention_bytes ? std::to_string(retention_bytes) + "B" : "0B"},
@@ -306,6 +325,7 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"web.config.file", web_config_file},
       {"web.external-url", external_url},
       {"web.listen-address", listen_address},
+      {"web.max-connections", std::to_string(web_max_connections)},
       {"web.route-prefix", route_prefix.empty() ? "/" : route_prefix},
   };
   return v;

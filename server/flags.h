@@ -46,6 +46,15 @@ struct ServerFlags {
   int64_t query_timeout_ms = 120000;          // Default: 2m
   int64_t query_max_samples = 50000000;       // Default: 50000000
   int query_max_concurrency = 20;             // Default: 20
+  // --query.max-series (Vigil's): the most series one selector may load.
+  // Default: 0 (no limit)
+  int64_t query_max_series = 0;
+  // --storage.tsdb.max-series (Vigil's): the most series the head holds;
+  // new series beyond it are refused. Default: 0 (no limit)
+  int64_t storage_max_series = 0;
+  // --web.max-connections: simultaneous connections; the next one waits
+  // in the listen backlog until one closes. Default: 512
+  int web_max_connections = 512;
   int64_t query_lookback_delta_ms = 300000;   // Default: 5m
   int64_t for_outage_tolerance_ms = 3600000;  // Default: 1h
   int64_t for_grace_period_ms = 600000;       // Default: 10m

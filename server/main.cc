@@ -29,6 +29,8 @@ Commands:
   tsdb dump DIR [--match=SELECTOR] [--min-time=MS] [--max-time=MS]
                                      print every sample (promtool's format)
   tsdb analyze DIR                   series, samples, bytes/sample, cardinality
+  tsdb verify DIR [--format=json]    check every file and record, name the damage
+  tsdb repair DIR [--aside-dir=DIR]  move damaged data aside, report what was lost
   test promql FILE...                run PromQL test scripts (Prometheus's format)
   test rules TEST.yml...             run rule unit tests (promtool test rules)
   query instant [--time=T] EXPR --storage.tsdb.path=DIR [-o json]
@@ -120,6 +122,8 @@ int main(int argc, char** argv) {
     }
     if (sub == "dump") return vigil::cli::TsdbDump(rest(2));
     if (sub == "analyze") return vigil::cli::TsdbAnalyze(rest(2));
+    if (sub == "verify") return vigil::cli::TsdbVerify(rest(2));
+    if (sub == "repair") return vigil::cli::TsdbRepair(rest(2));
   }
   std::fprintf(stderr, "vigil: unknown command: %s %s\n", cmd.c_str(),
                sub.c_str());

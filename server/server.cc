@@ -19,6 +19,7 @@
 #include "server/alerting/state.h"
 #include "server/alerting_component.h"
 #include "server/diagnose/thresholds.h"
+#include "server/limits_metrics.h"
 #include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
 #include "server/notifier/rules_adapter.h"
@@ -300,11 +301,20 @@ int Run(const ServerFlags& flags, Logger* log) {
   storage::Options so;
   so.retention_ms = flags.retention_ms;
   so.retention_bytes = flags.retention_bytes;
+  so.max_series = flags.storage_max_series;
   ApplyStorageTestKnobs(&so);
   auto db = storage::DB::Open(so, flags.storage_path);
   if (!db.ok()) {
     log->Error("Opening storage failed",
                {{"err", std::string(db.status().message())}});
+    if (db.status().code() == absl::StatusCode::kDataLoss) {
+      // Damage: say where to look and how to keep what is undamaged.
+      log->Error(
+          "The storage is damaged: `vigil tsdb verify " + flags.storage_path +
+              "` lists what, `vigil tsdb repair " + flags.storage_path +
+              "` moves it aside (into damaged/ there) and keeps the rest",
+          {{"path", flags.storage_path}});
+    }
     return 1;
   }
   log->Info("TSDB started", {{"path", flags.storage_path}});
@@ -312,6 +322,9 @@ int Run(const ServerFlags& flags, Logger* log) {
   promql::EngineOptions eo;
   eo.timeout_ms = flags.query_timeout_ms;
   eo.max_samples = flags.query_max_samples;
+  eo.max_series = flags.query_max_series;
+  promql::LimitCounters limit_counters;
+  eo.limit_counters = &limit_counters;
   eo.lookback_delta_ms = flags.query_lookback_delta_ms;
   for (const std::string& f : flags.features) {
     if (f == "promql-delayed-name-removal") {
@@ -410,6 +423,8 @@ int Run(const ServerFlags& flags, Logger* log) {
   RegisterStorageHealthMetrics(&registry, db->get());
   RegisterRetentionMetrics(&registry, flags.retention_bytes,
                            flags.retention_ms);
+  RegisterLimitMetrics(&registry, db->get(), flags.storage_max_series,
+                       flags.query_max_series, &limit_counters);
   (void)registry.Register(std::make_shared<ScrapeCollector>(
       scrape.manager(), (*notifier)->notifier()));
   (void)registry.Register(

@@ -42,6 +42,8 @@ class Appender {
   //     buffered sample of the series), or older than the retention window.
   //   AlreadyExists: same timestamp as the newest sample, different value.
   //   InvalidArgument: empty labels, no metric name, or duplicate names.
+  //   ResourceExhausted: the series is new and the head already holds
+  //     Options::max_series series (samples of existing series still go).
   // Same timestamp and same value is a silent no-op.
   [[nodiscard]] virtual absl::StatusOr<SeriesRef> Append(SeriesRef ref,
                                                          const Labels& labels,

@@ -52,7 +52,10 @@ struct DBStats {
   uint64_t appended_samples = 0;  // samples accepted since Open
   uint64_t out_of_order = 0;      // samples rejected as out of order
   uint64_t duplicate = 0;         // same timestamp, different value
-  int64_t min_time = 0;           // over all data; 0 if empty
+  // Samples refused because their series would be new beyond
+  // Options::max_series, since Open.
+  uint64_t series_refused = 0;
+  int64_t min_time = 0;  // over all data; 0 if empty
   int64_t max_time = 0;
   uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
   uint64_t head_memory_bytes = 0;  // estimate of head heap usage

@@ -65,6 +65,13 @@ struct Options {
   // Default: 0 (bounded by the time retention only)
   int64_t commit_log_max_hold_bytes = 0;
 
+  // If > 0, the most series the head holds (--storage.tsdb.max-series).
+  // Appending a sample of a series that does not exist yet fails with
+  // ResourceExhausted once that many exist; samples of existing series keep
+  // being accepted. Series forgotten by CleanTombstones() free their slot.
+  // Default: 0 (no limit)
+  int64_t max_series = 0;
+
   // Logger for background events. Not owned; must outlive the DB.
   // Default: Logger::Default()
   Logger* logger = nullptr;

@@ -10,6 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "core/go/json.h"
+#include "examples/sim/churn.h"
 #include "examples/sim/openai.h"
 #include "fmt/format.h"
 
@@ -79,6 +80,17 @@ std::vector<std::pair<std::string, std::string>> App::TargetLabels(
   EngineKind e = c_.engines[size_t(t.host)];
   std::string node = fmt::format("gpu-node-{}", t.host);
   if (t.kind == PageKind::kEngine) {
+    if (c_.churn > 0) {
+      // A pod restarted by --churn: its pod IP is the instance.
+      const int64_t gen = PodGeneration(c_, t.host, Now());
+      return {{"framework", EngineJob(e)},
+              {"instance", PodInstance(t.host, gen)},
+              {"job", EngineJob(e)},
+              {"node", node},
+              {"pod", PodName(c_, t.host, gen)},
+              {"service", "llm-inference"},
+              {"variant", EngineName(e)}};
+    }
     return {{"framework", EngineJob(e)},  {"instance", instance},
             {"job", EngineJob(e)},        {"node", node},
             {"service", "llm-inference"}, {"variant", EngineName(e)}};
@@ -97,16 +109,16 @@ std::string App::SdJson() const {
   std::string out = "[\n";
   for (size_t i = 1; i < targets_.size(); ++i) {
     auto labels = TargetLabels(targets_[i]);
-    std::string instance;
+    // The address scraped; an `instance` other than it (a churned pod's
+    // IP) is a label of the group, which a scraper keeps.
+    const std::string address =
+        fmt::format("{}:{}", c_.listen_host, http_.Port(targets_[i].listener));
     std::string ls;
     for (const auto& [k, v] : labels) {
-      if (k == "instance") {
-        instance = v;
-        continue;
-      }
+      if (k == "instance" && v == address) continue;
       ls += (ls.empty() ? "" : ",") + Json(k) + ":" + Json(v);
     }
-    out += "  {\"targets\":[" + Json(instance) + "],\"labels\":{" + ls + "}}";
+    out += "  {\"targets\":[" + Json(address) + "],\"labels\":{" + ls + "}}";
     out += i + 1 < targets_.size() ? ",\n" : "\n";
   }
   return out + "]\n";
@@ -222,6 +234,7 @@ void App::Page(const Target& t, const HttpRequest& r, HttpResponse* w) {
   }
   auto start = std::chrono::steady_clock::now();
   w->body = fleet_.Render(t.kind, t.host, at);
+  if (t.kind == PageKind::kEngine) w->body += ExplosionLines(c_, t.host, at);
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::steady_clock::now() - start)
                 .count();
@@ -327,7 +340,20 @@ void App::Serve() {
   http_.Start();
   std::fprintf(stderr, "vigil-sim: %d hosts, control on %s:%d\n", c_.hosts(),
                c_.listen_host.c_str(), http_.Port(targets_[0].listener));
-  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // With --churn, the file_sd file follows the pods: rewritten whenever a
+  // pod restarted, as Kubernetes discovery would show it.
+  std::string sd = c_.churn > 0 ? SdJson() : "";
+  while (!g_stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (c_.churn <= 0) continue;
+    std::string now_sd = SdJson();
+    if (now_sd == sd) continue;
+    sd = std::move(now_sd);
+    if (auto st = WriteSdFile(); !st.ok()) {
+      std::fprintf(stderr, "vigil-sim: %s\n",
+                   std::string(st.message()).c_str());
+    }
+  }
   http_.Stop();
 }
 

@@ -76,6 +76,10 @@ std::string Usage() {
   --backfill-probe      also backfill the inference probe's probe_success
   --live                after the backfill, serve (history continues into the pages)
   --threads=N           render threads (default 2)
+  --churn=DURATION      engine pods restart with new pod/instance labels this often
+  --explode=N           N series of a per-request label on each engine page ...
+  --explode-every=DUR   ... in a window opening this often (default 1h) ...
+  --explode-for=DUR     ... and lasting this long (default 10m)
 )";
 }
 
@@ -238,6 +242,21 @@ absl::StatusOr<Config> ParseFlags(int argc, char** argv) {
     } else if (name == "threads") {
       if (!(n = Int(name, value, 1, 64)).ok()) return n.status();
       c.threads = int(*n);
+    } else if (name == "churn") {
+      if (!(n = Seconds(name, value)).ok()) return n.status();
+      c.churn = *n;
+    } else if (name == "explode") {
+      if (!(n = Int(name, value, 0, 1000000)).ok()) return n.status();
+      c.explode_series = int(*n);
+    } else if (name == "explode-every") {
+      if (!(n = Seconds(name, value)).ok()) return n.status();
+      if (*n <= 0) {
+        return absl::InvalidArgumentError("--explode-every: must be > 0");
+      }
+      c.explode_every = *n;
+    } else if (name == "explode-for") {
+      if (!(n = Seconds(name, value)).ok()) return n.status();
+      c.explode_for = *n;
     } else if (name == "model") {
       c.model = value;
     } else {
@@ -259,6 +278,16 @@ absl::StatusOr<Config> ParseFlags(int argc, char** argv) {
     return absl::InvalidArgumentError(
         fmt::format("--listen: {} hosts need ports {}..{}, beyond 65535",
                     c.hosts(), c.base_port, c.base_port + 1 + 3 * c.hosts()));
+  }
+  if (c.explode_for > c.explode_every) {
+    return absl::InvalidArgumentError(
+        fmt::format("--explode-for: {}s is longer than --explode-every ({}s)",
+                    c.explode_for, c.explode_every));
+  }
+  if (c.backfill > 0 && (c.churn > 0 || c.explode_series > 0)) {
+    return absl::InvalidArgumentError(
+        "--churn, --explode: not supported with --backfill (the history "
+        "has one pod per host)");
   }
   if (c.backfill > 0 && c.backfill_file.empty()) {
     c.backfill_file = "backfill.om";

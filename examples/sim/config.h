@@ -48,6 +48,14 @@ struct Config {
   bool spec_decode = true;
   bool backfill_probe = false;  // backfill probe_success{job="llm-probe"}
   int threads = 2;
+  // Churn (examples/sim/churn.h): engine pods restart with new `pod` and
+  // `instance` labels every `churn` seconds (0: never); `explode_series`
+  // series of a per-request label for `explode_for` seconds every
+  // `explode_every` seconds (0 series: never).
+  int64_t churn = 0;
+  int explode_series = 0;
+  int64_t explode_every = 3600;
+  int64_t explode_for = 600;
   std::string model = "meta-llama/Llama-3.1-70B-Instruct";
   std::string gpu_model = "NVIDIA H100 80GB HBM3";
 

@@ -329,6 +329,7 @@ absl::Status Evaluator::AddSamples(int64_t n) {
   *samples_ += n;
   if (*samples_ > counters_->peak) counters_->peak = *samples_;
   if (*samples_ > opts_.max_samples) {
+    counters_->samples_limit_hit = true;
     return absl::ResourceExhaustedError(
         "query processing would load too many samples into memory in query "
         "execution");
@@ -336,8 +337,22 @@ absl::Status Evaluator::AddSamples(int64_t n) {
   return absl::OkStatus();
 }
 
+absl::Status Evaluator::CheckSeriesLimit(size_t n,
+                                         const VectorSelector& vs) const {
+  if (opts_.max_series <= 0 || n <= static_cast<size_t>(opts_.max_series)) {
+    return absl::OkStatus();
+  }
+  counters_->series_limit_hit = true;
+  return absl::ResourceExhaustedError(fmt::format(
+      "query processing would load too many series into memory in query "
+      "execution: {} selects {} series, more than the limit of {} "
+      "(--query.max-series)",
+      Format(vs), n, opts_.max_series));
+}
+
 absl::Status Evaluator::CheckRoomFor(int64_t n) const {
   if (*samples_ + n > opts_.max_samples) {
+    counters_->samples_limit_hit = true;
     return absl::ResourceExhaustedError(
         "query processing would load too many samples into memory in query "
         "execution");

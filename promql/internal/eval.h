@@ -235,6 +235,8 @@ struct SampleCounters {
   int64_t current = 0;
   int64_t peak = 0;
   std::atomic<int64_t> queried{0};
+  // Which size limit failed the query, if one did (for LimitCounters).
+  std::atomic<bool> samples_limit_hit{false}, series_limit_hit{false};
 };
 
 // Counts the work of an inner loop (samples, steps) and checks the
@@ -295,6 +297,8 @@ class Evaluator {
   absl::Status CheckDeadline() const { return deadline_.Check(); }
   const Deadline& deadline() const { return deadline_; }
   absl::Status AddSamples(int64_t n);
+  // EngineOptions::max_series: `n` series matched by `vs`. Thread-safe.
+  absl::Status CheckSeriesLimit(size_t n, const VectorSelector& vs) const;
   // Adds to the query's totalQueryableSamples. Thread-safe.
   void AddQueried(int64_t n) const {
     counters_->queried.fetch_add(n, std::memory_order_relaxed);

@@ -281,9 +281,12 @@ struct Aggregation {
       if (!groups[gi].seen) continue;
       auto& heap = heaps[gi];
       GoSort(&heap, [&](const auto& a, const auto& b) { return less(b, a); });
-      for (const auto& [v, si] : heap) {
-        VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t, v,
-                                            in[si].drop_name,
+      for (const auto& entry : heap) {
+        // Not a structured binding: clang 14 cannot capture one (the
+        // fuzz and sanitizer builds use clang).
+        const int si = entry.second;
+        VIGIL_RETURN_IF_ERROR(out->AddKeyed(static_cast<uint64_t>(si), t,
+                                            entry.first, in[si].drop_name,
                                             [&] { return in[si].metric; }));
       }
     }

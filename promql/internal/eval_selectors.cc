@@ -73,6 +73,7 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
   std::vector<const storage::Series*> all;
   while (set->Next()) all.push_back(&set->At());
   VIGIL_RETURN_IF_ERROR(set->err());
+  VIGIL_RETURN_IF_ERROR(ev.CheckSeriesLimit(all.size(), vs));
   std::vector<R> results(all.size());
   // Each block keeps its first error; the first in series order wins, as
   // on one thread.

@@ -39,7 +39,10 @@ std::optional<uint64_t> Inhibitor::Mutes(const Labels& labels,
     // The smallest fingerprint among the qualifying sources, so the answer
     // does not depend on hash-map order.
     std::optional<uint64_t> best;
-    for (const auto& [fp, src] : r.sources) {
+    for (const auto& entry : r.sources) {
+      // Not a structured binding: clang 14 cannot capture one.
+      const auto fp = entry.first;
+      const auto& src = entry.second;
       if (src.ends_at != 0 && src.ends_at <= now) continue;  // resolved
       bool equal = std::all_of(r.cfg.equal.begin(), r.cfg.equal.end(),
                                [&](const std::string& n) {

@@ -122,11 +122,13 @@ std::shared_ptr<const MethodSet> KVMethods() {
         false,
         [](const FuncEnv&, std::vector<Value>& a) -> absl::StatusOr<Value> {
           std::vector<std::pair<std::string, std::string>> kept;
-          for (const auto& [k, v] : a[0].map->entries) {
+          for (const auto& entry : a[0].map->entries) {
+            // Not a structured binding: clang 14 cannot capture one.
+            const auto& k = entry.first;
             bool removed =
                 std::any_of(a[1].list->elems.begin(), a[1].list->elems.end(),
                             [&k](const Value& name) { return name.s == k; });
-            if (!removed) kept.emplace_back(k, v.s);
+            if (!removed) kept.emplace_back(k, entry.second.s);
           }
           return MakeKV(std::move(kept));
         }};

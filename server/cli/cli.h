@@ -46,6 +46,10 @@ int TsdbImport(const std::vector<std::string>& args);
 int TsdbDump(const std::vector<std::string>& args);
 // vigil tsdb analyze DIR
 int TsdbAnalyze(const std::vector<std::string>& args);
+// vigil tsdb verify DIR [--format=json]  (storage/verify.h)
+int TsdbVerify(const std::vector<std::string>& args);
+// vigil tsdb repair DIR [--aside-dir=DIR] [--format=json]
+int TsdbRepair(const std::vector<std::string>& args);
 // vigil test promql FILE...  (Prometheus's PromQL test scripts)
 int TestPromql(const std::vector<std::string>& args);
 // vigil query instant|range ... --storage.tsdb.path=DIR (like promtool query)

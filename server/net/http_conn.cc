@@ -161,6 +161,7 @@ bool ConnStream::CheckHeaderByte(char c) {
 }
 
 ssize_t ConnStream::write(const char* ptr, size_t size) {
+  if (header_limit_hit_ && !limit_reply_) return static_cast<ssize_t>(size);
   if (tls_ != nullptr) {
     ssize_t n = tls_->Write(ptr, size, After(write_timeout_ms_), stop_fd_);
     if (n > 0) written_ += n;
@@ -193,8 +194,9 @@ void ConnStream::get_local_ip_and_port(std::string& ip, int& port) const {
   }
 }
 
-WorkerPool::WorkerPool(int threads, int max_pending)
-    : max_pending_(static_cast<size_t>(std::max(0, max_pending))) {
+WorkerPool::WorkerPool(int threads, int max_pending, int max_open)
+    : max_pending_(static_cast<size_t>(std::max(0, max_pending))),
+      max_open_(static_cast<size_t>(std::max(0, max_open))) {
   for (int i = 0; i < std::max(1, threads); ++i) {
     threads_.emplace_back([this] { Work(); });
   }
@@ -204,10 +206,26 @@ WorkerPool::~WorkerPool() { shutdown(); }
 
 bool WorkerPool::refusing() { return t_refusing; }
 
-void WorkerPool::enqueue(std::function<void()> fn) {
+void WorkerPool::StopWaiting() {
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (!shutdown_ && jobs_.size() < max_pending_) {
+    stop_waiting_ = true;
+  }
+  closed_cv_.notify_all();
+}
+
+void WorkerPool::enqueue(std::function<void()> fn) {
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    if (max_open_ > 0 && open_.load() >= max_open_) {
+      accept_waiting_ = true;
+      closed_cv_.wait(l, [this] {
+        return shutdown_ || stop_waiting_ || open_.load() < max_open_;
+      });
+      accept_waiting_ = false;
+    }
+    if (!shutdown_ && !stop_waiting_ && jobs_.size() < max_pending_) {
+      open_.fetch_add(1);
       jobs_.push_back(std::move(fn));
       pending_.store(jobs_.size(), std::memory_order_relaxed);
       cv_.notify_one();
@@ -231,6 +249,7 @@ void WorkerPool::shutdown() {
     shutdown_ = true;
   }
   cv_.notify_all();
+  closed_cv_.notify_all();
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
@@ -253,6 +272,12 @@ void WorkerPool::Work() {
       fn();
     } catch (...) {
     }
+    fn = nullptr;  // the connection's state goes with it
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      open_.fetch_sub(1);
+    }
+    closed_cv_.notify_one();
   }
 }
 

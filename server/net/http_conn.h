@@ -61,6 +61,9 @@ class ConnStream final : public httplib::Stream {
   bool header_malformed() const { return header_malformed_; }
   // Bytes written since BeginRequest().
   int64_t written() const { return written_; }
+  // Once the header cap is hit, writes are dropped (cpp-httplib's own 400)
+  // until this is called, so the connection loop can answer Go's 431.
+  void AllowWritesAfterHeaderLimit() { limit_reply_ = true; }
 
   bool is_readable() const override;
   bool is_writable() const override;
@@ -81,6 +84,7 @@ class ConnStream final : public httplib::Stream {
   bool failed_ = false;
   bool header_limit_hit_ = false, header_malformed_ = false;
   int64_t written_ = 0;
+  bool limit_reply_ = false;
   // Header-line check, byte by byte (cpp-httplib skips lines without ':').
   int line_no_ = 0;
   int64_t line_len_ = 0;
@@ -94,9 +98,20 @@ class ConnStream final : public httplib::Stream {
 // cpp-httplib's TaskQueue with a bounded wait list. When the list is full,
 // enqueue() runs the task inline with refusing() true, so that the
 // connection is answered 503 and closed at once instead of waiting.
+// With max_open > 0, enqueue() first blocks (on the accept thread, so
+// further connections wait in the kernel's listen backlog, as behind Go's
+// netutil.LimitListener) while max_open connections are open: queued or
+// being served. StopWaiting() releases it for good (shutdown).
 class WorkerPool final : public httplib::TaskQueue {
  public:
-  WorkerPool(int threads, int max_pending);
+  WorkerPool(int threads, int max_pending, int max_open = 0);
+  void StopWaiting();
+  // Connections queued or being served.
+  size_t open() const { return open_.load(std::memory_order_relaxed); }
+  // True while enqueue() waits for a slot (max_open connections open).
+  bool accept_waiting() const {
+    return accept_waiting_.load(std::memory_order_relaxed);
+  }
   ~WorkerPool() override;
   void enqueue(std::function<void()> fn) override;
   void shutdown() override;
@@ -109,6 +124,11 @@ class WorkerPool final : public httplib::TaskQueue {
   void Work();
 
   const size_t max_pending_;
+  const size_t max_open_;
+  std::atomic<size_t> open_{0};
+  std::atomic<bool> accept_waiting_{false};
+  bool stop_waiting_ = false;  // guarded by mu_
+  std::condition_variable closed_cv_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> jobs_;

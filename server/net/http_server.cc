@@ -264,14 +264,16 @@ bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
                                                       opts_.idle_timeout_ms)
                            : SteadyClock::time_point::max();
   // In slices, so that an idle connection gives its worker up as soon as
-  // another connection waits for one (after a zero-wait look for a request
-  // already on its way).
+  // another connection waits for one, or for a connection slot
+  // (max_connections), after a zero-wait look for a request already on its
+  // way.
   for (;;) {
     if (internal::WaitFd(fd, POLLIN, SteadyClock::now(), stop_pipe_[0])) {
       return true;
     }
     WorkerPool* pool = pool_.load();
-    if (stopping_.load() || (pool != nullptr && pool->pending() > 0)) {
+    if (stopping_.load() ||
+        (pool != nullptr && (pool->pending() > 0 || pool->accept_waiting()))) {
       return false;
     }
     auto slice = SteadyClock::now() + std::chrono::milliseconds(100);
@@ -339,6 +341,7 @@ void HttpServer::Impl::ServeConnection(int fd) {
           "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
           "Content-Length: 17\r\n\r\n400 Bad Request\r\n";
       if (strm.header_limit_hit()) {
+        strm.AllowWritesAfterHeaderLimit();
         strm.write(k431, sizeof(k431) - 1);
       } else {
         strm.write(k400, sizeof(k400) - 1);
@@ -734,7 +737,8 @@ absl::StatusOr<int> HttpServer::Impl::Start(std::string_view address) {
   });
   srv.new_task_queue = [this] {
     auto* pool =
-        new WorkerPool(opts_.worker_threads, opts_.max_pending_connections);
+        new WorkerPool(opts_.worker_threads, opts_.max_pending_connections,
+                       opts_.max_connections);
     pool_.store(pool);
     return pool;
   };
@@ -817,8 +821,10 @@ void HttpServer::Impl::Stop() {
     std::lock_guard<std::mutex> l(watch_mu_);
     for (RequestState* s : watched_) s->client_gone = true;
   }
+  if (WorkerPool* pool = pool_.load()) pool->StopWaiting();
   server_->stop();
   if (listener_.joinable()) listener_.join();  // joins the workers too
+  pool_.store(nullptr);                        // cpp-httplib deleted it
   {
     std::lock_guard<std::mutex> l(watch_mu_);
     watch_stop_ = true;
@@ -847,5 +853,10 @@ absl::StatusOr<int> HttpServer::Start(std::string_view listen_address) {
 void HttpServer::Stop() { impl_->Stop(); }
 
 int HttpServer::port() const { return impl_->port_; }
+
+int HttpServer::open_connections() const {
+  internal::WorkerPool* pool = impl_->pool_.load();
+  return pool == nullptr ? 0 : static_cast<int>(pool->open());
+}
 
 }  // namespace vigil::net

@@ -8,7 +8,7 @@
 //   - a connection reads with a deadline per request (headers within
 //     read_header_timeout_ms, the whole request within read_timeout_ms), so
 //     a client trickling bytes (slowloris) cannot hold a worker;
-//   - request line + headers are capped (max_header_bytes) and bodies too
+//   - request line + headers are capped (max_header_bytes: 431) and bodies too
 //     (max_body_bytes: 413), including chunked and gzip-encoded bodies;
 //   - a fixed pool of workers serves the connections and at most
 //     max_pending_connections wait for one; beyond that a connection is
@@ -73,8 +73,9 @@ struct HttpServerOptions {
   // Request bodies above this are refused with 413 (after decoding a
   // Content-Encoding: gzip body). Default: 16 MiB.
   int64_t max_body_bytes = int64_t{16} << 20;
-  // Request line and headers above this fail the request (400) and close
-  // the connection. Default: 1 MiB (Go's http.DefaultMaxHeaderBytes).
+  // Request line and headers above this fail the request (431 Request
+  // Header Fields Too Large, as Go's server) and close the connection. Default:
+  // 1 MiB (Go's http.DefaultMaxHeaderBytes).
   int64_t max_header_bytes = int64_t{1} << 20;
   // The request line and headers must arrive within this. Default: 10 s.
   int64_t read_header_timeout_ms = 10000;
@@ -91,6 +92,12 @@ struct HttpServerOptions {
   // Default: 8 and 1024.
   int worker_threads = 8;
   int max_pending_connections = 1024;
+  // If > 0, the most connections open at once (queued or being served;
+  // --web.max-connections): the next one is not accepted until one closes,
+  // so it waits in the kernel's listen backlog, as behind Prometheus's
+  // netutil.LimitListener; meanwhile idle keep-alive connections are closed
+  // to make room. Default: 0 (bounded by the two above only).
+  int max_connections = 0;
   // Gzip responses for clients sending Accept-Encoding: gzip. Default: on.
   bool gzip = true;
   // Called once per routed request after its response is written, on the
@@ -137,6 +144,8 @@ class HttpServer {
   void Stop();
 
   int port() const;  // 0 before Start()
+  // Connections accepted and not closed yet (queued or being served).
+  int open_connections() const;
 
   class Impl;
 

@@ -156,6 +156,7 @@ void Receiver::Serve(const net::HttpRequest& req,
       // "duplicate sample for timestamp", "out of bounds") and name the
       // series.
       std::string err;
+      bool series_limit = false;  // the rest is still written, as in 2.0
       if (smp.timestamp > max_t) {
         err = fmt::format(
             "out of bounds: timestamp {} is too far in the future, series {}",
@@ -169,8 +170,10 @@ void Receiver::Serve(const net::HttpRequest& req,
           continue;
         }
         err = Msg(r.status());
+        series_limit =
+            r.status().code() == absl::StatusCode::kResourceExhausted;
       }
-      if (!v2) {
+      if (!v2 && !series_limit) {
         app->Rollback();
         log_error("Error appending remote write request", err);
         return Error(resp, 400, err);

@@ -325,6 +325,11 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
       case absl::StatusCode::kAlreadyExists:
         ++rep->duplicate;
         return absl::OkStatus();
+      case absl::StatusCode::kResourceExhausted:
+        if (rep->series_refused++ == 0) {
+          rep->refused_error = std::string(ref.status().message());
+        }
+        return absl::OkStatus();
       default:
         return ref.status();
     }
@@ -507,6 +512,12 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
                     {{"target", url_},
                      {"invalid_lines", std::to_string(rep.samples_invalid)},
                      {"first_err", rep.invalid_error}});
+    }
+    if (rep.series_refused > 0) {
+      logger_->Warn("Series limit reached; new series of the scrape refused",
+                    {{"target", url_},
+                     {"refused", std::to_string(rep.series_refused)},
+                     {"first_err", rep.refused_error}});
     }
     if (rep.out_of_order > 0 || rep.duplicate > 0) {
       logger_->Warn("Error on ingesting samples",

@@ -59,6 +59,12 @@ struct ScrapeReport {
   // Samples storage refused without failing the scrape.
   uint64_t out_of_order = 0;
   uint64_t duplicate = 0;
+  // Samples of new series the storage refused for its series limit
+  // (--storage.tsdb.max-series), and the first refusal's message; the
+  // scrape keeps its other samples and the target stays up, with this
+  // message as its lastError.
+  uint64_t series_refused = 0;
+  std::string refused_error;
   // The scrape failed because it had more samples than sample_limit
   // (prometheus_target_scrapes_exceeded_sample_limit_total).
   bool sample_limit_exceeded = false;
@@ -92,7 +98,8 @@ class ScrapeLoop {
   //
   // A parse error (unless tolerate_invalid_lines), sample_limit, a label
   // limit, a missing metric name or a storage error other than out-of-order /
-  // duplicate fails the scrape: nothing of the page is appended, `up` is 0,
+  // duplicate / series limit (ScrapeReport::series_refused) fails the
+  // scrape: nothing of the page is appended, `up` is 0,
   // and every series of the previous successful scrape gets a staleness
   // marker at `start`. On success, series of the previous scrape missing
   // from this one get one. The report series are written in both cases and

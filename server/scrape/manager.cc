@@ -585,6 +585,10 @@ TargetsSnapshot ScrapeManager::Targets() const {
       } else {
         a.health = rep.up ? "up" : "down";
         a.last_error = rep.error;
+        if (a.last_error.empty() && rep.series_refused > 0) {
+          a.last_error = fmt::format("{} new series refused, first: {}",
+                                     rep.series_refused, rep.refused_error);
+        }
         a.last_scrape = rep.start;
         a.last_scrape_duration_seconds =
             static_cast<double>(rep.duration_ms) / 1000.0;

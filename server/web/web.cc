@@ -54,6 +54,7 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
   // Probes wait on the network up to their timeout: they get workers of
   // their own, so the API keeps its 8 whatever the probes do.
   if (opts_.probe) ho.worker_threads += opts_.probe_workers;
+  ho.max_connections = opts_.flags->web_max_connections;
   ho.on_request = [this](const net::RequestInfo& info) {
     std::string handler(info.handler);
     requests_->WithLabelValues({std::to_string(info.status), handler})->Inc();
@@ -61,6 +62,23 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
   };
   if (opts_.security != nullptr) opts_.security->Apply(&ho);
   http_ = std::make_unique<net::HttpServer>(ho);
+  // --web.max-connections and how close the listener is to it.
+  (void)opts_.registry->Register(std::make_shared<metrics::FuncMetric>(
+      metrics::MetricType::kGauge,
+      metrics::Opts{"vigil_web_connections_open",
+                    "Connections of the web listener accepted and not yet "
+                    "closed (queued or being served).",
+                    {},
+                    {}},
+      [this] { return static_cast<double>(http_->open_connections()); }));
+  (void)opts_.registry->Register(std::make_shared<metrics::FuncMetric>(
+      metrics::MetricType::kGauge,
+      metrics::Opts{"vigil_web_connections_limit",
+                    "The most connections open at once (--web.max-connections; "
+                    "0: no limit).",
+                    {},
+                    {}},
+      [limit = ho.max_connections] { return static_cast<double>(limit); }));
 
   Route("GET", "/-/healthy", [](const net::HttpRequest&, net::HttpResponse* r) {
     Text(r, 200, "Vigil Server is Healthy.\n");

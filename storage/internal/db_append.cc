@@ -35,6 +35,9 @@ class DBAppender : public Appender {
 
  private:
   absl::StatusOr<MemSeries*> Resolve(SeriesRef ref, const Labels& labels);
+  // Options::max_series: a series CleanTombstones forgot counts as new.
+  bool OverLimit(const MemSeries& s) const;
+  absl::Status Refuse(const Labels& labels);
 
   DBImpl* db_;
   std::vector<WalSample> samples_;
@@ -43,10 +46,27 @@ class DBAppender : public Appender {
   absl::flat_hash_map<MemSeries*, std::pair<Timestamp, double>> last_;
 };
 
+bool DBAppender::OverLimit(const MemSeries& s) const {
+  const int64_t limit = db_->options().max_series;
+  return limit > 0 && !s.indexed.load(std::memory_order_relaxed) &&
+         db_->head().NumSeries() >= uint64_t(limit);
+}
+
+absl::Status DBAppender::Refuse(const Labels& labels) {
+  db_->series_refused_.fetch_add(1, std::memory_order_relaxed);
+  return absl::ResourceExhaustedError(fmt::format(
+      "storage: head series limit {} (--storage.tsdb.max-series) reached; "
+      "new series refused: {}",
+      db_->options().max_series, labels.ToString()));
+}
+
 absl::StatusOr<MemSeries*> DBAppender::Resolve(SeriesRef ref,
                                                const Labels& labels) {
   if (ref != 0) {
-    if (MemSeries* s = db_->head().GetByRef(ref)) return s;
+    if (MemSeries* s = db_->head().GetByRef(ref)) {
+      if (OverLimit(*s)) return Refuse(db_->head().LabelsOf(*s));
+      return s;
+    }
     if (labels.empty()) {
       return absl::NotFoundError(fmt::format("unknown series ref {}", ref));
     }
@@ -69,7 +89,11 @@ absl::StatusOr<MemSeries*> DBAppender::Resolve(SeriesRef ref,
   }
   if (ls->empty()) return absl::InvalidArgumentError("append: empty label set");
   bool created;
-  return db_->head().GetOrCreate(*ls, &created);
+  const int64_t limit = db_->options().max_series;
+  MemSeries* s =
+      db_->head().GetOrCreate(*ls, &created, limit > 0 ? uint64_t(limit) : 0);
+  if (s == nullptr || OverLimit(*s)) return Refuse(*ls);
+  return s;
 }
 
 absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,

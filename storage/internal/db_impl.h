@@ -128,6 +128,7 @@ class DBImpl : public DB {
   std::atomic<int64_t> min_time_{kMaxTimestamp};
   std::atomic<int64_t> max_time_{kMinTimestamp};
   std::atomic<uint64_t> appended_{0}, out_of_order_{0}, duplicate_{0};
+  std::atomic<uint64_t> series_refused_{0};  // Options::max_series
   // Bumped after cut chunks reach RocksDB and before the head forgets
   // them: a querier whose chunk iterator predates a bump must refresh it.
   std::atomic<uint64_t> chunk_writes_{0};

@@ -87,7 +87,8 @@ MemSeries* Head::GetByLabels(const Labels& labels) const {
   return FindInShard(sh, h, labels);
 }
 
-MemSeries* Head::GetOrCreate(const Labels& labels, bool* created) {
+MemSeries* Head::GetOrCreate(const Labels& labels, bool* created,
+                             uint64_t max_series) {
   *created = false;
   if (MemSeries* s = GetByLabels(labels)) return s;
   vigil::MutexLock l(&create_mu_);
@@ -97,6 +98,7 @@ MemSeries* Head::GetOrCreate(const Labels& labels, bool* created) {
     vigil::ReaderMutexLock sl(&sh.mu);
     if (MemSeries* s = FindInShard(sh, h, labels)) return s;
   }
+  if (max_series > 0 && num_series_.load() >= max_series) return nullptr;
   *created = true;
   return CreateLocked(next_ref_.load(), labels, h);
 }

@@ -101,8 +101,11 @@ class Head {
   MemSeries* GetByRef(uint64_t ref) const;
   // nullptr if unknown.
   MemSeries* GetByLabels(const Labels& labels) const;
-  // Returns the series, creating it (with the next ref) if new.
-  MemSeries* GetOrCreate(const Labels& labels, bool* created);
+  // Returns the series, creating it (with the next ref) if new. With
+  // `max_series` > 0, returns nullptr instead of creating one when
+  // NumSeries() >= max_series (checked under the creation lock: exact).
+  MemSeries* GetOrCreate(const Labels& labels, bool* created,
+                         uint64_t max_series = 0);
   // Recovery: creates the series with a known ref (refs must be unique).
   MemSeries* CreateWithRef(uint64_t ref, const Labels& labels);
 

@@ -370,13 +370,12 @@ TEST_CASE("the request limits hold over TLS", "[websec]") {
     CHECK(closed);
     CHECK(Clock::now() - t0 < std::chrono::milliseconds(2000));
   }
-  // Over the header cap: refused as on plain HTTP (400 for a header,
-  // 431 for the request line, as Go answers).
+  // Over the header cap: refused as on plain HTTP (431, as Go answers).
   for (const auto& [req, want] :
        std::vector<std::pair<std::string, std::string>>{
            {"GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: " +
                 std::string(8000, 'a') + "\r\n\r\n",
-            "HTTP/1.1 400"},
+            "HTTP/1.1 431"},
            {"GET /" + std::string(5000, 'a') + " HTTP/1.1\r\n\r\n",
             "HTTP/1.1 431"}}) {
     TlsClient c(s.port);

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# The churn soak: vigil-sim with churn (engine pods restarting with new
+# `pod`/`instance` labels, and a per-request label exploding the engine
+# pages' cardinality for a while) scraped by vigil with the LLM rule pack
+# (examples/llm/rules, as `make demo` loads it), for SOAK_SECONDS with an
+# accelerated clock: the run sees the pod turnovers of 24 h.
+#
+# Scaling (24 h -> SOAK_SECONDS): in a day each pod restarts every 10 min
+# (144 restarts per host) and a cardinality explosion opens every 4 h for
+# 10 min (6 windows); here pods restart every SOAK_SECONDS/144 s and an
+# explosion opens every SOAK_SECONDS/6 s for 1/24 of that. Scrapes and rule
+# evaluations run every second (15 s in the real day). Vigil has no knob
+# for head GC or retention to shorten: its series stay in memory for good.
+#
+# Every SOAK_SAMPLE s it records vigil's RSS (/proc), the head series, the
+# engine's query-duration and the rule groups' last-duration metrics from
+# vigil's own /metrics, and the wall time of four dashboard queries; at the
+# end it prints the RSS slope over the second half (MiB/hour, least
+# squares) and the latencies at the start and the end. SOAK_ASAN=1 runs the
+# binaries of build-asan (ASan + LSan) and fails if LeakSanitizer reports
+# a leak when vigil stops on SIGTERM.
+#
+# usage: bench/soak_churn.sh [OUT_DIR]
+# env:   SOAK_SECONDS=1800 SOAK_SAMPLE=10 SOAK_HOSTS=8 SOAK_EXPLODE=2000
+#        SOAK_VALGRIND=0 (1: vigil under valgrind's leak checker instead)
+#        SOAK_ASAN=0 BUILD=build (build-asan with SOAK_ASAN=1; the
+#        simulator always from SIM_BUILD=build)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SOAK_SECONDS=${SOAK_SECONDS:-1800}
+SOAK_SAMPLE=${SOAK_SAMPLE:-10}
+SOAK_HOSTS=${SOAK_HOSTS:-8}
+SOAK_EXPLODE=${SOAK_EXPLODE:-2000}
+SOAK_ASAN=${SOAK_ASAN:-0}
+if [ "$SOAK_ASAN" = 1 ]; then BUILD=${BUILD:-build-asan}; else BUILD=${BUILD:-build}; fi
+BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd)
+# The simulator is the load, not what is checked: the plain build's.
+SIM_BUILD=$(cd "$ROOT" && cd "${SIM_BUILD:-build}" && pwd)
+OUT=${1:-$(mktemp -d /tmp/soak.XXXXXX)}
+mkdir -p "$OUT"
+for b in "$BUILD/vigil" "$SIM_BUILD/vigil-sim"; do
+  [ -x "$b" ] || { echo "soak: $b missing (build it first)" >&2; exit 2; }
+done
+
+CHURN=$(( SOAK_SECONDS / 144 )); [ "$CHURN" -ge 1 ] || CHURN=1
+EVERY=$(( SOAK_SECONDS / 6 )); [ "$EVERY" -ge 2 ] || EVERY=2
+FOR=$(( EVERY / 24 )); [ "$FOR" -ge 1 ] || FOR=1
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+
+cat >"$OUT/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $ROOT/examples/llm/rules/recording.yml
+  - $ROOT/examples/llm/rules/alerts.yml
+scrape_configs:
+  - job_name: sim
+    file_sd_configs:
+      - files: [$OUT/targets.json]
+        refresh_interval: 1s
+  - job_name: vigil
+    static_configs:
+      - targets: [127.0.0.1:$PORT]
+EOF
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=0}
+"$SIM_BUILD/vigil-sim" --hosts="$SOAK_HOSTS" --engines=vllm-v1,sglang,vllm-v0 \
+  --sd-file="$OUT/targets.json" --churn="${CHURN}s" --explode="$SOAK_EXPLODE" \
+  --explode-every="${EVERY}s" --explode-for="${FOR}s" >"$OUT/sim.log" 2>&1 &
+SIM=$!
+VIGIL=
+cleanup() {
+  [ -n "$VIGIL" ] && kill "$VIGIL" 2>/dev/null || true
+  kill "$SIM" 2>/dev/null || true
+}
+trap cleanup EXIT
+for _ in $(seq 100); do [ -s "$OUT/targets.json" ] && break; sleep 0.1; done
+
+WRAP=()
+if [ "${SOAK_VALGRIND:-0}" = 1 ]; then
+  # Without an ASan build at hand: valgrind's leak checker on the plain one.
+  WRAP=(valgrind --leak-check=full --errors-for-leak-kinds=definite
+        --log-file="$OUT/valgrind.log")
+fi
+"${WRAP[@]}" "$BUILD/vigil" --config.file="$OUT/prometheus.yml" --storage.tsdb.path="$OUT/data" \
+  --web.listen-address="127.0.0.1:$PORT" >"$OUT/vigil.log" 2>&1 &
+VIGIL=$!
+URL=http://127.0.0.1:$PORT
+for _ in $(seq 1200); do curl -sf "$URL/-/ready" >/dev/null && break; sleep 0.1; done
+echo "soak: ${SOAK_SECONDS}s, $SOAK_HOSTS hosts, pods restart every ${CHURN}s," \
+  "$SOAK_EXPLODE exploding series/host for ${FOR}s every ${EVERY}s; $OUT" >&2
+
+QUERIES=(
+  'sum by (variant) (rate(vllm:generation_tokens_total[1m]))'
+  'histogram_quantile(0.99, sum by (le, variant) (rate(vllm:time_to_first_token_seconds_bucket[1m])))'
+  'count by (job) (up)'
+  'topk(5, count by (__name__) ({job="vllm"}))'
+)
+qtime() {  # wall seconds of one instant query (NaN on a timeout)
+  local t
+  t=$(curl -s --max-time 60 -o /dev/null -w '%{time_total}' --get "$URL/api/v1/query" \
+    --data-urlencode "query=$1") || t=NaN
+  echo "$t"
+}
+echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s" >"$OUT/samples.txt"
+t0=$(date +%s)
+while :; do
+  now=$(date +%s); el=$(( now - t0 ))
+  [ "$el" -ge "$SOAK_SECONDS" ] && break
+  kill -0 "$VIGIL" 2>/dev/null || { echo "soak: vigil died (see $OUT/vigil.log)" >&2; exit 1; }
+  rss=$(awk '/^VmRSS/ {print $2}' "/proc/$VIGIL/status")
+  m=$(curl -s --max-time 60 "$URL/metrics" || true)
+  hs=$(awk '$1=="prometheus_tsdb_head_series" {print $2}' <<<"$m")
+  qsum=$(awk '/^prometheus_engine_query_duration_seconds_sum\{slice="inner_eval"\}/ {print $2}' <<<"$m")
+  qcnt=$(awk '/^prometheus_engine_query_duration_seconds_count\{slice="inner_eval"\}/ {print $2}' <<<"$m")
+  rg=$(awk '/^prometheus_rule_group_last_duration_seconds\{/ {if ($2>x) x=$2} END {print x+0}' <<<"$m")
+  qs=""
+  for q in "${QUERIES[@]}"; do qs="$qs $(qtime "$q")"; done
+  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs" >>"$OUT/samples.txt"
+  sleep "$SOAK_SAMPLE"
+done
+
+kill -TERM "$VIGIL"
+rc=0
+wait "$VIGIL" || rc=$?
+VIGIL=
+echo "vigil exit status after SIGTERM: $rc" >&2
+
+python3 - "$OUT/samples.txt" "$SOAK_SECONDS" <<'EOF'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+rows = [[float(x) for x in r] for r in rows if len(r) >= 10]
+if len(rows) < 4:
+    sys.exit("soak: too few samples")
+half = [r for r in rows if r[0] >= rows[-1][0] / 2]
+xs = [r[0] / 3600 for r in half]; ys = [r[1] / 1024 for r in half]
+mx, my = st.mean(xs), st.mean(ys)
+slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+n = max(2, len(rows) // 10)
+first, last = rows[:n], rows[-n:]
+def med(rs, i):
+    v = [r[i] for r in rs if r[i] == r[i]]
+    return st.median(v) if v else float("nan")
+def mean_query(rs):  # engine inner_eval mean over the window, from the histogram
+    dc = rs[-1][4] - rs[0][4]
+    return (rs[-1][3] - rs[0][3]) / dc if dc > 0 else float("nan")
+print(f"samples: {len(rows)} over {rows[-1][0]:.0f} s (24 h equivalent: {sys.argv[2]} s)")
+print(f"RSS: start {rows[0][1]/1024:.0f} MiB, half {half[0][1]/1024:.0f} MiB, end {rows[-1][1]/1024:.0f} MiB, max {max(r[1] for r in rows)/1024:.0f} MiB")
+print(f"RSS slope over the second half: {slope:.1f} MiB/hour (least squares, {len(half)} samples)")
+print(f"head series: half {half[0][2]:.0f}, end {rows[-1][2]:.0f} (slope over the second half "
+      f"{(half[-1][2]-half[0][2])/max(1e-9,(half[-1][0]-half[0][0])/3600):.0f}/hour)")
+print(f"engine query duration (inner_eval mean, rules and API): first 10% {mean_query(first)*1e3:.2f} ms, last 10% {mean_query(last)*1e3:.2f} ms")
+print(f"slowest rule group's last duration: first 10% {med(first,5)*1e3:.2f} ms, last 10% {med(last,5)*1e3:.2f} ms")
+for i in range(4):
+    print(f"query {i+1} wall time: first 10% {med(first,6+i)*1e3:.1f} ms, last 10% {med(last,6+i)*1e3:.1f} ms")
+EOF
+
+if [ "$SOAK_ASAN" = 1 ]; then
+  if grep -q "LeakSanitizer" "$OUT/vigil.log"; then
+    echo "soak: LeakSanitizer reported leaks:" >&2
+    grep -A20 "LeakSanitizer" "$OUT/vigil.log" | head -60 >&2
+    exit 1
+  fi
+  grep -q "ERROR: AddressSanitizer\|runtime error:" "$OUT/vigil.log" && {
+    echo "soak: ASan/UBSan reported errors (see $OUT/vigil.log)" >&2; exit 1; }
+  echo "soak: no leak reported by LeakSanitizer" >&2
+fi
+if [ "${SOAK_VALGRIND:-0}" = 1 ]; then
+  grep -E "definitely lost|indirectly lost|ERROR SUMMARY" "$OUT/valgrind.log" >&2
+  grep -q "definitely lost: 0 bytes\|no leaks are possible" "$OUT/valgrind.log" || {
+    echo "soak: valgrind reports definite leaks (see $OUT/valgrind.log)" >&2; exit 1; }
+fi
+[ "$rc" = 0 ] || exit 1
