@@ -29,6 +29,7 @@
 #include "server/remote_write_component.h"
 #include "server/rules_component.h"
 #include "server/scrape_component.h"
+#include "server/storage_health.h"
 #include "server/web/api/v2/api.h"
 #include "server/web/api/v2/secrets.h"
 #include "server/web/sources.h"
@@ -225,6 +226,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   wo.reload = reload;
   wo.quit = [] { RequestStop(); };
   std::atomic<storage::DB*> live_db{nullptr};
+  wo.not_ready = [&live_db] { return StorageNotReadyReason(live_db.load()); };
   wo.snapshot = [&live_db, &flags]() -> absl::StatusOr<std::string> {
     storage::DB* d = live_db.load();
     if (d == nullptr) return absl::UnavailableError("the storage is not open");
@@ -300,6 +302,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   so.retention_ms = flags.retention_ms;
   so.retention_bytes = flags.retention_bytes;
   so.max_series = flags.storage_max_series;
+  ApplyStorageTestKnobs(&so);
   auto db = storage::DB::Open(so, flags.storage_path);
   if (!db.ok()) {
     log->Error("Opening storage failed",
@@ -417,6 +420,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   status.ConfigLoaded(true, config::RedactSecrets(ReadText(flags.config_file)),
                       start_ms);
   RegisterServerMetrics(&registry, db->get(), &status);
+  RegisterStorageHealthMetrics(&registry, db->get());
   RegisterRetentionMetrics(&registry, flags.retention_bytes,
                            flags.retention_ms);
   RegisterLimitMetrics(&registry, db->get(), flags.storage_max_series,
@@ -456,9 +460,10 @@ int Run(const ServerFlags& flags, Logger* log) {
   alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");
 
-  // Retention is applied once a minute, as Prometheus checks it at each
-  // head compaction.
-  Timestamp next_retention = Clock::Real()->NowMs() + 60000;
+  // Retention is applied at start-up (as Prometheus does when it opens its
+  // blocks), then once a minute, as Prometheus checks it at each head
+  // compaction.
+  Timestamp next_retention = Clock::Real()->NowMs();
   while (!g_stop.load()) {
     if (g_reload.exchange(false)) (void)reload();
     const Timestamp now = Clock::Real()->NowMs();

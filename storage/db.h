@@ -69,6 +69,23 @@ struct DBStats {
   uint64_t commit_log_lost_samples = 0;
 };
 
+// Whether writes currently succeed (DB::Health). A write that fails
+// (a full disk, an I/O error) makes the DB not writable: commits fail
+// fast with that error, and once a second one of them first asks
+// RocksDB to resume first, so the first write that succeeds again (space
+// returned) makes it writable without a restart. Reads are unaffected.
+struct WriteHealth {
+  bool writable = true;
+  // While not writable: the error of the last failed write, naming the
+  // directory ("commit: write to WAL: disk full: no space left on device
+  // in /data: ..."), and since when (ms since the epoch).
+  std::string error;
+  int64_t since_ms = 0;
+  // Failed writes since Open, by reason: ENOSPC, or any other I/O error.
+  uint64_t errors_disk_full = 0;
+  uint64_t errors_other = 0;
+};
+
 // One chunk of one series, without its samples: what DB::ForEachChunk
 // reports.
 struct ChunkMeta {
@@ -204,6 +221,10 @@ class DB : public Appendable, public Queryable {
   }
   // The registered names, sorted (also on a read-only DB).
   virtual std::vector<std::string> CommitLogReaders() { return {}; }
+
+  // Whether writes succeed, and the write failures since Open (see
+  // WriteHealth). Cheap; thread-safe.
+  virtual WriteHealth Health() { return {}; }
 
   // Counters and gauges (see DBStats). One pass over the series in
   // memory, no disk reads beyond listing the directory.

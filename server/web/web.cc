@@ -85,8 +85,11 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
   });
   Route("GET", "/-/ready",
         [this](const net::HttpRequest&, net::HttpResponse* r) {
+          std::string why;
           if (api_.load() == nullptr) {
             Text(r, 503, "Service Unavailable");
+          } else if (opts_.not_ready && !(why = opts_.not_ready()).empty()) {
+            Text(r, 503, "Service Unavailable: " + why + "\n");
           } else {
             Text(r, 200, "Vigil Server is Ready.\n");
           }

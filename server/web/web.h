@@ -73,6 +73,10 @@ struct WebOptions {
   // Null: /probe is not served (404).
   net::HttpHandler probe;
   int probe_workers = 0;
+  // GET /-/ready: a reason the server is not ready though it is running
+  // (e.g. "storage is not writable: ..."), answered with 503 and that
+  // text; "" (or unset): ready.
+  std::function<std::string()> not_ready;
 };
 
 class Web {

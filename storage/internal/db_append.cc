@@ -182,6 +182,8 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
     logged = &accepted_only;
     break;
   }
+  const uint64_t seq_before = next_wal_seq_;
+  const int64_t wal_bytes_before = wal_bytes_;
   if (options_.write_wal && !logged->empty()) {
     std::string rec = EncodeWalRecord(*logged);
     wal_bytes_ += int64_t(rec.size());
@@ -190,8 +192,14 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
   if (batch.Count() > 0) {
     rocksdb::WriteOptions wo;
     wo.sync = options_.sync_commits;
-    VIGIL_RETURN_IF_ERROR(
-        FromRocks(db_->Write(wo, &batch), "commit: write to WAL"));
+    if (absl::Status ws = WriteChecked(wo, &batch, "commit: write to WAL");
+        !ws.ok()) {
+      // Nothing of the batch was written (a full disk): the next commit
+      // reuses the sequence number.
+      next_wal_seq_ = seq_before;
+      wal_bytes_ = wal_bytes_before;
+      return ws;
+    }
   }
   if (options_.write_wal && !logged->empty()) {
     ++seg_records_;

@@ -16,6 +16,7 @@
 #include "rocksdb/utilities/checkpoint.h"
 #include "rocksdb/write_batch.h"
 #include "storage/internal/keys.h"
+#include "storage/internal/rocksdb_logger.h"
 #include "storage/internal/rocksdb_status.h"
 #include "storage/internal/verify_internal.h"
 
@@ -119,6 +120,8 @@ absl::Status DBImpl::OpenImpl() {
   dbo.max_background_jobs = 2;
   dbo.keep_log_file_num = 3;
   dbo.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  dbo.info_log = NewRocksLogger(logger_, dbo.info_log_level);
+  dbo.listeners.push_back(NewManualNoSpaceRecovery());
   dbo.max_total_wal_size = 512ull << 20;
   // A damaged RocksDB log record is an error naming the log (`vigil tsdb
   // repair` skips it), not the silent end of recovery; a torn last record
@@ -530,7 +533,7 @@ absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
   if (n == 0) return absl::OkStatus();
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_commits;
-  VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "write chunks"));
+  VIGIL_RETURN_IF_ERROR(WriteChecked(wo, &batch, "write chunks"));
   // Only now may the head forget them (queries read head, then RocksDB).
   chunk_writes_.fetch_add(1, std::memory_order_release);
   for (MemSeries* s : series) {
@@ -601,7 +604,7 @@ absl::Status DBImpl::CheckpointLocked() {
   }
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_commits;
-  VIGIL_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "checkpoint"));
+  VIGIL_RETURN_IF_ERROR(WriteChecked(wo, &batch, "checkpoint"));
   for (size_t i = 0; i < passed; ++i) {
     held_bytes_ -= held_[i].bytes;
     held_records_ -= held_[i].records;

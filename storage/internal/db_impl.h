@@ -35,6 +35,7 @@
 #include "rocksdb/write_batch.h"
 #include "storage/db.h"
 #include "storage/internal/commit_log_state.h"
+#include "storage/internal/db_health.h"
 #include "storage/internal/head.h"
 #include "storage/internal/postings.h"
 #include "storage/internal/symbols.h"
@@ -86,6 +87,7 @@ class DBImpl : public DB {
                            const Metadata& md) override;
   std::vector<std::pair<std::string, Metadata>> GetMetadata() override;
   DBStats Stats() override;
+  WriteHealth Health() override { return health_.Get(); }
   absl::Status PutState(std::string_view key, std::string_view value) override;
   absl::Status DeleteState(std::string_view key) override;
   absl::Status ScanState(
@@ -130,6 +132,15 @@ class DBImpl : public DB {
   // Bumped after cut chunks reach RocksDB and before the head forgets
   // them: a querier whose chunk iterator predates a bump must refresh it.
   std::atomic<uint64_t> chunk_writes_{0};
+
+  // Writes `batch`, recording the outcome in the write health (a failure
+  // classified, ENOSPC as ResourceExhausted naming the directory, all
+  // prefixed by `context`); while not writable, first asks RocksDB to
+  // resume (at most once per WriteHealthState::kResumeIntervalMs).
+  // Used by every write of data (db_health.cc).
+  absl::Status WriteChecked(const rocksdb::WriteOptions& wo,
+                            rocksdb::WriteBatch* batch,
+                            std::string_view context);
 
   // --- used by the commit-log reader (commit_log.cc) ----------------------
   absl::StatusOr<CommitLogRead> CommitLogReadImpl(const std::string& name,
@@ -239,6 +250,7 @@ class DBImpl : public DB {
   std::shared_ptr<CommitLogHub> hub_;
 
   vigil::Mutex meta_mu_;
+  WriteHealthState health_;
 };
 
 }  // namespace vigil::storage::internal

@@ -5,6 +5,7 @@
 
 #include "core/status_macros.h"
 #include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
 #include "storage/internal/db_impl.h"
 #include "storage/internal/rocksdb_status.h"
 
@@ -17,10 +18,12 @@ absl::Status DBImpl::PutState(std::string_view key, std::string_view value) {
   if (cf_state_.load() == nullptr) VIGIL_RETURN_IF_ERROR(EnsureStateFamily());
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(
-      db_->Put(wo, cf_state_.load(), rocksdb::Slice(key.data(), key.size()),
-               rocksdb::Slice(value.data(), value.size())),
-      "put state");
+  rocksdb::WriteBatch batch;
+  rocksdb::Status rs =
+      batch.Put(cf_state_.load(), rocksdb::Slice(key.data(), key.size()),
+                rocksdb::Slice(value.data(), value.size()));
+  if (!rs.ok()) return FromRocks(rs, "put state");
+  return WriteChecked(wo, &batch, "put state");
 }
 
 absl::Status DBImpl::DeleteState(std::string_view key) {
@@ -30,8 +33,10 @@ absl::Status DBImpl::DeleteState(std::string_view key) {
   if (cf == nullptr) return absl::OkStatus();  // nothing was ever stored
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(db_->Delete(wo, cf, rocksdb::Slice(key.data(), key.size())),
-                   "delete state");
+  rocksdb::WriteBatch batch;
+  rocksdb::Status rs = batch.Delete(cf, rocksdb::Slice(key.data(), key.size()));
+  if (!rs.ok()) return FromRocks(rs, "delete state");
+  return WriteChecked(wo, &batch, "delete state");
 }
 
 absl::Status DBImpl::ScanState(
