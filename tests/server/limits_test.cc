@@ -359,10 +359,10 @@ TEST_CASE("With max-concurrency queries running, further ones wait, not fail",
   TempDir dir;
   Vigil v;
   REQUIRE(v.Start(dir, 0, {"--query.max-concurrency=1"}));
-  // A query that runs until its 2 s timeout (nested subqueries: ~10^8
-  // evaluations of vector(1)).
+  // A query that runs until its 2 s timeout (nested subqueries: ~2*10^9
+  // evaluations of vector(1), far more than 2 s on any machine).
   const std::string slow =
-      "max_over_time(max_over_time(vector(1)[1m:1ms])[1h:1s])";
+      "max_over_time(max_over_time(vector(1)[10m:1ms])[1h:1s])";
   const auto t0 = Clock::now();
   auto first = std::async(std::launch::async,
                           [&] { return v.Query(slow, "&timeout=2s").status; });
