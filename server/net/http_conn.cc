@@ -261,7 +261,9 @@ void WorkerPool::Work() {
     std::function<void()> fn;
     {
       std::unique_lock<std::mutex> l(mu_);
+      free_.fetch_add(1);
       cv_.wait(l, [this] { return shutdown_ || !jobs_.empty(); });
+      free_.fetch_sub(1);
       if (jobs_.empty()) return;  // shut down and drained
       fn = std::move(jobs_.front());
       jobs_.pop_front();

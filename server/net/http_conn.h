@@ -117,6 +117,12 @@ class WorkerPool final : public httplib::TaskQueue {
   void shutdown() override;
   // Connections waiting for a worker.
   size_t pending() const { return pending_.load(std::memory_order_relaxed); }
+  // Whether a queued connection will wait unless a busy worker gives its
+  // connection up: more queued than free workers.
+  bool starved() const {
+    return pending_.load(std::memory_order_relaxed) >
+           free_.load(std::memory_order_relaxed);
+  }
   // True on the thread of a task that enqueue() runs inline.
   static bool refusing();
 
@@ -134,6 +140,7 @@ class WorkerPool final : public httplib::TaskQueue {
   std::deque<std::function<void()>> jobs_;
   bool shutdown_ = false;
   std::atomic<size_t> pending_{0};
+  std::atomic<size_t> free_{0};  // workers waiting for a job
   std::vector<std::thread> threads_;
 };
 

@@ -264,7 +264,8 @@ bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
                                                       opts_.idle_timeout_ms)
                            : SteadyClock::time_point::max();
   // In slices, so that an idle connection gives its worker up as soon as
-  // another connection waits for one, or for a connection slot
+  // another connection waits for one (no worker free), or for a connection
+  // slot
   // (max_connections), after a zero-wait look for a request already on its
   // way.
   for (;;) {
@@ -273,7 +274,7 @@ bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
     }
     WorkerPool* pool = pool_.load();
     if (stopping_.load() ||
-        (pool != nullptr && (pool->pending() > 0 || pool->accept_waiting()))) {
+        (pool != nullptr && (pool->starved() || pool->accept_waiting()))) {
       return false;
     }
     auto slice = SteadyClock::now() + std::chrono::milliseconds(100);
