@@ -155,6 +155,16 @@ TEST_CASE("proxy_url: an https target is tunnelled with CONNECT",
     CHECK(res.status == 200);
     CHECK(f.Log() == "CONNECT " + authority + " HTTP/1.1\n");
   }
+  SECTION("proxy_connect_header goes with CONNECT only") {
+    r.proxy_connect_headers = {{"X-Connect-Token", "s3cret"}};
+    r.headers = {{"X-Connect-Leak", "no"}};
+    FetchResult res = client.FetchSync(r);
+    INFO(res.error);
+    CHECK(res.status == 200);
+    // The request's own headers stay inside the tunnel.
+    CHECK(f.Log() ==
+          "CONNECT " + authority + " HTTP/1.1 x-connect-token=s3cret\n");
+  }
   SECTION("server_name changes the verified name, not the tunnel's end") {
     r.server_name = "vigil.test";
     FetchResult res = client.FetchSync(r);
@@ -266,36 +276,6 @@ TEST_CASE("proxy_from_environment: HTTP_PROXY and NO_PROXY decide",
     CHECK(res.status == 0);
     CHECK(f.Log().empty());
   }
-}
-
-TEST_CASE("proxy_connect_header is sent with CONNECT only",
-          "[net][proxy][tls]") {
-  if (!testing::HaveTlsTools()) {
-    WARN("openssl or python3 missing: test skipped");
-    return;
-  }
-  ProxyFixture f;
-  REQUIRE(f.proxy.port() != 0);
-  REQUIRE(testing::MakeCerts(f.dir.path()).empty());
-  PyServer tls("https_server.py", f.dir.Sub("tls.port"),
-               {f.dir.Sub("server.crt"), f.dir.Sub("server.key")},
-               f.dir.Sub("tls.log"));
-  REQUIRE(tls.port() != 0);
-  const std::string authority = "127.0.0.1:" + std::to_string(tls.port());
-  HttpClient client;
-  FetchRequest r;
-  r.url = "https://" + authority + "/metrics";
-  r.proxy_url = f.ProxyUrl();
-  r.ca_file = f.dir.Sub("ca.crt");
-  r.timeout_ms = 5000;
-  r.proxy_connect_headers = {{"X-Connect-Token", "s3cret"}};
-  r.headers = {{"X-Connect-Leak", "no"}};
-  FetchResult res = client.FetchSync(r);
-  INFO(res.error);
-  CHECK(res.status == 200);
-  // The request's own headers stay inside the tunnel.
-  CHECK(f.Log() ==
-        "CONNECT " + authority + " HTTP/1.1 x-connect-token=s3cret\n");
 }
 
 }  // namespace
