@@ -164,11 +164,14 @@ test-tsan: deps deps-clang $(TSAN_BUILD)/build.ninja
 # go to $(ASAN_BUILD)/fuzz/findings/<surface>/ and fail the run.
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
-FUZZ_BINS = $(patsubst tests/fuzz/%_fuzz.cc,fuzz_%,$(wildcard tests/fuzz/*_fuzz.cc))
+# FUZZ_TARGETS="a b" limits building, fuzzing and replay to those surfaces.
+FUZZ_TARGETS ?=
+FUZZ_BINS = $(if $(FUZZ_TARGETS),$(addprefix fuzz_,$(FUZZ_TARGETS)),\
+  $(patsubst tests/fuzz/%_fuzz.cc,fuzz_%,$(wildcard tests/fuzz/*_fuzz.cc)))
 fuzz: deps deps-clang $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(FUZZ_BINS)
-	bash tests/fuzz/run.sh fuzz $(ASAN_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
-	bash tests/fuzz/run.sh replay-all $(ASAN_BUILD)
+	FUZZ_TARGETS="$(FUZZ_TARGETS)" bash tests/fuzz/run.sh fuzz $(ASAN_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+	FUZZ_TARGETS="$(FUZZ_TARGETS)" bash tests/fuzz/run.sh replay-all $(ASAN_BUILD)
 
 bench: build
 	bash bench/compare_import.sh

@@ -119,7 +119,12 @@ void WriteSelectorBody(std::string* out, const VectorSelector& vs) {
     parts.push_back(MatcherString(m));
   }
   out->append(vs.name);
-  if (parts.empty()) return;
+  // The empty selector info() takes as its second argument prints as `{}`
+  // (upstream prints nothing, and `info(m, )` does not parse again).
+  if (parts.empty()) {
+    if (vs.name.empty()) out->append("{}");
+    return;
+  }
   std::sort(parts.begin(), parts.end());
   out->push_back('{');
   for (size_t i = 0; i < parts.size(); ++i) {

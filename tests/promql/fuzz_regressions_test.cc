@@ -105,6 +105,22 @@ TEST_CASE("a duration used as a number prints truncated to ms as upstream",
   CHECK(Format(**small) == "1h30m");
 }
 
+TEST_CASE("info()'s empty selector prints as {} and parses back",
+          "[promql][parser][fuzz]") {
+  // fuzz_promql_parse (CI): `info(metric,{ })` printed as `info(metric, )`,
+  // which does not parse. Upstream prints the empty selector as nothing;
+  // Vigil prints `{}`.
+  for (const char* q : {"info(metric, {})", "info(metric,{ })"}) {
+    INFO(q);
+    auto e = ParseExpr(q);
+    REQUIRE(e.ok());
+    CHECK(Format(**e) == "info(metric, {})");
+    auto again = ParseExpr(Format(**e));
+    REQUIRE(again.ok());
+    CHECK(Format(**again) == "info(metric, {})");
+  }
+}
+
 TEST_CASE("an offset of NaN or beyond int64 nanoseconds is Go's -2^63 ns",
           "[promql][parser][fuzz]") {
   // fuzz_promql_parse: `offset -nan` converted NaN to int64 (UBSan).
