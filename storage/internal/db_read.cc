@@ -405,6 +405,14 @@ std::vector<MemSeries*> DBQuerier::Listed(
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
     const std::vector<Matcher>& matchers, bool sorted) {
   std::vector<MemSeries*> matched = Matching(matchers);
+  // A series whose newest sample is older than the range has nothing in it
+  // (appends only ever raise last_t): skip it before its chunk seeks. With
+  // churn most series of a name are such dead ones, and a query over recent
+  // data would otherwise seek RocksDB once for each.
+  std::erase_if(matched, [this](MemSeries* s) {
+    SpinLockHolder l(&s->mu);
+    return s->last_t != kMinTimestamp && s->last_t < mint_;
+  });
   // Blocks of series in ref order, each walked by its own chunk iterator;
   // large selections use two threads.
   constexpr size_t kBlock = 128, kMinParallel = 256;

@@ -35,6 +35,43 @@ TEST_CASE("Committed samples are visible, buffered ones are not", "[db]") {
   REQUIRE(r.begin()->second == Samples{{1000, 1}});
 }
 
+TEST_CASE("A series that stopped is left out of ranges after its last sample",
+          "[db]") {
+  // Select skips a series whose newest sample is older than the range
+  // before seeking its chunks (churn: most series of a name are dead).
+  // The skip must not hide anything: ranges that reach back to the dead
+  // series' samples find them, from the head, from RocksDB after Flush(),
+  // and after a reopen.
+  testutil::TempDir tmp;
+  Labels dead{{"__name__", "m"}, {"pod", "old"}};
+  Labels live{{"__name__", "m"}, {"pod", "new"}};
+  auto check = [&](DB* db) {
+    auto recent = Query(db, {Eq("__name__", "m")}, 5001, 10000);
+    REQUIRE(recent.size() == 1);
+    CHECK(recent.begin()->first == live.ToString());
+    auto edge = Query(db, {Eq("__name__", "m")}, 5000, 10000);
+    CHECK(edge.size() == 2);
+    CHECK(edge[dead.ToString()] == Samples{{5000, 5}});
+    auto all = Query(db, {Eq("__name__", "m")});
+    CHECK(all[dead.ToString()].size() == 5);
+    CHECK(all[live.ToString()].size() == 10);
+  };
+  {
+    auto db = MustOpen(tmp.path());
+    auto app = db->NewAppender();
+    for (int i = 1; i <= 10; ++i) {
+      if (i <= 5) REQUIRE(app->Append(0, dead, i * 1000, i).ok());
+      REQUIRE(app->Append(0, live, i * 1000, i).ok());
+      REQUIRE(app->Commit().ok());
+    }
+    check(db.get());
+    REQUIRE(db->Flush().ok());
+    check(db.get());
+  }
+  auto db = MustOpen(tmp.path());
+  check(db.get());
+}
+
 TEST_CASE("Acceptance rules: out of order, duplicates, same value", "[db]") {
   testutil::TempDir tmp;
   auto db = MustOpen(tmp.path());
