@@ -37,6 +37,12 @@ SteadyClock::time_point After(int64_t ms) {
 
 }  // namespace
 
+bool StopRequested(int stop_fd) {
+  if (stop_fd < 0) return false;
+  pollfd p{stop_fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
+
 bool WaitFd(int fd, short events, SteadyClock::time_point deadline,
             int stop_fd) {
   for (;;) {
@@ -75,6 +81,7 @@ void ConnStream::BeginRequest() {
   line_no_ = 0;
   line_len_ = 0;
   line_colon_ = false;
+  header_start_ = SteadyClock::now();
   request_deadline_ = After(read_timeout_ms_);
   deadline_ = std::min(After(read_header_timeout_ms_), request_deadline_);
 }
@@ -88,9 +95,29 @@ bool ConnStream::Buffered() const {
   return off_ < len_ || (tls_ != nullptr && tls_->Pending());
 }
 
-bool ConnStream::is_readable() const {
-  return Buffered() || WaitFd(fd_, POLLIN, deadline_, stop_fd_);
+bool ConnStream::WaitInput() const {
+  if (!in_headers_ || !pressure_ || grace_ms_ <= 0) {
+    return WaitFd(fd_, POLLIN, deadline_, stop_fd_);
+  }
+  const auto grace_end = header_start_ + std::chrono::milliseconds(grace_ms_);
+  for (;;) {
+    const auto now = SteadyClock::now();
+    // Before the grace, one wait up to its end; after it, short slices so
+    // that pressure is noticed soon.
+    auto until = now < grace_end ? grace_end
+                                 : now + std::chrono::milliseconds(50);
+    if (WaitFd(fd_, POLLIN, std::min(until, deadline_), stop_fd_)) return true;
+    if (SteadyClock::now() >= deadline_ || StopRequested(stop_fd_)) {
+      return false;
+    }
+    if (SteadyClock::now() >= grace_end && pressure_()) {
+      slow_header_closed_ = true;
+      return false;
+    }
+  }
 }
+
+bool ConnStream::is_readable() const { return Buffered() || WaitInput(); }
 
 bool ConnStream::is_writable() const {
   return WaitFd(fd_, POLLOUT, After(write_timeout_ms_), stop_fd_);
@@ -99,6 +126,12 @@ bool ConnStream::is_writable() const {
 ssize_t ConnStream::read(char* ptr, size_t size) {
   if (failed_) return -1;
   if (off_ >= len_ && tls_ != nullptr) {
+    // A TLS record cut short still waits for the deadline inside OpenSSL;
+    // waiting for the first byte here honours the header grace.
+    if (!tls_->Pending() && in_headers_ && pressure_ && !WaitInput()) {
+      failed_ = true;
+      return -1;
+    }
     ssize_t n = tls_->Read(buf_, sizeof(buf_), deadline_, stop_fd_);
     if (n <= 0) {
       failed_ = true;
@@ -108,7 +141,7 @@ ssize_t ConnStream::read(char* ptr, size_t size) {
     len_ = static_cast<size_t>(n);
   }
   if (off_ >= len_) {
-    if (!WaitFd(fd_, POLLIN, deadline_, stop_fd_)) {
+    if (!WaitInput()) {
       failed_ = true;
       return -1;
     }

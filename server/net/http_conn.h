@@ -34,6 +34,8 @@ using SteadyClock = std::chrono::steady_clock;
 // ready), `deadline` passes or `stop_fd` becomes readable. True if ready.
 bool WaitFd(int fd, short events, SteadyClock::time_point deadline,
             int stop_fd);
+// True if `stop_fd` (>= 0) is readable now.
+bool StopRequested(int stop_fd);
 
 // One connection's socket as cpp-httplib's parser reads and writes it. The
 // read buffer lives as long as the connection, so pipelined requests are
@@ -52,6 +54,17 @@ class ConnStream final : public httplib::Stream {
   bool Buffered() const;
   // Reads and writes go through `tls` (not owned; null: the plain socket).
   void set_tls(TlsConn* tls) { tls_ = tls; }
+  // While `pressure` returns true (another connection waits for a worker
+  // or a connection slot), a request whose line and headers have not all
+  // arrived `grace_ms` after BeginRequest() fails its read: a slowloris
+  // client gives its worker up instead of holding it to the header
+  // deadline. Not set (or grace_ms <= 0): only the deadline applies.
+  void set_header_pressure(std::function<bool()> pressure, int64_t grace_ms) {
+    pressure_ = std::move(pressure);
+    grace_ms_ = grace_ms;
+  }
+  // A read failed that way (the connection is closed unanswered).
+  bool slow_header_closed() const { return slow_header_closed_; }
   // True once a read failed for a limit (header bytes or deadline), so the
   // connection must not be reused.
   bool failed() const { return failed_; }
@@ -90,6 +103,13 @@ class ConnStream final : public httplib::Stream {
   int64_t line_len_ = 0;
   bool line_colon_ = false;
   bool CheckHeaderByte(char c);
+  // Waits for input until deadline_, or in the header phase under pressure
+  // until the grace has passed. False: none came (and why is recorded).
+  bool WaitInput() const;
+  std::function<bool()> pressure_;
+  int64_t grace_ms_ = 0;
+  SteadyClock::time_point header_start_;
+  mutable bool slow_header_closed_ = false;
   TlsConn* tls_ = nullptr;
   char buf_[8192];
   size_t off_ = 0, len_ = 0;

@@ -150,6 +150,13 @@ class HttpServer::Impl {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> listener_done_{false};
   int stop_pipe_[2] = {-1, -1};
+  // Connections closed because their headers were late under pressure.
+  std::atomic<int64_t> slow_header_closes_{0};
+  // Another connection waits for a worker or for a connection slot.
+  bool UnderPressure() const {
+    WorkerPool* pool = pool_.load();
+    return pool != nullptr && (pool->starved() || pool->accept_waiting());
+  }
 
   // Requests whose handler or body stream runs, watched for the peer
   // closing (client_gone).
@@ -252,12 +259,33 @@ bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
   if (strm->Buffered()) return true;
   if (served == 0) {
     // A new connection: its first request is due within the header
-    // timeout, and it keeps its worker meanwhile.
+    // timeout. It keeps its worker meanwhile, unless it has sent nothing
+    // within the header grace while another connection waits.
     int64_t ms = opts_.read_header_timeout_ms > 0 ? opts_.read_header_timeout_ms
                                                   : opts_.idle_timeout_ms;
-    auto deadline = ms > 0 ? SteadyClock::now() + std::chrono::milliseconds(ms)
+    const auto start = SteadyClock::now();
+    auto deadline = ms > 0 ? start + std::chrono::milliseconds(ms)
                            : SteadyClock::time_point::max();
-    return internal::WaitFd(fd, POLLIN, deadline, stop_pipe_[0]);
+    if (opts_.header_grace_ms <= 0) {
+      return internal::WaitFd(fd, POLLIN, deadline, stop_pipe_[0]);
+    }
+    const auto grace_end =
+        start + std::chrono::milliseconds(opts_.header_grace_ms);
+    for (;;) {
+      auto now = SteadyClock::now();
+      auto until = now < grace_end ? grace_end
+                                   : now + std::chrono::milliseconds(50);
+      if (internal::WaitFd(fd, POLLIN, std::min(until, deadline),
+                           stop_pipe_[0])) {
+        return true;
+      }
+      now = SteadyClock::now();
+      if (now >= deadline || stopping_.load()) return false;
+      if (now >= grace_end && UnderPressure()) {
+        slow_header_closes_.fetch_add(1, std::memory_order_relaxed);
+        return false;
+      }
+    }
   }
   auto idle_deadline = opts_.idle_timeout_ms > 0
                            ? SteadyClock::now() + std::chrono::milliseconds(
@@ -272,11 +300,7 @@ bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
     if (internal::WaitFd(fd, POLLIN, SteadyClock::now(), stop_pipe_[0])) {
       return true;
     }
-    WorkerPool* pool = pool_.load();
-    if (stopping_.load() ||
-        (pool != nullptr && (pool->starved() || pool->accept_waiting()))) {
-      return false;
-    }
+    if (stopping_.load() || UnderPressure()) return false;
     auto slice = SteadyClock::now() + std::chrono::milliseconds(100);
     if (internal::WaitFd(fd, POLLIN, std::min(slice, idle_deadline),
                          stop_pipe_[0])) {
@@ -302,6 +326,10 @@ void HttpServer::Impl::ServeConnection(int fd) {
       return;
     }
     strm.set_tls(tls.get());
+  }
+  if (opts_.header_grace_ms > 0) {
+    strm.set_header_pressure([this] { return UnderPressure(); },
+                             opts_.header_grace_ms);
   }
   bool linger = false;
   for (int n = 0; n < std::max(1, opts_.max_requests_per_connection); ++n) {
@@ -329,6 +357,9 @@ void HttpServer::Impl::ServeConnection(int fd) {
     }
     t_request = nullptr;
     Unwatch(&st);
+    if (strm.slow_header_closed()) {
+      slow_header_closes_.fetch_add(1, std::memory_order_relaxed);
+    }
     if ((strm.header_limit_hit() || strm.header_malformed()) &&
         strm.written() == 0) {
       // cpp-httplib answers nothing when the request line itself is bad;
@@ -854,6 +885,10 @@ absl::StatusOr<int> HttpServer::Start(std::string_view listen_address) {
 void HttpServer::Stop() { impl_->Stop(); }
 
 int HttpServer::port() const { return impl_->port_; }
+
+int64_t HttpServer::slow_header_closes() const {
+  return impl_->slow_header_closes_.load(std::memory_order_relaxed);
+}
 
 int HttpServer::open_connections() const {
   internal::WorkerPool* pool = impl_->pool_.load();

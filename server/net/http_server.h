@@ -6,8 +6,10 @@
 // the UI). Built on cpp-httplib 0.11 (Debian's), whose connection loop is
 // replaced by ours so that:
 //   - a connection reads with a deadline per request (headers within
-//     read_header_timeout_ms, the whole request within read_timeout_ms), so
-//     a client trickling bytes (slowloris) cannot hold a worker;
+//     read_header_timeout_ms, the whole request within read_timeout_ms),
+//     and while other connections wait for a worker, one whose headers are
+//     not in after header_grace_ms is closed, so a client trickling bytes
+//     (slowloris) cannot hold a worker;
 //   - request line + headers are capped (max_header_bytes: 431) and bodies too
 //     (max_body_bytes: 413), including chunked and gzip-encoded bodies;
 //   - a fixed pool of workers serves the connections and at most
@@ -79,6 +81,14 @@ struct HttpServerOptions {
   int64_t max_header_bytes = int64_t{1} << 20;
   // The request line and headers must arrive within this. Default: 10 s.
   int64_t read_header_timeout_ms = 10000;
+  // Slowloris defence: while another connection waits for a worker (or for
+  // a connection slot), a connection whose request line and headers have
+  // not all arrived this long after it was picked up (or after its
+  // request began) is closed unanswered, freeing its worker. Go gives each
+  // connection a goroutine and needs no such rule; with a bounded pool it
+  // keeps trickling clients from holding every worker to the header
+  // deadline. 0: off. Default: 500 ms.
+  int64_t header_grace_ms = 500;
   // The whole request, body included (--web.read-timeout). Default: 5 min.
   int64_t read_timeout_ms = 300000;
   // Each write of the response must make progress within this. Default: 60 s.
@@ -146,6 +156,8 @@ class HttpServer {
   int port() const;  // 0 before Start()
   // Connections accepted and not closed yet (queued or being served).
   int open_connections() const;
+  // Connections closed by the header grace (see HttpServerOptions).
+  int64_t slow_header_closes() const;
 
   class Impl;
 

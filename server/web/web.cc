@@ -72,6 +72,15 @@ Web::Web(WebOptions opts) : opts_(std::move(opts)) {
                     {}},
       [this] { return static_cast<double>(http_->open_connections()); }));
   (void)opts_.registry->Register(std::make_shared<metrics::FuncMetric>(
+      metrics::MetricType::kCounter,
+      metrics::Opts{"vigil_web_connections_closed_slow_headers_total",
+                    "Connections closed because their request headers were "
+                    "not in within the header grace (500 ms) while other "
+                    "connections waited for a worker (slowloris defence).",
+                    {},
+                    {}},
+      [this] { return static_cast<double>(http_->slow_header_closes()); }));
+  (void)opts_.registry->Register(std::make_shared<metrics::FuncMetric>(
       metrics::MetricType::kGauge,
       metrics::Opts{"vigil_web_connections_limit",
                     "The most connections open at once (--web.max-connections; "

@@ -474,6 +474,75 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "Under pressure, slowloris and silent clients give their workers up "
+    "after the header grace, long before the header deadline",
+    "[limits][server]") {
+  HttpServerOptions o;
+  o.worker_threads = 2;
+  o.read_header_timeout_ms = 10000;  // the default: no help within 10 s
+  o.header_grace_ms = 300;
+  HttpServer srv(o);
+  srv.Handle("GET", "/ok",
+             [](const HttpRequest&, HttpResponse* r) { r->body = "fine"; });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  const std::string req =
+      "GET /ok HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(200, 's');
+  std::vector<std::thread> slow;
+  std::atomic<int> cut{0};
+  for (int i = 0; i < 6; ++i) {
+    slow.emplace_back([&, i] {
+      int fd = Dial(*port);
+      if (fd < 0) return;
+      // Half trickle a byte every 50 ms (~10 s), half send nothing.
+      if (i % 2 == 0) Trickle(fd, req, 50);
+      bool closed = false;
+      std::string reply = ReadUntilClose(fd, 12000, &closed);
+      if (closed && reply.empty()) ++cut;
+      ::close(fd);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  HttpClient client;
+  FetchRequest get;
+  get.url = fmt::format("http://127.0.0.1:{}/ok", *port);
+  get.timeout_ms = 9000;
+  const auto t0 = Clock::now();
+  FetchResult r = client.FetchSync(get);
+  const auto took = Clock::now() - t0;
+  CHECK(r.status == 200);
+  CHECK(r.body == "fine");
+  // 6 slow clients over 2 workers, 300 ms each while others wait: about
+  // a second; without the grace, the header deadline (10 s).
+  CHECK(took < std::chrono::milliseconds(4000));
+  CHECK(srv.slow_header_closes() >= 3);
+  srv.Stop();
+  for (auto& t : slow) t.join();
+  CHECK(cut >= 3);
+}
+
+TEST_CASE("Without pressure, a slow client keeps its worker past the grace",
+          "[limits][server]") {
+  HttpServerOptions o;
+  o.worker_threads = 2;
+  o.header_grace_ms = 100;
+  HttpServer srv(o);
+  srv.Handle("GET", "/ok",
+             [](const HttpRequest&, HttpResponse* r) { r->body = "fine"; });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  int fd = Dial(*port);
+  REQUIRE(fd >= 0);
+  // ~50 bytes at one per 20 ms: about 1 s, ten graces; nobody waits.
+  Trickle(fd, "GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 20);
+  bool closed = false;
+  std::string reply = ReadUntilClose(fd, 3000, &closed);
+  ::close(fd);
+  CHECK(StatusOf(reply) == 200);
+  CHECK(srv.slow_header_closes() == 0);
+}
+
+TEST_CASE(
     "With max_connections open, the next connection waits to be "
     "accepted and is served once another closes",
     "[limits][server]") {
@@ -482,6 +551,9 @@ TEST_CASE(
   o.max_connections = 2;
   o.read_header_timeout_ms = 10000;
   o.idle_timeout_ms = 30000;
+  // The two silent connections below would otherwise be closed by the
+  // header grace once the third waits (tested above).
+  o.header_grace_ms = 0;
   HttpServer srv(o);
   srv.Handle("GET", "/ok",
              [](const HttpRequest&, HttpResponse* r) { r->body = "fine"; });
