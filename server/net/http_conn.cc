@@ -104,8 +104,8 @@ bool ConnStream::WaitInput() const {
     const auto now = SteadyClock::now();
     // Before the grace, one wait up to its end; after it, short slices so
     // that pressure is noticed soon.
-    auto until = now < grace_end ? grace_end
-                                 : now + std::chrono::milliseconds(50);
+    auto until =
+        now < grace_end ? grace_end : now + std::chrono::milliseconds(50);
     if (WaitFd(fd_, POLLIN, std::min(until, deadline_), stop_fd_)) return true;
     if (SteadyClock::now() >= deadline_ || StopRequested(stop_fd_)) {
       return false;

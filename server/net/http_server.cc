@@ -273,8 +273,8 @@ bool HttpServer::Impl::WaitForRequest(int fd, ConnStream* strm, int served) {
         start + std::chrono::milliseconds(opts_.header_grace_ms);
     for (;;) {
       auto now = SteadyClock::now();
-      auto until = now < grace_end ? grace_end
-                                   : now + std::chrono::milliseconds(50);
+      auto until =
+          now < grace_end ? grace_end : now + std::chrono::milliseconds(50);
       if (internal::WaitFd(fd, POLLIN, std::min(until, deadline),
                            stop_pipe_[0])) {
         return true;
