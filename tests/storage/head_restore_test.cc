@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -238,6 +239,29 @@ TEST_CASE("head: a restarted DB resumes its open chunks byte for byte",
               std::bit_cast<uint64_t>(data[s][i].v));
     }
   }
+}
+
+TEST_CASE("head: after a crash the WAL is replayed onto resumed chunks",
+          "[storage][head]") {
+  const auto data = Data();
+  const auto expected = NeverRestarted(data);
+  testutil::TempDir dir, copy;
+  {
+    auto db = MustOpen(dir.path());
+    Append(db.get(), data, 0, 100);
+  }
+  {
+    auto db = MustOpen(dir.path());
+    Append(db.get(), data, 100, 200);
+    // The live directory: what a kill -9 right now would leave (head
+    // records of the first 100 samples, the rest in the WAL).
+    std::filesystem::copy(dir.path(), copy.Sub("crashed"),
+                          std::filesystem::copy_options::recursive);
+  }
+  std::string log = OpenLog(copy.Sub("crashed"), &data, 200, kSamples);
+  INFO(log);
+  CHECK(log.find("resumed=" + std::to_string(kSeries)) != std::string::npos);
+  REQUIRE(HeadRecords(copy.Sub("crashed")) == expected);
 }
 
 TEST_CASE("head: records without a state (older directories) still open",
