@@ -111,7 +111,11 @@ class OpenChunk {
   // sample by sample; what is checked is that the state fits them (length,
   // count, format byte kOpenDelta, value mode, free bits, flags, window and
   // cost ranges, times): DataLoss ("open chunk state: ...") otherwise.
-  // Every state that passes keeps Append well-defined.
+  // Every state that passes keeps Append well-defined (no out-of-range
+  // shift or write), but one that passes without being the chunk's own
+  // (the adaptive values are not checked against the stream) makes later
+  // samples decode wrongly: callers take states only from checksummed
+  // records.
   static absl::StatusOr<OpenChunk> Restore(std::string_view bytes,
                                            const OpenChunkState& state);
 
