@@ -301,8 +301,8 @@ void BM_SelectChurned(benchmark::State& state) {
   }
   (void)app->Commit();
   (void)db->Flush();
-  std::vector<Matcher> ms = {*Matcher::Make(
-      MatchType::kEqual, "__name__", "vllm:num_requests_running")};
+  std::vector<Matcher> ms = {*Matcher::Make(MatchType::kEqual, "__name__",
+                                            "vllm:num_requests_running")};
   size_t found = 0;
   for (auto _ : state) {
     auto q = *db->NewQuerier(t0 + hour - 300000, t0 + hour);
