@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/time.h"
 
 namespace vigil::storage::internal {
@@ -46,6 +47,23 @@ enum class ChunkFormat : uint8_t {
 
 // Most samples one chunk may hold (the open chunk's count is 16 bits).
 inline constexpr uint32_t kMaxChunkSamples = 65535;
+
+// What an OpenChunk holds beyond its bytes: with them, enough to resume
+// appending exactly where the chunk left off (stored in `head` records,
+// storage/FORMAT.md). `len` and `num_samples` repeat what the bytes say, so
+// a state paired with the wrong bytes is caught.
+struct OpenChunkState {
+  uint32_t len = 0;          // bytes().size()
+  uint16_t num_samples = 0;  // the count in the chunk header
+  uint8_t free_bits = 0;     // unused low bits of the last byte (0..7)
+  uint8_t flags = 0;         // XOR mode, last-exception, exception count
+  uint16_t aux = 0;          // decimal: cost estimate; XOR: window
+  Timestamp last_t = 0;      // the newest sample's timestamp
+  uint64_t last_v = 0;       // decimal: last mantissa; XOR: value bits
+  int32_t t_delta = 0;       // last timestamp delta, clamped to int32
+  int32_t v_mean = 0;        // decimal: mean mantissa delta
+  bool operator==(const OpenChunkState&) const = default;
+};
 
 // An appendable chunk in kOpenDelta format (storage/FORMAT.md). The value
 // column is chosen at the first sample: decimal mantissas m / 10^k when the
@@ -83,6 +101,23 @@ class OpenChunk {
   }
   // Heap bytes held plus the object itself (for memory accounting).
   size_t MemoryBytes() const;
+
+  // The encoder state beyond bytes(). REQUIRES: num_samples() > 0 (an
+  // empty chunk has no state; checked, aborts).
+  OpenChunkState ExportState() const;
+  // Rebuilds a chunk from the bytes() and ExportState() of one, copying
+  // the bytes, so that appends continue with exactly the bytes the original
+  // would have produced. O(len), no decoding. The bytes are not checked
+  // sample by sample; what is checked is that the state fits them (length,
+  // count, format byte kOpenDelta, value mode, free bits, flags, window and
+  // cost ranges, times): DataLoss ("open chunk state: ...") otherwise.
+  // Every state that passes keeps Append well-defined (no out-of-range
+  // shift or write), but one that passes without being the chunk's own
+  // (the adaptive values are not checked against the stream) makes later
+  // samples decode wrongly: callers take states only from checksummed
+  // records.
+  static absl::StatusOr<OpenChunk> Restore(std::string_view bytes,
+                                           const OpenChunkState& state);
 
  private:
   // An empty chunk: legacy format byte and a zero count.

@@ -1,6 +1,7 @@
 #include "storage/internal/db_impl.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -345,10 +346,14 @@ absl::Status DBImpl::LoadSeries() {
 }
 
 absl::Status DBImpl::LoadHead() {
-  // Restoring a head record (decoding its open chunk and appending the
-  // samples to the series' new one) is independent from series to series
-  // and most of the open's time at 1 M series: workers restore batches of
-  // records while this thread reads the next ones.
+  // A head record with the encoder state of its open chunk restores by
+  // copying the bytes (OpenChunk::Restore). One without (written before
+  // states were stored) or whose state does not fit its bytes is decoded
+  // and its samples appended to a new chunk, which re-encodes them; that is
+  // independent from series to series and most of such an open's time at
+  // 1 M series: workers restore batches of records while this thread reads
+  // the next ones. Re-encoded series are marked dirty, so the next
+  // checkpoint (at the latest the one at close) stores their state.
   struct Batch {
     std::vector<uint64_t> refs;
     std::vector<std::string> values;
@@ -362,6 +367,9 @@ absl::Status DBImpl::LoadHead() {
   bool done = false;
   uint64_t err_ref = UINT64_MAX;  // the lowest failing ref wins
   absl::Status err;
+  std::atomic<uint64_t> resumed{0}, reencoded{0}, rejected{0};
+  uint64_t rejected_ref = UINT64_MAX;  // the lowest one is logged
+  absl::Status rejected_err;
   auto fail = [&](uint64_t ref, absl::Status st) {
     std::lock_guard<std::mutex> l(mu);
     if (ref < err_ref) {
@@ -375,11 +383,31 @@ absl::Status DBImpl::LoadHead() {
     Timestamp last_t;
     double last_v;
     std::string_view chunk;
-    if (!s || !DecodeHeadRecord(value, &last_t, &last_v, &chunk)) {
+    OpenChunkState state;
+    bool has_state = false;
+    if (!s || !DecodeHeadRecord(value, &last_t, &last_v, &chunk, &state,
+                                &has_state)) {
       return fail(ref, absl::DataLossError(fmt::format(
                            "head record of series {}: checksum mismatch or "
                            "unknown series",
                            ref)));
+    }
+    if (has_state) {
+      absl::StatusOr<OpenChunk> c = OpenChunk::Restore(chunk, state);
+      if (c.ok()) {
+        SpinLockHolder l(&s->mu);
+        s->chunk = std::move(*c);
+        s->last_t = last_t;
+        s->last_v = last_v;
+        resumed.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      rejected.fetch_add(1, std::memory_order_relaxed);
+      std::lock_guard<std::mutex> l(mu);
+      if (ref < rejected_ref) {
+        rejected_ref = ref;
+        rejected_err = c.status();
+      }
     }
     ts->clear();
     vs->clear();
@@ -389,11 +417,13 @@ absl::Status DBImpl::LoadHead() {
         return fail(ref,
                     Annotate(st, fmt::format("head chunk of series {}", ref)));
       }
+      reencoded.fetch_add(1, std::memory_order_relaxed);
     }
     SpinLockHolder l(&s->mu);
     for (size_t i = 0; i < ts->size(); ++i) s->chunk.Append((*ts)[i], (*vs)[i]);
     s->last_t = last_t;
     s->last_v = last_v;
+    if (!ts->empty()) s->dirty = true;
   };
   std::vector<std::thread> pool;
   for (size_t w = 0; w < workers; ++w) {
@@ -441,6 +471,15 @@ absl::Status DBImpl::LoadHead() {
   work_cv.notify_all();
   for (auto& t : pool) t.join();
   VIGIL_RETURN_IF_ERROR(err);
+  logger_->Info("storage open: head chunks",
+                {{"resumed", std::to_string(resumed.load())},
+                 {"reencoded", std::to_string(reencoded.load())}});
+  if (rejected.load() > 0) {
+    logger_->Warn("storage open: head chunk states rejected, chunks re-encoded",
+                  {{"count", std::to_string(rejected.load())},
+                   {"first_series", std::to_string(rejected_ref)},
+                   {"err", std::string(rejected_err.message())}});
+  }
   return FromRocks(it->status(), "read head");
 }
 
@@ -560,10 +599,15 @@ absl::Status DBImpl::CheckpointLocked() {
   for (MemSeries* s : all) {
     SpinLockHolder l(&s->mu);
     if (!s->dirty) continue;
-    batch.Put(cf_head_, SeriesKey(s->ref),
-              EncodeHeadRecord(s->last_t, s->last_v,
-                               s->chunk.num_samples() ? s->chunk.bytes()
-                                                      : std::string_view()));
+    if (s->chunk.num_samples() == 0) {
+      batch.Put(cf_head_, SeriesKey(s->ref),
+                EncodeHeadRecord(s->last_t, s->last_v, std::string_view()));
+    } else {
+      const OpenChunkState state = s->chunk.ExportState();
+      batch.Put(
+          cf_head_, SeriesKey(s->ref),
+          EncodeHeadRecord(s->last_t, s->last_v, s->chunk.bytes(), &state));
+    }
     written.push_back(s);
   }
   // The records since the last checkpoint are now in `head`; those a

@@ -34,6 +34,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "storage/db.h"
+#include "storage/internal/chunk.h"
 #include "storage/internal/commit_log_state.h"
 #include "storage/internal/db_health.h"
 #include "storage/internal/head.h"
@@ -57,10 +58,18 @@ struct WalSample {
 };
 std::string EncodeWalRecord(const std::vector<WalSample>& samples);
 bool DecodeWalRecord(std::string_view in, std::vector<WalSample>* out);
+// A head record: the series' last sample and its open chunk, with the
+// chunk's encoder state if `state` is given and the chunk is not empty
+// (storage/FORMAT.md, "head"). Decoding sets *has_state to whether the
+// record has one and, if so and `state` is given, fills *state (not yet
+// checked against the chunk: OpenChunk::Restore does that). Records
+// without a state decode as before. false: checksum mismatch or malformed.
 std::string EncodeHeadRecord(Timestamp last_t, double last_v,
-                             std::string_view chunk);
+                             std::string_view chunk,
+                             const OpenChunkState* state = nullptr);
 bool DecodeHeadRecord(std::string_view in, Timestamp* last_t, double* last_v,
-                      std::string_view* chunk);
+                      std::string_view* chunk, OpenChunkState* state = nullptr,
+                      bool* has_state = nullptr);
 std::string EncodeChunkValue(Timestamp mint, Timestamp maxt,
                              std::string_view chunk);
 bool DecodeChunkValue(std::string_view in, Timestamp mint, Timestamp* maxt,
