@@ -425,6 +425,10 @@ async function main() {
     await page.click('nav a:has-text("Status")');
     await page.waitForURL(`${b2}/vigil/status`);
     await page.locator('table.kv th', {hasText: 'version'}).first().waitFor({timeout: 10000});
+    // The Status page's other requests (runtimeinfo, flags...) may still be
+    // in flight: leaving now would abort them (net::ERR_ABORTED, a failed
+    // request to the listener above).
+    await page.waitForLoadState('networkidle');
     await page.goto(`${b2}/vigil/llm`);
     await page.waitForFunction(() => document.querySelector('#llm-board').dataset.loaded, null, {timeout: 10000});
     // No data here: the panels say so, none errs.
