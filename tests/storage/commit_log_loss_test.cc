@@ -13,6 +13,7 @@
 #include "storage/internal/keys.h"
 #include "tests/storage/commit_log_testutil.h"
 #include "tests/storage/db_testutil.h"
+#include "tests/storage/raw_family.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -184,27 +185,11 @@ TEST_CASE("Open replays from the checkpoint, not from the held records",
 
 // Flips a bit in the value of wal record `seq` through RocksDB directly.
 void DamageWal(const std::string& dir, uint64_t seq) {
-  rocksdb::DBOptions o;
-  std::vector<std::string> names;
-  REQUIRE(rocksdb::DB::ListColumnFamilies(o, dir, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const auto& n : names)
-    cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
-  std::vector<rocksdb::ColumnFamilyHandle*> hs;
-  rocksdb::DB* raw;
-  REQUIRE(rocksdb::DB::Open(o, dir, cfs, &hs, &raw).ok());
-  rocksdb::ColumnFamilyHandle* h = nullptr;
-  for (auto* x : hs) {
-    if (x->GetName() == internal::kCfWal) h = x;
-  }
-  REQUIRE(h);
-  std::string v;
+  testutil::RawFamily wal(dir, internal::kCfWal);
   const std::string key = internal::WalKey(seq);
-  REQUIRE(raw->Get(rocksdb::ReadOptions(), h, key, &v).ok());
+  std::string v = wal.Get(key);
   v[v.size() - 1] ^= 1;
-  REQUIRE(raw->Put(rocksdb::WriteOptions(), h, key, v).ok());
-  for (auto* x : hs) raw->DestroyColumnFamilyHandle(x);
-  delete raw;
+  wal.Put(key, v);
 }
 
 TEST_CASE("A damaged held record is DataLoss naming it", "[commitlog]") {

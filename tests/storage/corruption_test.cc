@@ -8,6 +8,7 @@
 #include "storage/db.h"
 #include "storage/internal/coding.h"
 #include "storage/internal/keys.h"
+#include "tests/storage/raw_family.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -74,34 +75,14 @@ TEST_CASE("A flipped byte in a table file is reported as DataLoss",
 
 // Rewrites one value of `cf` through RocksDB directly.
 void Damage(const std::string& dir, const std::string& cf, bool truncate) {
-  rocksdb::DBOptions o;
-  std::vector<std::string> names;
-  REQUIRE(rocksdb::DB::ListColumnFamilies(o, dir, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const auto& n : names)
-    cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
-  std::vector<rocksdb::ColumnFamilyHandle*> hs;
-  rocksdb::DB* raw;
-  REQUIRE(rocksdb::DB::Open(o, dir, cfs, &hs, &raw).ok());
-  rocksdb::ColumnFamilyHandle* h = nullptr;
-  for (auto* x : hs) {
-    if (x->GetName() == cf) h = x;
-  }
-  REQUIRE(h);
-  std::unique_ptr<rocksdb::Iterator> it(
-      raw->NewIterator(rocksdb::ReadOptions(), h));
-  it->SeekToFirst();
-  REQUIRE(it->Valid());
-  std::string key = it->key().ToString(), value = it->value().ToString();
-  it.reset();
+  testutil::RawFamily f(dir, cf);
+  auto [key, value] = f.First();
   if (truncate) {
     value.resize(value.size() / 2);
   } else {
     value[value.size() - 1] ^= 1;
   }
-  REQUIRE(raw->Put(rocksdb::WriteOptions(), h, key, value).ok());
-  for (auto* x : hs) raw->DestroyColumnFamilyHandle(x);
-  delete raw;
+  f.Put(key, value);
 }
 
 TEST_CASE("Damaged records name what is damaged", "[corruption]") {

@@ -18,6 +18,7 @@
 #include "storage/internal/coding.h"
 #include "storage/internal/db_impl.h"
 #include "tests/storage/db_testutil.h"
+#include "tests/storage/raw_family.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -27,6 +28,7 @@ using internal::DecodeHeadRecord;
 using internal::EncodeHeadRecord;
 using internal::OpenChunkState;
 using testutil::MustOpen;
+using testutil::RawFamily;
 
 constexpr int kSeries = 60;
 constexpr int kSamples = 300;
@@ -90,47 +92,6 @@ void Append(DB* db, const std::vector<std::vector<Sample>>& data, int from,
   }
   REQUIRE(app->Commit().ok());
 }
-
-// The raw records of one column family, through RocksDB directly (the DB
-// must be closed).
-class RawFamily {
- public:
-  RawFamily(const std::string& dir, const std::string& cf) {
-    rocksdb::DBOptions o;
-    std::vector<std::string> names;
-    REQUIRE(rocksdb::DB::ListColumnFamilies(o, dir, &names).ok());
-    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-    for (const auto& n : names)
-      cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
-    rocksdb::DB* raw = nullptr;
-    REQUIRE(rocksdb::DB::Open(o, dir, cfs, &handles_, &raw).ok());
-    db_.reset(raw);
-    for (auto* h : handles_) {
-      if (h->GetName() == cf) cf_ = h;
-    }
-    REQUIRE(cf_ != nullptr);
-  }
-  ~RawFamily() {
-    for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
-  }
-  std::map<std::string, std::string> All() {
-    std::map<std::string, std::string> out;
-    std::unique_ptr<rocksdb::Iterator> it(
-        db_->NewIterator(rocksdb::ReadOptions(), cf_));
-    for (it->SeekToFirst(); it->Valid(); it->Next())
-      out[it->key().ToString()] = it->value().ToString();
-    REQUIRE(it->status().ok());
-    return out;
-  }
-  void Put(const std::string& k, const std::string& v) {
-    REQUIRE(db_->Put(rocksdb::WriteOptions(), cf_, k, v).ok());
-  }
-
- private:
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-  rocksdb::ColumnFamilyHandle* cf_ = nullptr;
-};
 
 std::map<std::string, std::string> HeadRecords(const std::string& dir) {
   return RawFamily(dir, "head").All();

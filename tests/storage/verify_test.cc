@@ -13,6 +13,7 @@
 
 #include "rocksdb/db.h"
 #include "storage/db.h"
+#include "tests/storage/raw_family.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -70,35 +71,15 @@ std::map<std::string, std::vector<Timestamp>> ReadAll(const std::string& dir) {
 // or cut in half.
 void DamageRecord(const std::string& dir, const std::string& cf,
                   bool truncate) {
-  rocksdb::DBOptions o;
-  std::vector<std::string> names;
-  REQUIRE(rocksdb::DB::ListColumnFamilies(o, dir, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const auto& n : names)
-    cfs.push_back({n, rocksdb::ColumnFamilyOptions()});
-  std::vector<rocksdb::ColumnFamilyHandle*> hs;
-  rocksdb::DB* raw;
-  REQUIRE(rocksdb::DB::Open(o, dir, cfs, &hs, &raw).ok());
-  rocksdb::ColumnFamilyHandle* h = nullptr;
-  for (auto* x : hs) {
-    if (x->GetName() == cf) h = x;
-  }
-  REQUIRE(h);
-  std::unique_ptr<rocksdb::Iterator> it(
-      raw->NewIterator(rocksdb::ReadOptions(), h));
-  it->SeekToFirst();
-  REQUIRE(it->Valid());
-  std::string key = it->key().ToString(), value = it->value().ToString();
-  it.reset();
+  testutil::RawFamily f(dir, cf);
+  auto [key, value] = f.First();
   if (truncate) {
     value.resize(value.size() / 2);
   } else {
     value[value.size() - 1] ^= 1;
   }
-  REQUIRE(raw->Put(rocksdb::WriteOptions(), h, key, value).ok());
-  REQUIRE(raw->Flush(rocksdb::FlushOptions(), hs).ok());
-  for (auto* x : hs) raw->DestroyColumnFamilyHandle(x);
-  delete raw;
+  f.Put(key, value);
+  f.Flush();
 }
 
 // Flips one byte at `fraction` of the file's size.
