@@ -53,6 +53,10 @@ const std::vector<FlagDef>& Defs() {
        "beyond it are refused (counted in "
        "vigil_tsdb_head_series_refused_total), existing series keep "
        "ingesting. 0 means no limit."},
+      {"storage.tsdb.head-idle", Kind::kDuration,
+       "[Vigil] Head GC: a series without a sample for this long leaves "
+       "memory (its data stays queryable; a new sample brings it back). "
+       "0 keeps every series in memory until retention deletes its data."},
       {"storage.tsdb.retention.time", Kind::kDuration,
        "How long to retain samples in storage. Units: y, w, d, h, m, s, ms."},
       {"storage.tsdb.retention.size", Kind::kSize,
@@ -157,6 +161,7 @@ absl::Status Set(ServerFlags* f, const FlagDef& d, std::string_view v) {
       auto ms = ParseDuration(v);
       if (!ms.ok()) return Bad(std::string(ms.status().message()));
       if (n == "storage.tsdb.retention.time") f->retention_ms = *ms;
+      if (n == "storage.tsdb.head-idle") f->head_idle_ms = *ms;
       if (n == "rules.alert.for-outage-tolerance")
         f->for_outage_tolerance_ms = *ms;
       if (n == "rules.alert.for-grace-period") f->for_grace_period_ms = *ms;
@@ -313,6 +318,7 @@ std::vector<std::pair<std::string, std::string>> ServerFlags::AsStrings()
       {"rules.alert.resend-delay", dur(resend_delay_ms)},
       {"scrape.tolerate-invalid-lines",
        scrape_tolerate_invalid_lines ? "true" : "false"},
+      {"storage.tsdb.head-idle", dur(head_idle_ms)},
       {"storage.tsdb.max-series", std::to_string(storage_max_series)},
       {"storage.tsdb.path", storage_path},
       {"storage.tsdb.retention.size",

@@ -27,6 +27,7 @@ struct ServerFlags {
   std::string storage_path = "data/";
   // --storage.tsdb.retention.time. Default: 15d (when no size limit is set)
   int64_t retention_ms = 15LL * 24 * 3600 * 1000;
+  int64_t head_idle_ms = 3LL * 3600 * 1000;  // storage.tsdb.head-idle
   // --storage.tsdb.retention.size in bytes ("512MB", powers of two).
   // Default: 0 (no size limit)
   int64_t retention_bytes = 0;

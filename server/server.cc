@@ -106,6 +106,16 @@ void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
   add(MetricType::kGauge, "prometheus_tsdb_head_series",
       "Total number of series in the head block.",
       [db] { return static_cast<double>(db->Stats().num_series); });
+  add(MetricType::kCounter, "prometheus_tsdb_head_series_removed_total",
+      "Total number of series removed in the head (head GC: idle series "
+      "moved out of memory, still queryable).",
+      [db] { return static_cast<double>(db->Stats().head_gc_evicted); });
+  add(MetricType::kGauge, "vigil_tsdb_cold_series",
+      "Series moved out of memory by head GC whose data is still stored.",
+      [db] { return static_cast<double>(db->Stats().cold_series); });
+  add(MetricType::kCounter, "vigil_tsdb_head_series_revived_total",
+      "Cold series brought back into the head by a new sample.",
+      [db] { return static_cast<double>(db->Stats().head_gc_revived); });
   add(MetricType::kCounter, "prometheus_tsdb_head_samples_appended_total",
       "Total number of appended samples.",
       [db] { return static_cast<double>(db->Stats().appended_samples); });
@@ -300,6 +310,7 @@ int Run(const ServerFlags& flags, Logger* log) {
 
   storage::Options so;
   so.retention_ms = flags.retention_ms;
+  so.head_idle_ms = flags.head_idle_ms;
   so.retention_bytes = flags.retention_bytes;
   so.max_series = flags.storage_max_series;
   ApplyStorageTestKnobs(&so);

@@ -45,7 +45,12 @@ struct Metadata {
 };
 
 struct DBStats {
-  uint64_t num_series = 0;        // series known (head + persisted)
+  uint64_t num_series = 0;  // series in the head (in memory)
+  // Head GC (Options::head_idle_ms): series moved out of memory and still
+  // queryable from disk; moved out / brought back since Open.
+  uint64_t cold_series = 0;
+  uint64_t head_gc_evicted = 0;
+  uint64_t head_gc_revived = 0;
   uint64_t head_samples = 0;      // samples in open head chunks
   uint64_t head_chunks = 0;       // chunks in memory (open and not yet
                                   // written), of series not deleted

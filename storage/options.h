@@ -72,6 +72,13 @@ struct Options {
   // Default: 0 (no limit)
   int64_t max_series = 0;
 
+  // Head GC: a series without a sample for this long leaves memory at the
+  // next ApplyRetention (its data stays queryable from RocksDB, and a new
+  // sample brings it back under the same ref). 0 keeps every series in
+  // memory until retention deletes its data.
+  // Default: 3 hours (Prometheus's head holds about the last 2-3 hours)
+  int64_t head_idle_ms = 3LL * 3600 * 1000;
+
   // Logger for background events. Not owned; must outlive the DB.
   // Default: Logger::Default()
   Logger* logger = nullptr;

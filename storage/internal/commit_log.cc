@@ -294,7 +294,10 @@ absl::Status DBImpl::CommitLogAck(const std::string& name, uint64_t next) {
 }
 
 absl::StatusOr<Labels> DBImpl::LabelsOfRef(SeriesRef ref) {
-  if (MemSeries* s = head_->GetByRef(ref)) return head_->LabelsOf(*s);
+  {
+    EpochManager::Guard pin = head_->Pin();
+    if (MemSeries* s = head_->GetByRef(ref)) return head_->LabelsOf(*s);
+  }
   std::string v;
   rocksdb::Status rs =
       db_->Get(rocksdb::ReadOptions(), cf_series_, SeriesKey(ref), &v);

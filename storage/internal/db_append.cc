@@ -31,6 +31,7 @@ class DBAppender : public Appender {
     samples_.clear();
     series_.clear();
     last_.clear();
+    pin_.Release();
   }
 
  private:
@@ -40,6 +41,8 @@ class DBAppender : public Appender {
   absl::Status Refuse(const Labels& labels);
 
   DBImpl* db_;
+  // Pinned while the batch holds series pointers (head GC, epoch.h).
+  EpochManager::Guard pin_;
   std::vector<WalSample> samples_;
   std::vector<MemSeries*> series_;
   // Newest buffered sample per series in this batch.
@@ -62,11 +65,16 @@ absl::Status DBAppender::Refuse(const Labels& labels) {
 
 absl::StatusOr<MemSeries*> DBAppender::Resolve(SeriesRef ref,
                                                const Labels& labels) {
+  const int64_t limit = db_->options().max_series;
   if (ref != 0) {
     if (MemSeries* s = db_->head().GetByRef(ref)) {
       if (OverLimit(*s)) return Refuse(db_->head().LabelsOf(*s));
       return s;
     }
+    // Head GC moved it out of memory: bring it back under the same ref.
+    VIGIL_ASSIGN_OR_RETURN(
+        MemSeries * s, db_->ReviveRef(ref, limit > 0 ? uint64_t(limit) : 0));
+    if (s != nullptr) return s;
     if (labels.empty()) {
       return absl::NotFoundError(fmt::format("unknown series ref {}", ref));
     }
@@ -89,9 +97,9 @@ absl::StatusOr<MemSeries*> DBAppender::Resolve(SeriesRef ref,
   }
   if (ls->empty()) return absl::InvalidArgumentError("append: empty label set");
   bool created;
-  const int64_t limit = db_->options().max_series;
-  MemSeries* s =
-      db_->head().GetOrCreate(*ls, &created, limit > 0 ? uint64_t(limit) : 0);
+  VIGIL_ASSIGN_OR_RETURN(
+      MemSeries * s,
+      db_->SeriesForAppend(*ls, &created, limit > 0 ? uint64_t(limit) : 0));
   if (s == nullptr || OverLimit(*s)) return Refuse(*ls);
   return s;
 }
@@ -99,6 +107,7 @@ absl::StatusOr<MemSeries*> DBAppender::Resolve(SeriesRef ref,
 absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
                                              const Labels& labels, Timestamp t,
                                              double v) {
+  if (!pin_.pinned()) pin_ = db_->head().Pin();
   VIGIL_ASSIGN_OR_RETURN(MemSeries * s, Resolve(ref, labels));
   Timestamp last_t;
   double last_v;
@@ -155,10 +164,48 @@ std::unique_ptr<Appender> DBImpl::NewAppender() {
   return std::make_unique<DBAppender>(this);
 }
 
-absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples,
-                                 const std::vector<MemSeries*>& series) {
-  if (samples.empty()) return absl::OkStatus();
+absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
+                                 const std::vector<MemSeries*>& series_in) {
+  if (samples_in.empty()) return absl::OkStatus();
   vigil::MutexLock cl(&commit_mu_);
+  // Head GC may have moved a series of the batch out of memory since it
+  // was buffered (the batch's pin keeps its memory): find it again, which
+  // revives it under its ref.
+  const std::vector<WalSample>* samples_p = &samples_in;
+  const std::vector<MemSeries*>* series_p = &series_in;
+  std::vector<WalSample> samples_re;
+  std::vector<MemSeries*> series_re;
+  for (size_t i = 0; i < series_in.size(); ++i) {
+    if (!series_in[i]->evicted.load(std::memory_order_acquire)) continue;
+    samples_re = samples_in;
+    series_re = series_in;
+    absl::flat_hash_map<MemSeries*, MemSeries*> found;
+    for (size_t j = i; j < series_re.size(); ++j) {
+      MemSeries* z = series_re[j];
+      if (!z->evicted.load(std::memory_order_acquire)) continue;
+      auto it = found.find(z);
+      if (it == found.end()) {
+        bool created;
+        VIGIL_ASSIGN_OR_RETURN(MemSeries * s,
+                               SeriesForAppend(head_->LabelsOf(*z), &created,
+                                               uint64_t(std::max<int64_t>(
+                                                   options_.max_series, 0))));
+        if (s == nullptr) {
+          return absl::ResourceExhaustedError(
+              "commit: head series limit reached while bringing back a "
+              "series head GC moved out of memory");
+        }
+        it = found.emplace(z, s).first;
+      }
+      series_re[j] = it->second;
+      samples_re[j].ref = it->second->ref;
+    }
+    samples_p = &samples_re;
+    series_p = &series_re;
+    break;
+  }
+  const std::vector<WalSample>& samples = *samples_p;
+  const std::vector<MemSeries*>& series = *series_p;
   rocksdb::WriteBatch batch;
   std::vector<MemSeries*> fresh;
   absl::flat_hash_set<MemSeries*> seen;

@@ -68,8 +68,20 @@ absl::Status DBImpl::DeleteSeries(std::span<const Matcher> matchers,
   }
   if (mint > maxt) return absl::OkStatus();
   const std::vector<Matcher> ms(matchers.begin(), matchers.end());
+  // Cold series (head GC) that match come back into the head first, so
+  // they are deleted like the others; idle, they leave it again later.
+  if (cold_series_.load() > 0) {
+    std::vector<ColdSeries> cold;
+    {
+      vigil::ReaderMutexLock sl(&series_mu_);
+      VIGIL_ASSIGN_OR_RETURN(cold, SelectCold(ms, kMinTimestamp));
+    }
+    for (const ColdSeries& c : cold) {
+      VIGIL_RETURN_IF_ERROR(ReviveRef(c.ref, 0).status());
+    }
+  }
   // Under the commit mutex, each series' newest sample cannot move while
-  // its interval is clamped to it.
+  // its interval is clamped to it (and head GC cannot run).
   vigil::MutexLock l(&commit_mu_);
   Postings ids = postings_.Select(symbols_, ms);
   rocksdb::WriteBatch batch;

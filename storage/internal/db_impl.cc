@@ -12,6 +12,7 @@
 #include "core/status_macros.h"
 #include "fmt/format.h"
 #include "rocksdb/convenience.h"
+#include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/checkpoint.h"
@@ -28,10 +29,11 @@ namespace internal {
 namespace {
 
 // Options of the families of small records (all but `chunks`).
-rocksdb::ColumnFamilyOptions SmallCfOptions() {
+rocksdb::ColumnFamilyOptions SmallCfOptions(bool bloom = false) {
   rocksdb::BlockBasedTableOptions bto;
   bto.block_size = 32 << 10;
   bto.format_version = 5;
+  if (bloom) bto.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   rocksdb::ColumnFamilyOptions small_cf;
   // Series records (labels), head records and metadata repeat the same
   // names and values from record to record: ZSTD over 32 KiB blocks once
@@ -48,6 +50,8 @@ rocksdb::ColumnFamilyOptions SmallCfOptions() {
 }
 
 }  // namespace
+
+rocksdb::ColumnFamilyOptions ColdCfOptions() { return SmallCfOptions(true); }
 
 DBImpl::DBImpl(const Options& options, std::string dir)
     : options_(options),
@@ -159,7 +163,7 @@ absl::Status DBImpl::OpenImpl() {
   // for writing only with all its families, so open it to drop it. The
   // `tombstones` family exists once something was deleted.
   bool legacy_postings = false, tombstones = false, state = false,
-       commitlog = false;
+       commitlog = false, cold = false;
   {
     std::vector<std::string> existing;
     if (rocksdb::DB::ListColumnFamilies(dbo, dir_, &existing).ok()) {
@@ -169,6 +173,7 @@ absl::Status DBImpl::OpenImpl() {
         if (name == kCfTombstones) tombstones = true;
         if (name == kCfState) state = true;
         if (name == kCfCommitLog) commitlog = true;
+        if (name == kCfCold) cold = true;
       }
     }
     if (legacy_postings) cfs.push_back({kCfLegacyPostings, small_cf});
@@ -176,6 +181,7 @@ absl::Status DBImpl::OpenImpl() {
     if (state) cfs.push_back({kCfState, small_cf});
     if (commitlog)
       cfs.push_back({kCfCommitLog, rocksdb::ColumnFamilyOptions()});
+    if (cold) cfs.push_back({kCfCold, ColdCfOptions()});
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs =
@@ -193,6 +199,7 @@ absl::Status DBImpl::OpenImpl() {
     if (h->GetName() == kCfTombstones) cf_tombstones_ = h;
     if (h->GetName() == kCfState) cf_state_ = h;
     if (h->GetName() == kCfCommitLog) cf_commitlog_ = h;
+    if (h->GetName() == kCfCold) cf_cold_ = h;
   }
   rocksdb::ColumnFamilyHandle* postings = nullptr;
   if (legacy_postings) {
@@ -218,6 +225,7 @@ absl::Status DBImpl::OpenImpl() {
     t = now;
   };
   step("rocksdb");
+  VIGIL_RETURN_IF_ERROR(LoadCold());
   VIGIL_RETURN_IF_ERROR(LoadSeries());
   step("series");
   VIGIL_RETURN_IF_ERROR(LoadTombstones());
@@ -329,8 +337,26 @@ void DBImpl::DeleteOldOptionsFiles() {
 absl::Status DBImpl::LoadSeries() {
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), cf_series_));
+  // Cold series (head GC) stay out of memory: their `s` records walk
+  // along in ref order.
+  std::unique_ptr<rocksdb::Iterator> cold;
+  if (cf_cold_.load() != nullptr) {
+    cold.reset(db_->NewIterator(rocksdb::ReadOptions(), cf_cold_.load()));
+    cold->Seek("s");
+  }
+  auto is_cold = [&cold](rocksdb::Slice k) {
+    if (!cold || k.size() != 8) return false;
+    const uint64_t ref = GetBE64(k.data());
+    while (cold->Valid() && cold->key().starts_with("s") &&
+           cold->key().size() == 9 && GetBE64(cold->key().data() + 1) < ref) {
+      cold->Next();
+    }
+    return cold->Valid() && cold->key().starts_with("s") &&
+           cold->key().size() == 9 && GetBE64(cold->key().data() + 1) == ref;
+  };
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     rocksdb::Slice k = it->key();
+    if (is_cold(k)) continue;
     Labels labels;
     if (k.size() != 8 ||
         !DecodeLabels(std::string_view(it->value().data(), it->value().size()),
@@ -508,6 +534,9 @@ absl::Status DBImpl::ReplayWal() {
     for (const auto& w : samples) {
       MemSeries* s = head_->GetByRef(w.ref);
       if (!s) {
+        // Evicted after this record: its samples are in its chunks.
+        VIGIL_ASSIGN_OR_RETURN(bool cold, IsColdRef(w.ref));
+        if (cold) continue;
         return absl::DataLossError(fmt::format(
             "wal record {}: sample for unknown series {}", seq, w.ref));
       }
@@ -755,6 +784,7 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
                   {{"before", std::to_string(mt)}});
     return absl::OkStatus();
   };
+  const int64_t min_before = min_time_.load();
   if (cut_day > first_day) VIGIL_RETURN_IF_ERROR(delete_before(cut_day));
   if (options_.retention_bytes > 0) {
     for (int guard = 0; guard < 10000; ++guard) {
@@ -763,6 +793,13 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
       if (oldest >= DayOf(max_time_.load())) break;  // keep the newest day
       VIGIL_RETURN_IF_ERROR(delete_before(oldest + 1));
     }
+  }
+  // Cold series with nothing left are forgotten; idle ones leave memory.
+  if (min_time_.load() != min_before) {
+    VIGIL_RETURN_IF_ERROR(ForgetExpiredCold(min_time_.load()));
+  }
+  if (options_.head_idle_ms > 0) {
+    VIGIL_RETURN_IF_ERROR(EvictIdle(now - options_.head_idle_ms).status());
   }
   vigil::MutexLock l(&commit_mu_);
   VIGIL_RETURN_IF_ERROR(TrimTombstones(min_time_.load()));
@@ -810,7 +847,11 @@ std::vector<std::pair<std::string, Metadata>> DBImpl::GetMetadata() {
 
 DBStats DBImpl::Stats() {
   DBStats st;
+  EpochManager::Guard pin = head_->Pin();
   st.num_series = head_->NumSeries();
+  st.cold_series = cold_series_.load();
+  st.head_gc_evicted = evicted_total_.load();
+  st.head_gc_revived = revived_total_.load();
   uint64_t hidden = 0;
   head_->ForEach([&](MemSeries* s) {
     const bool hide = s->indexed.load(std::memory_order_relaxed) && Hidden(s);

@@ -44,6 +44,13 @@
 
 namespace vigil::storage::internal {
 
+// Series moved out of memory by head GC (db_cold.cc, FORMAT.md). Optional
+// within format 2, created by the first eviction.
+inline constexpr char kCfCold[] = "cold";
+// Its options: SmallCfOptions with a whole-key bloom filter (a new series
+// looks its labels' hash up there).
+rocksdb::ColumnFamilyOptions ColdCfOptions();
+
 // key → value of DB::PutState. Optional within format 2, like
 // `tombstones`: created by the first PutState (state.cc).
 inline constexpr char kCfState[] = "state";
@@ -138,6 +145,7 @@ class DBImpl : public DB {
   std::atomic<int64_t> max_time_{kMinTimestamp};
   std::atomic<uint64_t> appended_{0}, out_of_order_{0}, duplicate_{0};
   std::atomic<uint64_t> series_refused_{0};  // Options::max_series
+  std::atomic<uint64_t> evicted_total_{0}, revived_total_{0};  // head GC
   // Bumped after cut chunks reach RocksDB and before the head forgets
   // them: a querier whose chunk iterator predates a bump must refresh it.
   std::atomic<uint64_t> chunk_writes_{0};
@@ -162,6 +170,42 @@ class DBImpl : public DB {
       ABSL_LOCKS_EXCLUDED(cl_mu_);
   void CommitLogClosed(const std::string& name) ABSL_LOCKS_EXCLUDED(cl_mu_);
   absl::StatusOr<Labels> LabelsOfRef(SeriesRef ref);
+
+  // --- head GC (db_cold.cc) ------------------------------------------------
+  // Moves series without a sample since `idle_before` out of memory into
+  // the `cold` family (and drops series CleanTombstones forgot). Returns
+  // how many left the head. Takes commit_mu_.
+  absl::StatusOr<size_t> EvictIdle(Timestamp idle_before)
+      ABSL_LOCKS_EXCLUDED(commit_mu_);
+  // The head series of `labels` for an appender; a cold one is revived,
+  // else one is created. nullptr: refused by `limit` (Options::max_series).
+  absl::StatusOr<MemSeries*> SeriesForAppend(const Labels& labels,
+                                             bool* created, uint64_t limit)
+      ABSL_LOCKS_EXCLUDED(series_mu_);
+  // Cold series `ref` revived; nullptr if `ref` is not cold (or `limit`).
+  absl::StatusOr<MemSeries*> ReviveRef(uint64_t ref, uint64_t limit)
+      ABSL_LOCKS_EXCLUDED(series_mu_);
+  struct ColdSeries {
+    uint64_t ref;
+    Labels labels;
+  };
+  // Whether cold series may have samples at or after `mint`.
+  bool MayHaveCold(Timestamp mint) const {
+    return cold_series_.load() > 0 && mint <= cold_max_t_.load();
+  }
+  // Cold series matching `matchers` whose newest sample is >= mint.
+  // REQUIRES: series_mu() held shared (with the head's selection).
+  absl::StatusOr<std::vector<ColdSeries>> SelectCold(
+      const std::vector<Matcher>& matchers, Timestamp mint);
+  // Label names / values of `name` of cold series with samples >= mint
+  // (unsorted, possibly repeated).
+  absl::Status ColdLabelNames(Timestamp mint, std::vector<std::string>* out);
+  absl::Status ColdLabelValues(const std::string& name, Timestamp mint,
+                               std::vector<std::string>* out);
+  vigil::Mutex& series_mu() ABSL_LOCK_RETURNED(series_mu_) {
+    return series_mu_;
+  }
+  uint64_t cold_series() const { return cold_series_.load(); }
 
  private:
   // Loads the `commitlog` family, if any (before ReplayWal).
@@ -189,6 +233,18 @@ class DBImpl : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Creates the `state` family on first use (FORMAT.md). Takes commit_mu_.
   absl::Status EnsureStateFamily() ABSL_LOCKS_EXCLUDED(commit_mu_);
+  absl::Status EnsureColdFamily() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  absl::Status LoadCold();
+  absl::StatusOr<bool> IsColdRef(uint64_t ref);
+  absl::StatusOr<uint64_t> FindColdLocked(const Labels& labels)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(series_mu_);
+  absl::StatusOr<MemSeries*> ReviveLocked(uint64_t ref, const Labels& labels,
+                                          uint64_t limit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(series_mu_);
+  // Retention: forgets cold series whose newest sample is before `before`
+  // (series record included: nothing of them is left).
+  absl::Status ForgetExpiredCold(Timestamp before)
+      ABSL_LOCKS_EXCLUDED(series_mu_);
   absl::Status CleanTombstonesLocked()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Whether samples of `s` other than those in `t.intervals` exist, with
@@ -257,6 +313,13 @@ class DBImpl : public DB {
   std::atomic<uint64_t> lost_samples_total_{0};
   // Shared with the readers: waiting for commits, and closing.
   std::shared_ptr<CommitLogHub> hub_;
+
+  // Head GC (db_cold.cc). Null until the first eviction. Lock order:
+  // commit_mu_, series_mu_, then the head's own locks.
+  std::atomic<rocksdb::ColumnFamilyHandle*> cf_cold_{nullptr};
+  vigil::Mutex series_mu_;
+  std::atomic<uint64_t> cold_series_{0};
+  std::atomic<int64_t> cold_max_t_{kMinTimestamp};
 
   vigil::Mutex meta_mu_;
   WriteHealthState health_;

@@ -12,11 +12,23 @@ namespace vigil::storage::internal {
 
 void DBImpl::ForEachSeries(
     const std::function<void(SeriesRef, const Labels&)>& f) {
+  EpochManager::Guard pin = head_->Pin();
   head_->ForEach([&](MemSeries* s) {
     // Skipped: series CleanTombstones forgot, and ones tombstones emptied.
     if (!s->indexed.load(std::memory_order_acquire) || Hidden(s)) return;
     f(s->ref, head_->LabelsOf(*s));
   });
+  // Then the series head GC moved out of memory (any time range).
+  vigil::ReaderMutexLock l(&series_mu_);
+  auto cold = SelectCold({}, kMinTimestamp);
+  if (!cold.ok()) {
+    logger_->Error("listing cold series failed",
+                   {{"err", std::string(cold.status().message())}});
+    return;
+  }
+  for (const auto& c : *cold) {
+    if (head_->GetByRef(c.ref) == nullptr) f(c.ref, c.labels);
+  }
 }
 
 namespace {
@@ -58,6 +70,7 @@ absl::Status DBImpl::ForEachChunk(
   std::vector<storage::ChunkMeta> infos;
   std::vector<std::string> head_bytes;  // copied only for tombstoned series
   absl::Status err;
+  EpochManager::Guard pin = head_->Pin();
   head_->ForEach([&](MemSeries* s) {
     if (!err.ok()) return;
     infos.clear();

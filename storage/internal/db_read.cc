@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "core/parallel.h"
 #include "core/status_macros.h"
 #include "fmt/format.h"
@@ -191,7 +192,7 @@ class VectorSeriesSet : public SeriesSet {
 class DBQuerier : public Querier {
  public:
   DBQuerier(DBImpl* db, Timestamp mint, Timestamp maxt)
-      : db_(db), mint_(mint), maxt_(maxt) {}
+      : db_(db), pin_(db->head().Pin()), mint_(mint), maxt_(maxt) {}
 
   absl::StatusOr<std::unique_ptr<SeriesSet>> Select(
       const std::vector<Matcher>& matchers) override {
@@ -220,28 +221,54 @@ class DBQuerier : public Querier {
     uint32_t day = 0;
     uint64_t ref = 0;
   };
-  // Loads the chunks of `s` overlapping the range, in time order, but for
-  // those wholly inside `deleted` (may be null).
+  // A selected series: in the head (s), or cold (labels, from RocksDB only).
+  struct Selected {
+    uint64_t ref;
+    MemSeries* s;
+    const Labels* labels;
+  };
+  // Loads the chunks of series `ref` overlapping the range, in time order,
+  // but for those wholly inside `deleted` (may be null): the head's part
+  // from `s` (null for a cold series), the rest from RocksDB.
   // With `last`, also the newest sample of the series, read with the head.
-  absl::Status LoadChunks(MemSeries* s, ChunkCursor* cur,
+  absl::Status LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
                           const Intervals* deleted, std::vector<ChunkData>* out,
                           std::pair<Timestamp, double>* last = nullptr);
   // Whether the series of ref `s` has samples left in [mint, maxt]: one
   // Next() over its chunks. Looks the tombstones up before the chunks, so
   // a CleanTombstones finishing meanwhile is seen either way.
-  absl::StatusOr<std::unique_ptr<DBSeries>> Load(MemSeries* s,
+  absl::StatusOr<std::unique_ptr<DBSeries>> Load(const Selected& sel,
                                                  ChunkCursor* cur);
   // Series matching for the label listings: Matching() without the ones
   // tombstones emptied.
   std::vector<MemSeries*> Listed(const std::vector<Matcher>& matchers);
   std::vector<MemSeries*> Matching(const std::vector<Matcher>& matchers);
+  // Cold series matching (head GC), unless the head also has them.
+  absl::StatusOr<std::vector<DBImpl::ColdSeries>> ColdMatching(
+      const std::vector<Matcher>& matchers, const std::vector<MemSeries*>& hot);
   // Series in ref (creation) order, or sorted by labels.
   absl::StatusOr<std::unique_ptr<SeriesSet>> SelectSeries(
       const std::vector<Matcher>& matchers, bool sorted);
 
   DBImpl* db_;
+  // Series found stay valid while the querier lives (epoch.h).
+  EpochManager::Guard pin_;
   Timestamp mint_, maxt_;
 };
+
+absl::StatusOr<std::vector<DBImpl::ColdSeries>> DBQuerier::ColdMatching(
+    const std::vector<Matcher>& matchers, const std::vector<MemSeries*>& hot) {
+  VIGIL_ASSIGN_OR_RETURN(std::vector<DBImpl::ColdSeries> cold,
+                         db_->SelectCold(matchers, mint_));
+  if (cold.empty()) return cold;
+  // A series moving between head and cold meanwhile is seen on both sides.
+  absl::flat_hash_set<uint64_t> hot_refs;
+  for (MemSeries* s : hot) hot_refs.insert(s->ref);
+  std::erase_if(cold, [&](const DBImpl::ColdSeries& c) {
+    return hot_refs.contains(c.ref);
+  });
+  return cold;
+}
 
 std::vector<MemSeries*> DBQuerier::Matching(
     const std::vector<Matcher>& matchers) {
@@ -254,7 +281,7 @@ std::vector<MemSeries*> DBQuerier::Matching(
   return out;
 }
 
-absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
+absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
                                    const Intervals* deleted,
                                    std::vector<ChunkData>* out,
                                    std::pair<Timestamp, double>* last) {
@@ -266,7 +293,7 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   // Appends are in time order and chunks are written oldest first, so
   // every chunk in RocksDB ends before the oldest one the head still holds.
   Timestamp head_mint = kMaxTimestamp;
-  {
+  if (s != nullptr) {
     SpinLockHolder l(&s->mu);
     if (last != nullptr) *last = {s->last_t, s->last_v};
     for (const auto& p : s->pending) {
@@ -304,22 +331,22 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
     Timestamp start = lo - ((lo % range) + range) % range;
     for (uint32_t day = DayOf(start); day <= DayOf(hi); ++day) {
       Timestamp from = std::max(start, DayStart(day));
-      std::string key = ChunkKey(day, s->ref, from);
+      std::string key = ChunkKey(day, ref, from);
       // Every key the iterator passed since its last Seek had the previous
       // prefix; if this prefix sorts after it, and the iterator already
       // stands at or past `key`, it stands at the first key >= `key`.
       // Series come in ascending ref order, so a query over one day walks
       // the chunks column family once instead of seeking per series.
       bool ahead = cur->positioned &&
-                   (day > cur->day || (day == cur->day && s->ref > cur->ref));
+                   (day > cur->day || (day == cur->day && ref > cur->ref));
       if (!(ahead && it->Valid() && it->key().compare(key) >= 0)) it->Seek(key);
       cur->positioned = true;
       cur->day = day;
-      cur->ref = s->ref;
+      cur->ref = ref;
       for (; it->Valid(); it->Next()) {
         rocksdb::Slice k = it->key();
         if (k.size() != kChunkKeySize || GetBE32(k.data()) != day ||
-            GetBE64(k.data() + 4) != s->ref) {
+            GetBE64(k.data() + 4) != ref) {
           break;
         }
         Timestamp cmint = GetOrderedI64(k.data() + 12);
@@ -329,15 +356,15 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
         if (!DecodeChunkValue(
                 std::string_view(it->value().data(), it->value().size()), cmint,
                 &cmaxt, &bytes)) {
-          return absl::DataLossError(
-              fmt::format("chunk of series {} {} at {}: checksum mismatch",
-                          s->ref, db_->head().LabelsOf(*s).ToString(), cmint));
+          return absl::DataLossError(fmt::format(
+              "chunk of series {} {} at {}: checksum mismatch", ref,
+              s ? db_->head().LabelsOf(*s).ToString() : std::string(), cmint));
         }
         if (cmaxt >= mint_ && !gone(cmint, cmaxt))
           out->push_back({cmint, cmaxt, std::string(bytes)});
       }
       VIGIL_RETURN_IF_ERROR(FromRocks(
-          it->status(), fmt::format("read chunks of series {}", s->ref)));
+          it->status(), fmt::format("read chunks of series {}", ref)));
     }
   }
   for (auto& h : head) out->push_back(std::move(h));
@@ -347,16 +374,16 @@ absl::Status DBQuerier::LoadChunks(MemSeries* s, ChunkCursor* cur,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(MemSeries* s,
+absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
                                                           ChunkCursor* cur) {
   Tombstone t;
   const bool tomb = !db_->tombstones().empty() &&
-                    db_->tombstones().Get(s->ref, &t) &&
+                    db_->tombstones().Get(sel.ref, &t) &&
                     Overlaps(t.intervals, mint_, maxt_);
   std::vector<ChunkData> chunks;
   std::pair<Timestamp, double> last{kMinTimestamp, 0};
-  VIGIL_RETURN_IF_ERROR(
-      LoadChunks(s, cur, tomb ? &t.intervals : nullptr, &chunks, &last));
+  VIGIL_RETURN_IF_ERROR(LoadChunks(
+      sel.ref, sel.s, cur, tomb ? &t.intervals : nullptr, &chunks, &last));
   if (chunks.empty()) return nullptr;
   if (tomb) {
     DBSeriesIterator probe(&chunks, mint_, maxt_, &t.intervals);
@@ -367,9 +394,9 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(MemSeries* s,
   } else {
     t.intervals.clear();
   }
-  return std::make_unique<DBSeries>(db_->head().LabelsOf(*s), std::move(chunks),
-                                    mint_, maxt_, std::move(t.intervals),
-                                    last.first, last.second);
+  return std::make_unique<DBSeries>(
+      sel.s ? db_->head().LabelsOf(*sel.s) : *sel.labels, std::move(chunks),
+      mint_, maxt_, std::move(t.intervals), last.first, last.second);
 }
 
 absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
@@ -379,7 +406,7 @@ absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
   cur.it.reset(
       db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
   std::vector<ChunkData> chunks;
-  VIGIL_RETURN_IF_ERROR(LoadChunks(s, &cur, &deleted, &chunks));
+  VIGIL_RETURN_IF_ERROR(LoadChunks(s->ref, s, &cur, &deleted, &chunks));
   DBSeriesIterator it(&chunks, mint_, maxt_, &deleted);
   if (it.Next()) return true;
   VIGIL_RETURN_IF_ERROR(it.err());
@@ -404,15 +431,31 @@ std::vector<MemSeries*> DBQuerier::Listed(
 
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
     const std::vector<Matcher>& matchers, bool sorted) {
-  std::vector<MemSeries*> matched = Matching(matchers);
+  std::vector<MemSeries*> hot;
+  std::vector<DBImpl::ColdSeries> cold;
+  {
+    // Both sides under one lock, so a series moving meanwhile is seen.
+    vigil::ReaderMutexLock l(&db_->series_mu());
+    hot = Matching(matchers);
+    VIGIL_ASSIGN_OR_RETURN(cold, ColdMatching(matchers, hot));
+  }
   // A series whose newest sample is older than the range has nothing in it
   // (appends only ever raise last_t): skip it before its chunk seeks. With
   // churn most series of a name are such dead ones, and a query over recent
   // data would otherwise seek RocksDB once for each.
-  std::erase_if(matched, [this](MemSeries* s) {
+  std::vector<Selected> matched;
+  matched.reserve(hot.size() + cold.size());
+  for (MemSeries* s : hot) {
     SpinLockHolder l(&s->mu);
-    return s->last_t != kMinTimestamp && s->last_t < mint_;
-  });
+    if (s->last_t != kMinTimestamp && s->last_t < mint_) continue;
+    matched.push_back({s->ref, s, nullptr});
+  }
+  for (const auto& c : cold) matched.push_back({c.ref, nullptr, &c.labels});
+  if (!cold.empty()) {
+    std::sort(
+        matched.begin(), matched.end(),
+        [](const Selected& a, const Selected& b) { return a.ref < b.ref; });
+  }
   // Blocks of series in ref order, each walked by its own chunk iterator;
   // large selections use two threads.
   constexpr size_t kBlock = 128, kMinParallel = 256;
@@ -451,14 +494,21 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
 absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
     const std::vector<Matcher>& matchers) {
   std::vector<std::string> out;
+  vigil::ReaderMutexLock l(&db_->series_mu());
   if (matchers.empty() && db_->tombstones().num_hidden() == 0) {
     for (uint32_t n : db_->postings().Names())
       out.emplace_back(db_->symbols().Get(n));
+    VIGIL_RETURN_IF_ERROR(db_->ColdLabelNames(mint_, &out));
   } else {
-    for (MemSeries* s : Listed(matchers)) {
+    std::vector<MemSeries*> hot = Listed(matchers);
+    for (MemSeries* s : hot) {
       for (size_t i = 0; i < s->num_labels; ++i) {
         out.emplace_back(db_->symbols().Get(s->syms()[2 * i]));
       }
+    }
+    VIGIL_ASSIGN_OR_RETURN(auto cold, ColdMatching(matchers, hot));
+    for (const auto& c : cold) {
+      for (const Label& lb : c.labels) out.push_back(lb.name);
     }
   }
   std::sort(out.begin(), out.end());
@@ -469,18 +519,29 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
 absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
     const std::string& name, const std::vector<Matcher>& matchers) {
   std::vector<std::string> out;
-  uint32_t n = db_->symbols().Find(name);
-  if (n == SymbolTable::kNotFound) return out;
+  vigil::ReaderMutexLock l(&db_->series_mu());
+  const uint32_t n = db_->symbols().Find(name);
   if (matchers.empty() && db_->tombstones().num_hidden() == 0) {
-    for (uint32_t v : db_->postings().Values(n))
-      out.emplace_back(db_->symbols().Get(v));
+    if (n != SymbolTable::kNotFound) {
+      for (uint32_t v : db_->postings().Values(n))
+        out.emplace_back(db_->symbols().Get(v));
+    }
+    VIGIL_RETURN_IF_ERROR(db_->ColdLabelValues(name, mint_, &out));
   } else {
-    for (MemSeries* s : Listed(matchers)) {
+    std::vector<MemSeries*> hot = n == SymbolTable::kNotFound
+                                      ? std::vector<MemSeries*>()
+                                      : Listed(matchers);
+    for (MemSeries* s : hot) {
       for (size_t i = 0; i < s->num_labels; ++i) {
         if (s->syms()[2 * i] == n) {
           out.emplace_back(db_->symbols().Get(s->syms()[2 * i + 1]));
         }
       }
+    }
+    VIGIL_ASSIGN_OR_RETURN(auto cold, ColdMatching(matchers, hot));
+    for (const auto& c : cold) {
+      std::string_view v = c.labels.Get(name);
+      if (!v.empty()) out.emplace_back(v);
     }
   }
   std::sort(out.begin(), out.end());

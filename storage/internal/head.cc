@@ -29,6 +29,7 @@ Head::Head(const Options& options, SymbolTable* symbols,
       symbols_(symbols),
       postings_(postings),
       blocks_(new std::atomic<MemSeries**>[kMaxBlocks]),
+      live_(new uint32_t[kMaxBlocks]()),
       shards_(new Shard[kShards]) {
   for (size_t i = 0; i < kMaxBlocks; ++i) blocks_[i].store(nullptr);
 }
@@ -126,6 +127,7 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
   }
   reinterpret_cast<std::atomic<MemSeries*>*>(&block[idx & (kBlockSize - 1)])
       ->store(s, std::memory_order_release);
+  ++live_[b];
   {
     Shard& sh = shards_[hash % kShards];
     vigil::MutexLock sl(&sh.mu);
@@ -204,10 +206,78 @@ void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
   s->dirty = true;
 }
 
+void Head::Remove(const std::vector<MemSeries*>& series) {
+  if (series.empty()) return;
+  std::vector<MemSeries*> sorted = series;
+  std::sort(
+      sorted.begin(), sorted.end(),
+      [](const MemSeries* a, const MemSeries* b) { return a->ref < b->ref; });
+  std::vector<uint32_t> ids;
+  std::vector<const uint32_t*> pairs;
+  std::vector<size_t> nums;
+  for (MemSeries* s : sorted) {
+    s->evicted.store(true);
+    if (!s->indexed.load()) continue;
+    ids.push_back(uint32_t(s->ref));
+    pairs.push_back(s->syms());
+    nums.push_back(s->num_labels);
+  }
+  postings_->RemoveMany(ids, pairs, nums);
+  num_series_.fetch_sub(ids.size());
+  std::vector<uint32_t> dead_syms;
+  std::vector<MemSeries**> dead_blocks;
+  {
+    vigil::MutexLock l(&create_mu_);
+    for (MemSeries* s : sorted) {
+      const uint64_t h = LabelsOf(*s).Hash();
+      Shard& sh = shards_[h % kShards];
+      {
+        vigil::MutexLock sl(&sh.mu);
+        auto ex = sh.extra.find(h);
+        auto it = sh.by_hash.find(h);
+        if (it != sh.by_hash.end() && it->second == uint32_t(s->ref)) {
+          if (ex != sh.extra.end()) {
+            it->second = ex->second.back();
+            ex->second.pop_back();
+            if (ex->second.empty()) sh.extra.erase(ex);
+          } else {
+            sh.by_hash.erase(it);
+          }
+        } else if (ex != sh.extra.end()) {
+          std::erase(ex->second, uint32_t(s->ref));
+          if (ex->second.empty()) sh.extra.erase(ex);
+        }
+      }
+      const uint64_t idx = s->ref - 1;
+      const size_t b = idx >> kBlockBits;
+      MemSeries** block = blocks_[b].load();
+      reinterpret_cast<std::atomic<MemSeries*>*>(&block[idx & (kBlockSize - 1)])
+          ->store(nullptr, std::memory_order_release);
+      // New refs go to the block of next_ref_: keep that one.
+      if (--live_[b] == 0 && b != ((next_ref_.load() - 1) >> kBlockBits)) {
+        blocks_[b].store(nullptr, std::memory_order_release);
+        dead_blocks.push_back(block);
+      }
+      symbols_->Release(s->syms(), 2 * s->num_labels, &dead_syms);
+    }
+  }
+  epochs_.Retire([sorted = std::move(sorted), dead_syms = std::move(dead_syms),
+                  dead_blocks = std::move(dead_blocks), syms = symbols_] {
+    for (MemSeries* s : sorted) MemSeries::Delete(s);
+    syms->Free(dead_syms);
+    for (MemSeries** b : dead_blocks) delete[] b;
+  });
+}
+
 void Head::ForEach(const std::function<void(MemSeries*)>& f) const {
-  uint64_t max = MaxRef();
-  for (uint64_t ref = 1; ref <= max; ++ref) {
-    if (MemSeries* s = GetByRef(ref)) f(s);
+  const uint64_t max = MaxRef();
+  for (uint64_t b = 0; b <= (max >> kBlockBits) && b < kMaxBlocks; ++b) {
+    if (blocks_[b].load(std::memory_order_acquire) == nullptr) continue;
+    const uint64_t first = (b << kBlockBits) + 1;
+    const uint64_t last = std::min(max, first + kBlockSize - 1);
+    for (uint64_t ref = first; ref <= last; ++ref) {
+      if (MemSeries* s = GetByRef(ref)) f(s);
+    }
   }
 }
 
@@ -223,7 +293,9 @@ size_t Head::MemoryBytes() const {
     vigil::ReaderMutexLock l(&shards_[i].mu);
     total += shards_[i].by_hash.capacity() * 13;
   }
-  total += (MaxRef() / kBlockSize + 1) * kBlockSize * sizeof(void*);
+  for (size_t b = 0; b <= MaxRef() / kBlockSize && b < kMaxBlocks; ++b) {
+    if (blocks_[b].load() != nullptr) total += kBlockSize * sizeof(void*);
+  }
   return total;
 }
 

@@ -22,6 +22,7 @@
 #include "core/labels.h"
 #include "core/sync.h"
 #include "storage/internal/chunk.h"
+#include "storage/internal/epoch.h"
 #include "storage/internal/postings.h"
 #include "storage/internal/spinlock.h"
 #include "storage/internal/symbols.h"
@@ -86,6 +87,10 @@ struct MemSeries {
   // for it writes the record again and re-indexes it. Only changed under
   // the DB's commit mutex.
   std::atomic<bool> indexed{true};
+  // Forgotten by head GC (Head::Remove): no longer findable, freed once no
+  // pinned reader can hold it. An appender batch holding it re-resolves
+  // the series by labels at commit. Only set under the DB's commit mutex.
+  std::atomic<bool> evicted{false};
 
  private:
   MemSeries(uint64_t r, uint16_t n) : ref(r), num_labels(n) {}
@@ -129,6 +134,16 @@ class Head {
   void Unindex(MemSeries* s);
   void Reindex(MemSeries* s);
   uint64_t MaxRef() const { return next_ref_.load() - 1; }
+  // Head GC: forgets `series` (none removed before). Each is marked
+  // evicted, unpublished (ref array, label lookup, postings), its symbols
+  // released, and its memory retired to the epochs: freed once every
+  // reader pinned before this call is done. A block of the ref array left
+  // empty goes the same way. REQUIRES: the caller serialises this with
+  // Unindex/Reindex and with commits (the DB's commit mutex).
+  void Remove(const std::vector<MemSeries*>& series);
+  // Pins the current epoch: series, symbols and ref blocks found while the
+  // guard lives stay valid, even if Remove forgets them meanwhile.
+  EpochManager::Guard Pin() { return epochs_.Pin(); }
   // Calls f for every series, in ref order.
   void ForEach(const std::function<void(MemSeries*)>& f) const;
   size_t MemoryBytes() const;
@@ -158,7 +173,11 @@ class Head {
   std::atomic<uint64_t> next_ref_{1};
   std::atomic<uint64_t> num_series_{0};
   std::unique_ptr<std::atomic<MemSeries**>[]> blocks_;
+  // Series per block of blocks_ (under create_mu_): a block left empty by
+  // Remove is freed, unless it is the one new refs go to.
+  std::unique_ptr<uint32_t[]> live_ ABSL_GUARDED_BY(create_mu_);
   std::unique_ptr<Shard[]> shards_;
+  EpochManager epochs_;
 };
 
 }  // namespace vigil::storage::internal

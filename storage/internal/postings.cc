@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
+
 namespace vigil::storage::internal {
 
 namespace {
@@ -86,6 +88,47 @@ void PostingsIndex::Remove(uint32_t id, const uint32_t* pairs, size_t n) {
     if (vit->second.empty()) values_.erase(vit);
   }
   erase_id(&all_);
+}
+
+void PostingsIndex::RemoveMany(const std::vector<uint32_t>& ids,
+                               const std::vector<const uint32_t*>& pairs,
+                               const std::vector<size_t>& num_labels) {
+  if (ids.empty()) return;
+  // Ids to drop per list, ascending since `ids` is.
+  absl::flat_hash_map<uint64_t, Postings> drop;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (size_t j = 0; j < num_labels[i]; ++j) {
+      drop[Key(pairs[i][2 * j], pairs[i][2 * j + 1])].push_back(ids[i]);
+    }
+  }
+  auto shrink = [](Postings* p) {
+    if (p->capacity() > 64 && p->size() < p->capacity() / 4) p->shrink_to_fit();
+  };
+  vigil::MutexLock l(&mu_);
+  absl::flat_hash_map<uint32_t, absl::flat_hash_set<uint32_t>> gone_values;
+  for (auto& [key, victims] : drop) {
+    auto it = lists_.find(key);
+    if (it == lists_.end()) continue;
+    it->second = Subtract(it->second, victims);
+    if (!it->second.empty()) {
+      shrink(&it->second);
+      continue;
+    }
+    lists_.erase(it);
+    gone_values[uint32_t(key >> 32)].insert(uint32_t(key));
+  }
+  for (auto& [name, values] : gone_values) {
+    auto vit = values_.find(name);
+    if (vit == values_.end()) continue;
+    std::erase_if(vit->second,
+                  [&values](uint32_t v) { return values.contains(v); });
+    if (vit->second.empty()) {
+      values_.erase(vit);
+    } else if (vit->second.size() < vit->second.capacity() / 4) {
+      vit->second.shrink_to_fit();
+    }
+  }
+  all_ = Subtract(all_, ids);
 }
 
 Postings PostingsIndex::MatchingValues(const SymbolTable& symbols,

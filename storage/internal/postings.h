@@ -37,6 +37,13 @@ class PostingsIndex {
   // left without series are forgotten. O(series per value) per label.
   void Remove(uint32_t id, const uint32_t* pairs, size_t num_labels)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Removes many series at once (head GC): one pass over each affected
+  // list, however many of its ids go. `ids` ascending; pairs[i] and
+  // num_labels[i] as for Remove.
+  void RemoveMany(const std::vector<uint32_t>& ids,
+                  const std::vector<const uint32_t*>& pairs,
+                  const std::vector<size_t>& num_labels)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Series ids matching all matchers, Prometheus semantics (a matcher that
   // accepts "" also accepts series lacking the label). If every matcher

@@ -10,6 +10,7 @@
 #include "fmt/format.h"
 #include "storage/internal/chunk.h"
 #include "storage/internal/coding.h"
+#include "storage/internal/cold_keys.h"
 #include "storage/internal/commit_log_state.h"
 #include "storage/internal/db_impl.h"
 #include "storage/internal/keys.h"
@@ -57,7 +58,8 @@ std::string DescribeKey(const std::string& family, std::string_view key) {
     if (family == kCfTombstones)
       return fmt::format("tombstone record of series {}", n);
   }
-  if (family == kCfMeta || family == kCfState || family == kCfCommitLog) {
+  if (family == kCfMeta || family == kCfState || family == kCfCommitLog ||
+      family == kCfCold) {
     bool printable = std::all_of(key.begin(), key.end(),
                                  [](char c) { return c >= 0x20 && c < 0x7f; });
     if (printable) return fmt::format("{} record \"{}\"", family, key);
@@ -393,6 +395,38 @@ struct Scan {
     });
   }
 
+  // Head GC's `cold` family: every record decodes and names a series with
+  // a series record (a cold series without one could not be read back).
+  void Cold() {
+    if (db->Family(kCfCold) == nullptr) return;
+    ForEach(kCfCold, [&](std::string_view k, std::string_view v) {
+      if (!k.empty() && k[0] == 's') {
+        if (k.size() != 9 || v.size() != 16) {
+          Add(kCfCold, k, v, "record", "malformed cold series record");
+        } else if (!series.contains(GetBE64(k.data() + 1))) {
+          Add(kCfCold, k, v, "dangling", Dangling(GetBE64(k.data() + 1)));
+        }
+        return;
+      }
+      if (!k.empty() && k[0] == 'p') {
+        std::string_view name, value;
+        uint64_t ref;
+        if (!ParsePostingKey(k, &name, &value, &ref) || v.size() != 8) {
+          Add(kCfCold, k, v, "record", "malformed cold posting");
+        } else if (!series.contains(ref)) {
+          Add(kCfCold, k, v, "dangling", Dangling(ref));
+        }
+        return;
+      }
+      if (k.size() == 9 && k[0] == 'h') {
+        if (v.empty() || v.size() % 8 != 0)
+          Add(kCfCold, k, v, "record", "malformed cold label-hash record");
+        return;
+      }
+      Add(kCfCold, k, v, "record", "unknown cold-family key");
+    });
+  }
+
   void State() {
     if (db->Family(kCfState) == nullptr) return;
     if (!options->check_state) {
@@ -420,6 +454,7 @@ void ScanRecords(RawDb* db, const VerifyOptions& options, VerifyReport* report,
   scan.Wal();
   scan.Tombstones();
   scan.CommitLog();
+  scan.Cold();
   scan.State();
   if (db->Family(kCfLegacyPostings) != nullptr) {
     report->notes.push_back(

@@ -1,0 +1,81 @@
+// -----------------------------------------------------------------------------
+// File: cold_keys.h
+// -----------------------------------------------------------------------------
+//
+// Keys and values of the `cold` family (head GC; storage/FORMAT.md, "The
+// cold family"), shared by the DB (db_cold.cc) and verify.
+//   "s" ref(BE64)                         -> newest sample: t (ordered i64), v
+//   "p" lp(name) lp(value) ref(BE64)      -> newest sample's t (ordered i64)
+//   "h" hash of the labels (BE64)         -> refs (BE64 each)
+// lp() is a varint length then the bytes.
+#ifndef VIGIL_STORAGE_INTERNAL_COLD_KEYS_H_
+#define VIGIL_STORAGE_INTERNAL_COLD_KEYS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/time.h"
+#include "storage/internal/coding.h"
+
+namespace vigil::storage::internal {
+
+inline std::string ColdSeriesKey(uint64_t ref) {
+  std::string k = "s";
+  PutBE64(&k, ref);
+  return k;
+}
+inline std::string ColdSeriesValue(Timestamp last_t, double last_v) {
+  std::string v;
+  PutOrderedI64(&v, last_t);
+  PutDouble(&v, last_v);
+  return v;
+}
+inline std::string ColdPostingValue(Timestamp last_t) {
+  std::string v;
+  PutOrderedI64(&v, last_t);
+  return v;
+}
+inline std::string ColdNamePrefix(std::string_view name) {
+  std::string k = "p";
+  PutLengthPrefixed(&k, name);
+  return k;
+}
+inline std::string ColdPostingKey(std::string_view name, std::string_view value,
+                                  uint64_t ref) {
+  std::string k = ColdNamePrefix(name);
+  PutLengthPrefixed(&k, value);
+  PutBE64(&k, ref);
+  return k;
+}
+inline std::string ColdHashKey(uint64_t hash) {
+  std::string k = "h";
+  PutBE64(&k, hash);
+  return k;
+}
+// A posting key's value and ref; false if malformed.
+inline bool ParsePostingKey(std::string_view key, std::string_view* name,
+                            std::string_view* value, uint64_t* ref) {
+  if (key.empty() || key[0] != 'p') return false;
+  key.remove_prefix(1);
+  if (!GetLengthPrefixed(&key, name) || !GetLengthPrefixed(&key, value) ||
+      key.size() != 8) {
+    return false;
+  }
+  *ref = GetBE64(key.data());
+  return true;
+}
+inline std::vector<uint64_t> DecodeRefs(std::string_view v) {
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i + 8 <= v.size(); i += 8) out.push_back(GetBE64(&v[i]));
+  return out;
+}
+inline std::string EncodeRefs(const std::vector<uint64_t>& refs) {
+  std::string v;
+  for (uint64_t r : refs) PutBE64(&v, r);
+  return v;
+}
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_COLD_KEYS_H_

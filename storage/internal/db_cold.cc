@@ -1,0 +1,418 @@
+// Head GC: idle series leave memory for the `cold` family and come back
+// when a sample arrives for them (storage/FORMAT.md, "The cold family").
+//
+// A series without a sample since Options::head_idle_ms is *evicted*: one
+// WriteBatch writes its open chunk as a sealed chunk, deletes its head
+// record and writes its cold records (newest sample, one posting per
+// label, its labels' hash); then the head forgets it (Head::Remove) and
+// its memory goes once no reader holds it (epoch.h). Its series record
+// stays in `series`, so tools and commit-log readers still resolve its ref.
+// Queries whose range reaches back to cold data read the cold postings
+// too; the newest cold sample (cold_max_t_) lets every recent query skip
+// them. A sample for a cold series *revives* it under the same ref.
+//
+// series_mu_ orders the moves between head and cold against selections:
+// eviction and revival hold it exclusively, a selection holds it shared
+// while it reads both sides, so a series is never missed by both.
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "core/status_macros.h"
+#include "fmt/format.h"
+#include "rocksdb/write_batch.h"
+#include "storage/internal/coding.h"
+#include "storage/internal/cold_keys.h"
+#include "storage/internal/db_impl.h"
+#include "storage/internal/keys.h"
+#include "storage/internal/rocksdb_status.h"
+
+namespace vigil::storage::internal {
+
+namespace {
+
+std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+}  // namespace
+
+absl::Status DBImpl::EnsureColdFamily() {
+  if (cf_cold_.load() != nullptr) return absl::OkStatus();
+  rocksdb::ColumnFamilyHandle* h = nullptr;
+  VIGIL_RETURN_IF_ERROR(
+      FromRocks(db_->CreateColumnFamily(ColdCfOptions(), kCfCold, &h),
+                "create cold family"));
+  handles_.push_back(h);
+  cf_cold_.store(h);
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::LoadCold() {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  if (cf == nullptr) return absl::OkStatus();
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf));
+  uint64_t n = 0;
+  Timestamp max_t = kMinTimestamp;
+  for (it->Seek("s"); it->Valid() && it->key().starts_with("s"); it->Next()) {
+    if (it->key().size() != 9 || it->value().size() != 16) {
+      return absl::DataLossError(fmt::format(
+          "cold series record {}: malformed record",
+          it->key().size() == 9 ? GetBE64(it->key().data() + 1) : 0));
+    }
+    max_t = std::max(max_t, GetOrderedI64(it->value().data()));
+    ++n;
+  }
+  VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold series"));
+  cold_series_ = n;
+  cold_max_t_ = max_t;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> DBImpl::IsColdRef(uint64_t ref) {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  if (cf == nullptr) return false;
+  std::string v;
+  rocksdb::Status rs =
+      db_->Get(rocksdb::ReadOptions(), cf, ColdSeriesKey(ref), &v);
+  if (rs.IsNotFound()) return false;
+  VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold series"));
+  return true;
+}
+
+absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
+  if (options_.read_only) return size_t(0);
+  vigil::MutexLock cl(&commit_mu_);
+  // Candidates: nothing appended since idle_before, the series record
+  // durable. Series CleanTombstones forgot (no record, no samples) just go.
+  constexpr size_t kMaxPerPass = 200000;
+  std::vector<MemSeries*> idle, forgotten;
+  head_->ForEach([&](MemSeries* s) {
+    if (idle.size() + forgotten.size() >= kMaxPerPass) return;
+    if (!s->indexed.load()) {
+      forgotten.push_back(s);
+      return;
+    }
+    SpinLockHolder l(&s->mu);
+    if (s->last_t != kMinTimestamp && s->last_t < idle_before &&
+        s->persisted.load()) {
+      idle.push_back(s);
+    }
+  });
+  if (idle.empty() && forgotten.empty()) return size_t(0);
+  VIGIL_RETURN_IF_ERROR(EnsureColdFamily());
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  rocksdb::WriteBatch batch;
+  absl::flat_hash_map<uint64_t, std::vector<uint64_t>> by_hash;
+  Timestamp max_t = kMinTimestamp;
+  for (MemSeries* s : idle) {
+    const Labels labels = head_->LabelsOf(*s);
+    SpinLockHolder l(&s->mu);
+    head_->CutLocked(s);
+    for (const auto& p : s->pending) {
+      batch.Put(cf_chunks_, ChunkKey(DayOf(p.mint), s->ref, p.mint),
+                EncodeChunkValue(p.mint, p.maxt, p.bytes));
+    }
+    batch.Delete(cf_head_, SeriesKey(s->ref));
+    batch.Put(cf, ColdSeriesKey(s->ref), ColdSeriesValue(s->last_t, s->last_v));
+    for (const Label& lb : labels) {
+      batch.Put(cf, ColdPostingKey(lb.name, lb.value, s->ref),
+                ColdPostingValue(s->last_t));
+    }
+    by_hash[labels.Hash()].push_back(s->ref);
+    max_t = std::max(max_t, s->last_t);
+  }
+  for (auto& [hash, refs] : by_hash) {
+    std::string old;
+    rocksdb::Status rs =
+        db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
+    if (!rs.IsNotFound())
+      VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
+    std::vector<uint64_t> all = DecodeRefs(old);
+    all.insert(all.end(), refs.begin(), refs.end());
+    batch.Put(cf, ColdHashKey(hash), EncodeRefs(all));
+  }
+  {
+    vigil::MutexLock sl(&series_mu_);
+    if (batch.Count() > 0) {
+      rocksdb::WriteOptions wo;
+      wo.sync = options_.sync_commits;
+      // On failure the cut chunks stay pending: the next commit or
+      // checkpoint writes them, and the series stay in the head.
+      VIGIL_RETURN_IF_ERROR(WriteChecked(wo, &batch, "evict idle series"));
+      chunk_writes_.fetch_add(1, std::memory_order_release);
+      for (MemSeries* s : idle) {
+        SpinLockHolder l(&s->mu);
+        s->pending.clear();
+        s->dirty = false;
+      }
+      Timestamp cur = cold_max_t_.load();
+      while (max_t > cur && !cold_max_t_.compare_exchange_weak(cur, max_t)) {
+      }
+      cold_series_.fetch_add(idle.size());
+    }
+    std::vector<MemSeries*> all = idle;
+    all.insert(all.end(), forgotten.begin(), forgotten.end());
+    head_->Remove(all);
+  }
+  evicted_total_.fetch_add(idle.size());
+  if (!idle.empty()) {
+    logger_->Info("head GC: idle series moved out of memory",
+                  {{"series", std::to_string(idle.size())},
+                   {"forgotten", std::to_string(forgotten.size())},
+                   {"cold", std::to_string(cold_series_.load())}});
+  }
+  return idle.size() + forgotten.size();
+}
+
+absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
+                                                const Labels& labels,
+                                                uint64_t limit) {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  std::string v;
+  VIGIL_RETURN_IF_ERROR(
+      FromRocks(db_->Get(rocksdb::ReadOptions(), cf, ColdSeriesKey(ref), &v),
+                "read cold series"));
+  if (v.size() != 16) {
+    return absl::DataLossError(
+        fmt::format("cold series record {}: malformed record", ref));
+  }
+  if (limit > 0 && head_->NumSeries() >= limit) return nullptr;
+  const Timestamp last_t = GetOrderedI64(v.data());
+  const double last_v = GetDouble(v.data() + 8);
+  rocksdb::WriteBatch batch;
+  batch.Delete(cf, ColdSeriesKey(ref));
+  for (const Label& lb : labels) {
+    batch.Delete(cf, ColdPostingKey(lb.name, lb.value, ref));
+  }
+  const uint64_t hash = labels.Hash();
+  std::string old;
+  rocksdb::Status rs =
+      db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
+  if (!rs.IsNotFound()) VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
+  std::vector<uint64_t> refs = DecodeRefs(old);
+  std::erase(refs, ref);
+  if (refs.empty()) {
+    batch.Delete(cf, ColdHashKey(hash));
+  } else {
+    batch.Put(cf, ColdHashKey(hash), EncodeRefs(refs));
+  }
+  // Its newest sample comes back with it, so a replay after a crash skips
+  // the older samples still in the WAL.
+  batch.Put(cf_head_, SeriesKey(ref),
+            EncodeHeadRecord(last_t, last_v, std::string_view()));
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync_commits;
+  VIGIL_RETURN_IF_ERROR(WriteChecked(wo, &batch, "revive cold series"));
+  MemSeries* s = head_->CreateWithRef(ref, labels);
+  {
+    SpinLockHolder l(&s->mu);
+    s->last_t = last_t;
+    s->last_v = last_v;
+  }
+  s->persisted.store(true);
+  cold_series_.fetch_sub(1);
+  revived_total_.fetch_add(1);
+  return s;
+}
+
+absl::StatusOr<uint64_t> DBImpl::FindColdLocked(const Labels& labels) {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  std::string v;
+  rocksdb::Status rs =
+      db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(labels.Hash()), &v);
+  if (rs.IsNotFound()) return uint64_t(0);
+  VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
+  for (uint64_t ref : DecodeRefs(v)) {
+    VIGIL_ASSIGN_OR_RETURN(Labels stored, LabelsOfRef(ref));
+    if (stored == labels) return ref;
+  }
+  return uint64_t(0);
+}
+
+absl::StatusOr<MemSeries*> DBImpl::SeriesForAppend(const Labels& labels,
+                                                   bool* created,
+                                                   uint64_t limit) {
+  *created = false;
+  if (MemSeries* s = head_->GetByLabels(labels)) return s;
+  if (cold_series_.load() == 0)
+    return head_->GetOrCreate(labels, created, limit);
+  vigil::MutexLock sl(&series_mu_);
+  if (MemSeries* s = head_->GetByLabels(labels)) return s;
+  VIGIL_ASSIGN_OR_RETURN(uint64_t ref, FindColdLocked(labels));
+  if (ref != 0) return ReviveLocked(ref, labels, limit);
+  return head_->GetOrCreate(labels, created, limit);
+}
+
+absl::StatusOr<MemSeries*> DBImpl::ReviveRef(uint64_t ref, uint64_t limit) {
+  if (cold_series_.load() == 0) return nullptr;
+  vigil::MutexLock sl(&series_mu_);
+  if (MemSeries* s = head_->GetByRef(ref)) return s;
+  VIGIL_ASSIGN_OR_RETURN(bool cold, IsColdRef(ref));
+  if (!cold) return nullptr;
+  VIGIL_ASSIGN_OR_RETURN(Labels labels, LabelsOfRef(ref));
+  return ReviveLocked(ref, labels, limit);
+}
+
+absl::StatusOr<std::vector<DBImpl::ColdSeries>> DBImpl::SelectCold(
+    const std::vector<Matcher>& matchers, Timestamp mint) {
+  std::vector<ColdSeries> out;
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  if (cf == nullptr || !MayHaveCold(mint)) return out;
+  // Candidates from the most selective matcher that needs its label:
+  // an equality's one value, else a scan of the name's values; with none
+  // (every matcher accepts a missing label) all cold series.
+  const Matcher* drive = nullptr;
+  for (const Matcher& m : matchers) {
+    if (m.MatchesEmpty()) continue;
+    if (drive == nullptr ||
+        (m.type() == MatchType::kEqual && drive->type() != MatchType::kEqual)) {
+      drive = &m;
+    }
+  }
+  std::vector<uint64_t> refs;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf));
+  if (drive != nullptr) {
+    std::string prefix = ColdNamePrefix(drive->name());
+    if (drive->type() == MatchType::kEqual) {
+      PutLengthPrefixed(&prefix, drive->value());
+    }
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+         it->Next()) {
+      std::string_view name, value;
+      uint64_t ref;
+      if (!ParsePostingKey(View(it->key()), &name, &value, &ref) ||
+          it->value().size() < 8) {
+        return absl::DataLossError("cold posting: malformed record");
+      }
+      if (GetOrderedI64(it->value().data()) < mint) continue;
+      if (drive->type() != MatchType::kEqual && !drive->Matches(value))
+        continue;
+      refs.push_back(ref);
+    }
+  } else {
+    for (it->Seek("s"); it->Valid() && it->key().starts_with("s"); it->Next()) {
+      if (it->key().size() != 9 || it->value().size() != 16) {
+        return absl::DataLossError("cold series record: malformed record");
+      }
+      if (GetOrderedI64(it->value().data()) < mint) continue;
+      refs.push_back(GetBE64(it->key().data() + 1));
+    }
+  }
+  VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold postings"));
+  std::sort(refs.begin(), refs.end());
+  refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
+  for (uint64_t ref : refs) {
+    VIGIL_ASSIGN_OR_RETURN(Labels labels, LabelsOfRef(ref));
+    bool ok = true;
+    for (const Matcher& m : matchers) {
+      if (!m.Matches(labels.Get(m.name()))) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) out.push_back({ref, std::move(labels)});
+  }
+  return out;
+}
+
+absl::Status DBImpl::ColdLabelNames(Timestamp mint,
+                                    std::vector<std::string>* out) {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  if (cf == nullptr || !MayHaveCold(mint)) return absl::OkStatus();
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf));
+  // One posting per name is enough once its time fits; past that, seek to
+  // the next name.
+  std::string last;
+  bool have_last = false;
+  for (it->Seek("p"); it->Valid() && it->key().starts_with("p");) {
+    std::string_view name, value;
+    uint64_t ref;
+    if (!ParsePostingKey(View(it->key()), &name, &value, &ref) ||
+        it->value().size() < 8) {
+      return absl::DataLossError("cold posting: malformed record");
+    }
+    if (GetOrderedI64(it->value().data()) < mint ||
+        (have_last && name == last)) {
+      it->Next();
+      continue;
+    }
+    last = std::string(name);
+    have_last = true;
+    out->push_back(last);
+    std::string next = ColdNamePrefix(last);
+    next.push_back('\xff');
+    it->Seek(next);
+  }
+  return FromRocks(it->status(), "read cold postings");
+}
+
+absl::Status DBImpl::ColdLabelValues(const std::string& name, Timestamp mint,
+                                     std::vector<std::string>* out) {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  if (cf == nullptr || !MayHaveCold(mint)) return absl::OkStatus();
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf));
+  const std::string prefix = ColdNamePrefix(name);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    std::string_view n, value;
+    uint64_t ref;
+    if (!ParsePostingKey(View(it->key()), &n, &value, &ref) ||
+        it->value().size() < 8) {
+      return absl::DataLossError("cold posting: malformed record");
+    }
+    if (GetOrderedI64(it->value().data()) < mint) continue;
+    if (out->empty() || out->back() != value) out->emplace_back(value);
+  }
+  return FromRocks(it->status(), "read cold postings");
+}
+
+absl::Status DBImpl::ForgetExpiredCold(Timestamp before) {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  if (cf == nullptr || cold_series_.load() == 0) return absl::OkStatus();
+  vigil::MutexLock sl(&series_mu_);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf));
+  rocksdb::WriteBatch batch;
+  absl::flat_hash_map<uint64_t, absl::flat_hash_set<uint64_t>> by_hash;
+  uint64_t n = 0;
+  for (it->Seek("s"); it->Valid() && it->key().starts_with("s"); it->Next()) {
+    if (it->key().size() != 9 || it->value().size() != 16) continue;
+    if (GetOrderedI64(it->value().data()) >= before) continue;
+    const uint64_t ref = GetBE64(it->key().data() + 1);
+    VIGIL_ASSIGN_OR_RETURN(Labels labels, LabelsOfRef(ref));
+    batch.Delete(cf, ColdSeriesKey(ref));
+    for (const Label& lb : labels) {
+      batch.Delete(cf, ColdPostingKey(lb.name, lb.value, ref));
+    }
+    batch.Delete(cf_series_, SeriesKey(ref));
+    by_hash[labels.Hash()].insert(ref);
+    ++n;
+  }
+  VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold series"));
+  if (n == 0) return absl::OkStatus();
+  for (auto& [hash, gone] : by_hash) {
+    std::string old;
+    rocksdb::Status rs =
+        db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
+    if (!rs.IsNotFound())
+      VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
+    std::vector<uint64_t> refs = DecodeRefs(old);
+    std::erase_if(refs, [&gone](uint64_t r) { return gone.contains(r); });
+    if (refs.empty()) {
+      batch.Delete(cf, ColdHashKey(hash));
+    } else {
+      batch.Put(cf, ColdHashKey(hash), EncodeRefs(refs));
+    }
+  }
+  VIGIL_RETURN_IF_ERROR(
+      WriteChecked(rocksdb::WriteOptions(), &batch, "retention: cold series"));
+  cold_series_.fetch_sub(n);
+  logger_->Info("retention: forgot cold series",
+                {{"series", std::to_string(n)}});
+  return absl::OkStatus();
+}
+
+}  // namespace vigil::storage::internal
