@@ -9,8 +9,10 @@
 # (144 restarts per host) and a cardinality explosion opens every 4 h for
 # 10 min (6 windows); here pods restart every SOAK_SECONDS/144 s and an
 # explosion opens every SOAK_SECONDS/6 s for 1/24 of that. Scrapes and rule
-# evaluations run every second (15 s in the real day). Vigil has no knob
-# for head GC or retention to shorten: its series stay in memory for good.
+# evaluations run every second (15 s in the real day). Head GC's idle time
+# scales the same way: --storage.tsdb.head-idle's default of 3 h becomes
+# SOAK_SECONDS/8 s (SOAK_HEAD_IDLE overrides it, in seconds; 0 turns head
+# GC off); the server runs it once a minute, with retention.
 #
 # Every SOAK_SAMPLE s it records vigil's RSS (/proc), the head series, the
 # engine's query-duration and the rule groups' last-duration metrics from
@@ -23,7 +25,7 @@
 # usage: bench/soak_churn.sh [OUT_DIR]
 # env:   SOAK_SECONDS=1800 SOAK_SAMPLE=10 SOAK_HOSTS=8 SOAK_EXPLODE=2000
 #        SOAK_VALGRIND=0 (1: vigil under valgrind's leak checker instead)
-#        SOAK_ASAN=0 BUILD=build (build-asan with SOAK_ASAN=1; the
+#        SOAK_HEAD_IDLE=SOAK_SECONDS/8 SOAK_ASAN=0 BUILD=build (build-asan with SOAK_ASAN=1; the
 #        simulator always from SIM_BUILD=build)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +45,7 @@ for b in "$BUILD/vigil" "$SIM_BUILD/vigil-sim"; do
 done
 
 CHURN=$(( SOAK_SECONDS / 144 )); [ "$CHURN" -ge 1 ] || CHURN=1
+HEAD_IDLE=${SOAK_HEAD_IDLE:-$(( SOAK_SECONDS / 8 ))}
 EVERY=$(( SOAK_SECONDS / 6 )); [ "$EVERY" -ge 2 ] || EVERY=2
 FOR=$(( EVERY / 24 )); [ "$FOR" -ge 1 ] || FOR=1
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -84,12 +87,14 @@ if [ "${SOAK_VALGRIND:-0}" = 1 ]; then
         --log-file="$OUT/valgrind.log")
 fi
 "${WRAP[@]}" "$BUILD/vigil" --config.file="$OUT/prometheus.yml" --storage.tsdb.path="$OUT/data" \
-  --web.listen-address="127.0.0.1:$PORT" >"$OUT/vigil.log" 2>&1 &
+  --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.head-idle="${HEAD_IDLE}s" \
+  >"$OUT/vigil.log" 2>&1 &
 VIGIL=$!
 URL=http://127.0.0.1:$PORT
 for _ in $(seq 1200); do curl -sf "$URL/-/ready" >/dev/null && break; sleep 0.1; done
 echo "soak: ${SOAK_SECONDS}s, $SOAK_HOSTS hosts, pods restart every ${CHURN}s," \
-  "$SOAK_EXPLODE exploding series/host for ${FOR}s every ${EVERY}s; $OUT" >&2
+  "$SOAK_EXPLODE exploding series/host for ${FOR}s every ${EVERY}s," \
+  "head GC after ${HEAD_IDLE}s idle; $OUT" >&2
 
 QUERIES=(
   'sum by (variant) (rate(vllm:generation_tokens_total[1m]))'
@@ -103,7 +108,7 @@ qtime() {  # wall seconds of one instant query (NaN on a timeout)
     --data-urlencode "query=$1") || t=NaN
   echo "$t"
 }
-echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s" >"$OUT/samples.txt"
+echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s cold_series" >"$OUT/samples.txt"
 t0=$(date +%s)
 while :; do
   now=$(date +%s); el=$(( now - t0 ))
@@ -115,9 +120,10 @@ while :; do
   qsum=$(awk '/^prometheus_engine_query_duration_seconds_sum\{slice="inner_eval"\}/ {print $2}' <<<"$m")
   qcnt=$(awk '/^prometheus_engine_query_duration_seconds_count\{slice="inner_eval"\}/ {print $2}' <<<"$m")
   rg=$(awk '/^prometheus_rule_group_last_duration_seconds\{/ {if ($2>x) x=$2} END {print x+0}' <<<"$m")
+  cold=$(awk '$1=="vigil_tsdb_cold_series" {print $2}' <<<"$m")
   qs=""
   for q in "${QUERIES[@]}"; do qs="$qs $(qtime "$q")"; done
-  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs" >>"$OUT/samples.txt"
+  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0}" >>"$OUT/samples.txt"
   sleep "$SOAK_SAMPLE"
 done
 
@@ -148,8 +154,10 @@ def mean_query(rs):  # engine inner_eval mean over the window, from the histogra
 print(f"samples: {len(rows)} over {rows[-1][0]:.0f} s (24 h equivalent: {sys.argv[2]} s)")
 print(f"RSS: start {rows[0][1]/1024:.0f} MiB, half {half[0][1]/1024:.0f} MiB, end {rows[-1][1]/1024:.0f} MiB, max {max(r[1] for r in rows)/1024:.0f} MiB")
 print(f"RSS slope over the second half: {slope:.1f} MiB/hour (least squares, {len(half)} samples)")
-print(f"head series: half {half[0][2]:.0f}, end {rows[-1][2]:.0f} (slope over the second half "
+print(f"head series: half {half[0][2]:.0f}, end {rows[-1][2]:.0f}, max {max(r[2] for r in rows):.0f} (slope over the second half "
       f"{(half[-1][2]-half[0][2])/max(1e-9,(half[-1][0]-half[0][0])/3600):.0f}/hour)")
+if len(rows[-1]) > 10:
+    print(f"cold series (head GC, on disk): half {half[0][10]:.0f}, end {rows[-1][10]:.0f}")
 print(f"engine query duration (inner_eval mean, rules and API): first 10% {mean_query(first)*1e3:.2f} ms, last 10% {mean_query(last)*1e3:.2f} ms")
 print(f"slowest rule group's last duration: first 10% {med(first,5)*1e3:.2f} ms, last 10% {med(last,5)*1e3:.2f} ms")
 for i in range(4):

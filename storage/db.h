@@ -247,6 +247,13 @@ class DB : public Appendable, public Queryable {
   // lists only series with samples in its range.)
   virtual void ForEachSeries(
       const std::function<void(SeriesRef, const Labels&)>& f) = 0;
+  // ForEachSeries over the series in memory only (Stats().num_series; head
+  // GC moved the others out, see Options::head_idle_ms), as Prometheus's
+  // head statistics count. By default, every series.
+  virtual void ForEachHeadSeries(
+      const std::function<void(SeriesRef, const Labels&)>& f) {
+    ForEachSeries(f);
+  }
 
   // Calls f for every chunk with samples in [mint, maxt] (tombstoned
   // samples do not count: a chunk holding only those is skipped, and a

@@ -11,10 +11,15 @@
 // too; the newest cold sample (cold_max_t_) lets every recent query skip
 // them. A sample for a cold series *revives* it under the same ref.
 //
-// series_mu_ orders the moves between head and cold against selections:
-// eviction and revival hold it exclusively, a selection holds it shared
-// while it reads both sides, so a series is never missed by both.
+// A selection reads cold, then the head, without a lock: a revival makes
+// the series hot before deleting its cold records, so the selection sees
+// it on one side at least; an eviction, which writes cold records before
+// the head forgets the series, runs inside a seqlock (gc_seq_ odd) and
+// makes a selection that overlapped it start again. series_mu_ serialises
+// the moves themselves (and creations, which must not miss a cold twin).
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -79,6 +84,14 @@ absl::StatusOr<bool> DBImpl::IsColdRef(uint64_t ref) {
   return true;
 }
 
+uint64_t DBImpl::GcReadBegin() const {
+  for (;;) {
+    const uint64_t seq = gc_seq_.load();
+    if ((seq & 1) == 0) return seq;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
   if (options_.read_only) return size_t(0);
   vigil::MutexLock cl(&commit_mu_);
@@ -133,6 +146,11 @@ absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
   }
   {
     vigil::MutexLock sl(&series_mu_);
+    gc_seq_.fetch_add(1);  // odd: readers wait, or retry if they overlapped
+    struct SeqEnd {
+      std::atomic<uint64_t>* seq;
+      ~SeqEnd() { seq->fetch_add(1); }
+    } seq_end{&gc_seq_};
     if (batch.Count() > 0) {
       rocksdb::WriteOptions wo;
       wo.sync = options_.sync_commits;
@@ -179,6 +197,15 @@ absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
   if (limit > 0 && head_->NumSeries() >= limit) return nullptr;
   const Timestamp last_t = GetOrderedI64(v.data());
   const double last_v = GetDouble(v.data() + 8);
+  // Hot first, then no longer cold: a lock-free selection in between sees
+  // it on both sides (it dedupes by ref), never on none.
+  MemSeries* s = head_->CreateWithRef(ref, labels);
+  {
+    SpinLockHolder l(&s->mu);
+    s->last_t = last_t;
+    s->last_v = last_v;
+  }
+  s->persisted.store(true);
   rocksdb::WriteBatch batch;
   batch.Delete(cf, ColdSeriesKey(ref));
   for (const Label& lb : labels) {
@@ -188,28 +215,30 @@ absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
   std::string old;
   rocksdb::Status rs =
       db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
-  if (!rs.IsNotFound()) VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
-  std::vector<uint64_t> refs = DecodeRefs(old);
-  std::erase(refs, ref);
-  if (refs.empty()) {
-    batch.Delete(cf, ColdHashKey(hash));
-  } else {
-    batch.Put(cf, ColdHashKey(hash), EncodeRefs(refs));
+  absl::Status st;
+  if (!rs.IsNotFound()) st = FromRocks(rs, "read cold hash");
+  if (st.ok()) {
+    std::vector<uint64_t> refs = DecodeRefs(old);
+    std::erase(refs, ref);
+    if (refs.empty()) {
+      batch.Delete(cf, ColdHashKey(hash));
+    } else {
+      batch.Put(cf, ColdHashKey(hash), EncodeRefs(refs));
+    }
+    // Its newest sample comes back with it, so a replay after a crash
+    // skips the older samples still in the WAL.
+    batch.Put(cf_head_, SeriesKey(ref),
+              EncodeHeadRecord(last_t, last_v, std::string_view()));
+    rocksdb::WriteOptions wo;
+    wo.sync = options_.sync_commits;
+    st = WriteChecked(wo, &batch, "revive cold series");
   }
-  // Its newest sample comes back with it, so a replay after a crash skips
-  // the older samples still in the WAL.
-  batch.Put(cf_head_, SeriesKey(ref),
-            EncodeHeadRecord(last_t, last_v, std::string_view()));
-  rocksdb::WriteOptions wo;
-  wo.sync = options_.sync_commits;
-  VIGIL_RETURN_IF_ERROR(WriteChecked(wo, &batch, "revive cold series"));
-  MemSeries* s = head_->CreateWithRef(ref, labels);
-  {
-    SpinLockHolder l(&s->mu);
-    s->last_t = last_t;
-    s->last_v = last_v;
+  if (!st.ok()) {
+    // Still cold on disk: the head must not keep it (an appender that
+    // found it meanwhile re-resolves it at commit).
+    head_->Remove({s});
+    return st;
   }
-  s->persisted.store(true);
   cold_series_.fetch_sub(1);
   revived_total_.fetch_add(1);
   return s;
@@ -355,16 +384,23 @@ absl::Status DBImpl::ColdLabelValues(const std::string& name, Timestamp mint,
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), cf));
   const std::string prefix = ColdNamePrefix(name);
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-       it->Next()) {
+  // Once a value has a posting in range, seek past the rest of its refs.
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);) {
     std::string_view n, value;
     uint64_t ref;
     if (!ParsePostingKey(View(it->key()), &n, &value, &ref) ||
         it->value().size() < 8) {
       return absl::DataLossError("cold posting: malformed record");
     }
-    if (GetOrderedI64(it->value().data()) < mint) continue;
-    if (out->empty() || out->back() != value) out->emplace_back(value);
+    if (GetOrderedI64(it->value().data()) < mint) {
+      it->Next();
+      continue;
+    }
+    out->emplace_back(value);
+    std::string next = prefix;
+    PutLengthPrefixed(&next, value);
+    next.append(8, '\xff');
+    it->Seek(next);  // no ref is 2^64-1: lands past the value's refs
   }
   return FromRocks(it->status(), "read cold postings");
 }

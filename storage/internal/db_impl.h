@@ -112,6 +112,8 @@ class DBImpl : public DB {
       override;
   void ForEachSeries(
       const std::function<void(SeriesRef, const Labels&)>& f) override;
+  void ForEachHeadSeries(
+      const std::function<void(SeriesRef, const Labels&)>& f) override;
   absl::Status ForEachChunk(
       Timestamp mint, Timestamp maxt,
       const std::function<void(const storage::ChunkMeta&)>& f) override;
@@ -194,7 +196,10 @@ class DBImpl : public DB {
     return cold_series_.load() > 0 && mint <= cold_max_t_.load();
   }
   // Cold series matching `matchers` whose newest sample is >= mint.
-  // REQUIRES: series_mu() held shared (with the head's selection).
+  // Readers that also select from the head read cold first, then the
+  // head, between GcReadBegin and GcReadValid (a seqlock): a revival makes
+  // the series hot before it stops being cold, and an eviction, which does
+  // the reverse, makes the reader retry.
   absl::StatusOr<std::vector<ColdSeries>> SelectCold(
       const std::vector<Matcher>& matchers, Timestamp mint);
   // Label names / values of `name` of cold series with samples >= mint
@@ -202,9 +207,10 @@ class DBImpl : public DB {
   absl::Status ColdLabelNames(Timestamp mint, std::vector<std::string>* out);
   absl::Status ColdLabelValues(const std::string& name, Timestamp mint,
                                std::vector<std::string>* out);
-  vigil::Mutex& series_mu() ABSL_LOCK_RETURNED(series_mu_) {
-    return series_mu_;
-  }
+  // The seqlock of the head/cold moves (see SelectCold): Begin waits
+  // while an eviction runs; Valid says none ran since Begin.
+  uint64_t GcReadBegin() const;
+  bool GcReadValid(uint64_t begin) const { return gc_seq_.load() == begin; }
   uint64_t cold_series() const { return cold_series_.load(); }
 
  private:
@@ -314,12 +320,15 @@ class DBImpl : public DB {
   // Shared with the readers: waiting for commits, and closing.
   std::shared_ptr<CommitLogHub> hub_;
 
-  // Head GC (db_cold.cc). Null until the first eviction. Lock order:
-  // commit_mu_, series_mu_, then the head's own locks.
+  // Head GC (db_cold.cc). Null until the first eviction. series_mu_
+  // serialises evictions, revivals, creations while cold series exist and
+  // ForEachSeries. Lock order: commit_mu_, series_mu_, the head's locks.
   std::atomic<rocksdb::ColumnFamilyHandle*> cf_cold_{nullptr};
   vigil::Mutex series_mu_;
   std::atomic<uint64_t> cold_series_{0};
   std::atomic<int64_t> cold_max_t_{kMinTimestamp};
+  // Odd while an eviction moves series from the head to cold.
+  std::atomic<uint64_t> gc_seq_{0};
 
   vigil::Mutex meta_mu_;
   WriteHealthState health_;

@@ -10,7 +10,7 @@
 
 namespace vigil::storage::internal {
 
-void DBImpl::ForEachSeries(
+void DBImpl::ForEachHeadSeries(
     const std::function<void(SeriesRef, const Labels&)>& f) {
   EpochManager::Guard pin = head_->Pin();
   head_->ForEach([&](MemSeries* s) {
@@ -18,17 +18,37 @@ void DBImpl::ForEachSeries(
     if (!s->indexed.load(std::memory_order_acquire) || Hidden(s)) return;
     f(s->ref, head_->LabelsOf(*s));
   });
-  // Then the series head GC moved out of memory (any time range).
+}
+
+void DBImpl::ForEachSeries(
+    const std::function<void(SeriesRef, const Labels&)>& f) {
+  // No series moves between head and cold meanwhile.
   vigil::ReaderMutexLock l(&series_mu_);
   auto cold = SelectCold({}, kMinTimestamp);
   if (!cold.ok()) {
     logger_->Error("listing cold series failed",
                    {{"err", std::string(cold.status().message())}});
-    return;
+    cold = std::vector<ColdSeries>();
   }
-  for (const auto& c : *cold) {
-    if (head_->GetByRef(c.ref) == nullptr) f(c.ref, c.labels);
-  }
+  // Merged with the head's in ref order (SelectCold's order).
+  size_t next = 0;
+  auto cold_before = [&](uint64_t ref) {
+    for (; next < cold->size() && (*cold)[next].ref < ref; ++next) {
+      if (!tombstones_.empty()) {
+        Tombstone t;
+        if (tombstones_.Get((*cold)[next].ref, &t) &&
+            t.hidden_until != kMinTimestamp) {
+          continue;
+        }
+      }
+      f((*cold)[next].ref, (*cold)[next].labels);
+    }
+  };
+  ForEachHeadSeries([&](SeriesRef ref, const Labels& labels) {
+    cold_before(ref);
+    f(ref, labels);
+  });
+  cold_before(UINT64_MAX);
 }
 
 namespace {

@@ -243,9 +243,13 @@ class DBQuerier : public Querier {
   // tombstones emptied.
   std::vector<MemSeries*> Listed(const std::vector<Matcher>& matchers);
   std::vector<MemSeries*> Matching(const std::vector<Matcher>& matchers);
-  // Cold series matching (head GC), unless the head also has them.
-  absl::StatusOr<std::vector<DBImpl::ColdSeries>> ColdMatching(
-      const std::vector<Matcher>& matchers, const std::vector<MemSeries*>& hot);
+  // The series matching in the head and, head GC's, cold ones the head
+  // does not also have (a series moving meanwhile is on one side at least;
+  // see DBImpl::SelectCold). `listed`: for the label listings (Listed).
+  absl::Status BothSides(const std::vector<Matcher>& matchers,
+                         std::vector<MemSeries*>* hot,
+                         std::vector<DBImpl::ColdSeries>* cold,
+                         bool listed = false);
   // Series in ref (creation) order, or sorted by labels.
   absl::StatusOr<std::unique_ptr<SeriesSet>> SelectSeries(
       const std::vector<Matcher>& matchers, bool sorted);
@@ -256,18 +260,23 @@ class DBQuerier : public Querier {
   Timestamp mint_, maxt_;
 };
 
-absl::StatusOr<std::vector<DBImpl::ColdSeries>> DBQuerier::ColdMatching(
-    const std::vector<Matcher>& matchers, const std::vector<MemSeries*>& hot) {
-  VIGIL_ASSIGN_OR_RETURN(std::vector<DBImpl::ColdSeries> cold,
-                         db_->SelectCold(matchers, mint_));
-  if (cold.empty()) return cold;
-  // A series moving between head and cold meanwhile is seen on both sides.
+absl::Status DBQuerier::BothSides(const std::vector<Matcher>& matchers,
+                                  std::vector<MemSeries*>* hot,
+                                  std::vector<DBImpl::ColdSeries>* cold,
+                                  bool listed) {
+  for (;;) {
+    const uint64_t seq = db_->GcReadBegin();
+    VIGIL_ASSIGN_OR_RETURN(*cold, db_->SelectCold(matchers, mint_));
+    *hot = listed ? Listed(matchers) : Matching(matchers);
+    if (db_->GcReadValid(seq)) break;
+  }
+  if (cold->empty()) return absl::OkStatus();
   absl::flat_hash_set<uint64_t> hot_refs;
-  for (MemSeries* s : hot) hot_refs.insert(s->ref);
-  std::erase_if(cold, [&](const DBImpl::ColdSeries& c) {
+  for (MemSeries* s : *hot) hot_refs.insert(s->ref);
+  std::erase_if(*cold, [&](const DBImpl::ColdSeries& c) {
     return hot_refs.contains(c.ref);
   });
-  return cold;
+  return absl::OkStatus();
 }
 
 std::vector<MemSeries*> DBQuerier::Matching(
@@ -433,12 +442,7 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
     const std::vector<Matcher>& matchers, bool sorted) {
   std::vector<MemSeries*> hot;
   std::vector<DBImpl::ColdSeries> cold;
-  {
-    // Both sides under one lock, so a series moving meanwhile is seen.
-    vigil::ReaderMutexLock l(&db_->series_mu());
-    hot = Matching(matchers);
-    VIGIL_ASSIGN_OR_RETURN(cold, ColdMatching(matchers, hot));
-  }
+  VIGIL_RETURN_IF_ERROR(BothSides(matchers, &hot, &cold));
   // A series whose newest sample is older than the range has nothing in it
   // (appends only ever raise last_t): skip it before its chunk seeks. With
   // churn most series of a name are such dead ones, and a query over recent
@@ -494,19 +498,24 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
 absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
     const std::vector<Matcher>& matchers) {
   std::vector<std::string> out;
-  vigil::ReaderMutexLock l(&db_->series_mu());
   if (matchers.empty() && db_->tombstones().num_hidden() == 0) {
-    for (uint32_t n : db_->postings().Names())
-      out.emplace_back(db_->symbols().Get(n));
-    VIGIL_RETURN_IF_ERROR(db_->ColdLabelNames(mint_, &out));
+    for (;;) {
+      out.clear();
+      const uint64_t seq = db_->GcReadBegin();
+      VIGIL_RETURN_IF_ERROR(db_->ColdLabelNames(mint_, &out));
+      for (uint32_t n : db_->postings().Names())
+        out.emplace_back(db_->symbols().Get(n));
+      if (db_->GcReadValid(seq)) break;
+    }
   } else {
-    std::vector<MemSeries*> hot = Listed(matchers);
+    std::vector<MemSeries*> hot;
+    std::vector<DBImpl::ColdSeries> cold;
+    VIGIL_RETURN_IF_ERROR(BothSides(matchers, &hot, &cold, true));
     for (MemSeries* s : hot) {
       for (size_t i = 0; i < s->num_labels; ++i) {
         out.emplace_back(db_->symbols().Get(s->syms()[2 * i]));
       }
     }
-    VIGIL_ASSIGN_OR_RETURN(auto cold, ColdMatching(matchers, hot));
     for (const auto& c : cold) {
       for (const Label& lb : c.labels) out.push_back(lb.name);
     }
@@ -519,26 +528,31 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
 absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
     const std::string& name, const std::vector<Matcher>& matchers) {
   std::vector<std::string> out;
-  vigil::ReaderMutexLock l(&db_->series_mu());
-  const uint32_t n = db_->symbols().Find(name);
   if (matchers.empty() && db_->tombstones().num_hidden() == 0) {
-    if (n != SymbolTable::kNotFound) {
-      for (uint32_t v : db_->postings().Values(n))
-        out.emplace_back(db_->symbols().Get(v));
+    for (;;) {
+      out.clear();
+      const uint64_t seq = db_->GcReadBegin();
+      VIGIL_RETURN_IF_ERROR(db_->ColdLabelValues(name, mint_, &out));
+      const uint32_t n = db_->symbols().Find(name);
+      if (n != SymbolTable::kNotFound) {
+        for (uint32_t v : db_->postings().Values(n))
+          out.emplace_back(db_->symbols().Get(v));
+      }
+      if (db_->GcReadValid(seq)) break;
     }
-    VIGIL_RETURN_IF_ERROR(db_->ColdLabelValues(name, mint_, &out));
   } else {
-    std::vector<MemSeries*> hot = n == SymbolTable::kNotFound
-                                      ? std::vector<MemSeries*>()
-                                      : Listed(matchers);
+    std::vector<MemSeries*> hot;
+    std::vector<DBImpl::ColdSeries> cold;
+    VIGIL_RETURN_IF_ERROR(BothSides(matchers, &hot, &cold, true));
+    const uint32_t n = db_->symbols().Find(name);
     for (MemSeries* s : hot) {
-      for (size_t i = 0; i < s->num_labels; ++i) {
+      for (size_t i = 0; i < s->num_labels && n != SymbolTable::kNotFound;
+           ++i) {
         if (s->syms()[2 * i] == n) {
           out.emplace_back(db_->symbols().Get(s->syms()[2 * i + 1]));
         }
       }
     }
-    VIGIL_ASSIGN_OR_RETURN(auto cold, ColdMatching(matchers, hot));
     for (const auto& c : cold) {
       std::string_view v = c.labels.Get(name);
       if (!v.empty()) out.emplace_back(v);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
@@ -118,9 +119,16 @@ TEST_CASE("head GC: idle series leave memory and stay queryable",
   auto names = (*q)->LabelNames({Eq("job", "idle")});
   REQUIRE(names.ok());
   CHECK(*names == std::vector<std::string>{"__name__", "i", "job"});
-  int listed = 0;
-  db->ForEachSeries([&](SeriesRef, const Labels&) { ++listed; });
-  CHECK(listed == 50);
+  std::vector<SeriesRef> listed;
+  db->ForEachSeries([&](SeriesRef r, const Labels&) { listed.push_back(r); });
+  CHECK(listed.size() == 50);
+  CHECK(std::is_sorted(listed.begin(), listed.end()));
+  int in_head = 0;
+  db->ForEachHeadSeries([&](SeriesRef, const Labels& l) {
+    ++in_head;
+    CHECK(l.Get("job") == "busy");
+  });
+  CHECK(in_head == 10);
 }
 
 TEST_CASE("head GC: a sample brings a cold series back under its ref",
@@ -327,6 +335,7 @@ TEST_CASE("head GC races appends, queries and evictions",
   constexpr int kSeries = 64, kRounds = 300;
   std::atomic<bool> done{false};
   std::atomic<int> query_errors{0};
+  std::atomic<int> rounds_done{0};
   std::thread gc([&] {
     while (!done.load()) {
       (void)db->ApplyRetention(kMaxTimestamp / 2);
@@ -345,7 +354,12 @@ TEST_CASE("head GC races appends, queries and evictions",
         ++query_errors;
         continue;
       }
+      // Once every series has a sample, each shows exactly once, whether
+      // hot, cold or moving between the two.
+      const bool all_exist = rounds_done.load() >= 2;
+      int n = 0;
       while ((*set)->Next()) {
+        ++n;
         auto it = (*set)->At().Iterator();
         Timestamp last = kMinTimestamp;
         while (it->Next()) {
@@ -353,6 +367,7 @@ TEST_CASE("head GC races appends, queries and evictions",
           last = it->t();
         }
       }
+      if (all_exist && n != kSeries) ++query_errors;
     }
   });
   std::vector<SeriesRef> refs(kSeries, 0);
@@ -368,6 +383,7 @@ TEST_CASE("head GC races appends, queries and evictions",
       refs[i] = *got;
     }
     REQUIRE(app->Commit().ok());
+    rounds_done = r;
   }
   done = true;
   gc.join();

@@ -150,8 +150,8 @@ void Api::StatusTsdb(const net::HttpRequest& req,
     }
     limit = *n;
   }
-  // The cardinality audit of Prometheus's head, over every series the DB
-  // knows.
+  // The cardinality audit of Prometheus's head: the series in memory
+  // (head GC moved idle ones out; storage/FORMAT.md, "The cold family").
   uint64_t num_series = 0;
   int64_t chunks = 0;
   int64_t min_time = std::numeric_limits<int64_t>::max();
@@ -162,7 +162,7 @@ void Api::StatusTsdb(const net::HttpRequest& req,
       values;
   if (opts_.db != nullptr) {
     const storage::DBStats st = opts_.db->Stats();
-    opts_.db->ForEachSeries([&](storage::SeriesRef, const Labels& l) {
+    opts_.db->ForEachHeadSeries([&](storage::SeriesRef, const Labels& l) {
       ++num_series;
       ++by_metric[std::string(l.MetricName())];
       for (const Label& p : l) {
