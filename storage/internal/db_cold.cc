@@ -94,23 +94,34 @@ uint64_t DBImpl::GcReadBegin() const {
 
 absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
   if (options_.read_only) return size_t(0);
-  vigil::MutexLock cl(&commit_mu_);
   // Candidates: nothing appended since idle_before, the series record
   // durable. Series CleanTombstones forgot (no record, no samples) just go.
+  // Found without the commit mutex (commits go on; usually none is idle),
+  // then checked again under it, where no sample can arrive.
   constexpr size_t kMaxPerPass = 200000;
-  std::vector<MemSeries*> idle, forgotten;
+  auto is_idle = [idle_before](MemSeries* s) {
+    SpinLockHolder l(&s->mu);
+    return s->last_t != kMinTimestamp && s->last_t < idle_before &&
+           s->persisted.load();
+  };
+  std::vector<uint64_t> candidates;
+  EpochManager::Guard pin = head_->Pin();
   head_->ForEach([&](MemSeries* s) {
-    if (idle.size() + forgotten.size() >= kMaxPerPass) return;
+    if (candidates.size() >= kMaxPerPass) return;
+    if (!s->indexed.load() || is_idle(s)) candidates.push_back(s->ref);
+  });
+  if (candidates.empty()) return size_t(0);
+  vigil::MutexLock cl(&commit_mu_);
+  std::vector<MemSeries*> idle, forgotten;
+  for (uint64_t ref : candidates) {
+    MemSeries* s = head_->GetByRef(ref);
+    if (s == nullptr) continue;
     if (!s->indexed.load()) {
       forgotten.push_back(s);
-      return;
-    }
-    SpinLockHolder l(&s->mu);
-    if (s->last_t != kMinTimestamp && s->last_t < idle_before &&
-        s->persisted.load()) {
+    } else if (is_idle(s)) {
       idle.push_back(s);
     }
-  });
+  }
   if (idle.empty() && forgotten.empty()) return size_t(0);
   VIGIL_RETURN_IF_ERROR(EnsureColdFamily());
   rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
