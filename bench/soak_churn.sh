@@ -108,7 +108,7 @@ qtime() {  # wall seconds of one instant query (NaN on a timeout)
     --data-urlencode "query=$1") || t=NaN
   echo "$t"
 }
-echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s cold_series" >"$OUT/samples.txt"
+echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s cold_series head_mem_bytes rocksdb_mem_bytes" >"$OUT/samples.txt"
 t0=$(date +%s)
 while :; do
   now=$(date +%s); el=$(( now - t0 ))
@@ -121,9 +121,11 @@ while :; do
   qcnt=$(awk '/^prometheus_engine_query_duration_seconds_count\{slice="inner_eval"\}/ {print $2}' <<<"$m")
   rg=$(awk '/^prometheus_rule_group_last_duration_seconds\{/ {if ($2>x) x=$2} END {print x+0}' <<<"$m")
   cold=$(awk '$1=="vigil_tsdb_cold_series" {print $2}' <<<"$m")
+  hmem=$(awk '$1=="vigil_head_memory_bytes" {print $2}' <<<"$m")
+  rmem=$(awk '$1=="vigil_rocksdb_memory_bytes" {print $2}' <<<"$m")
   qs=""
   for q in "${QUERIES[@]}"; do qs="$qs $(qtime "$q")"; done
-  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0}" >>"$OUT/samples.txt"
+  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0} ${hmem:-0} ${rmem:-0}" >>"$OUT/samples.txt"
   sleep "$SOAK_SAMPLE"
 done
 
@@ -156,8 +158,10 @@ print(f"RSS: start {rows[0][1]/1024:.0f} MiB, half {half[0][1]/1024:.0f} MiB, en
 print(f"RSS slope over the second half: {slope:.1f} MiB/hour (least squares, {len(half)} samples)")
 print(f"head series: half {half[0][2]:.0f}, end {rows[-1][2]:.0f}, max {max(r[2] for r in rows):.0f} (slope over the second half "
       f"{(half[-1][2]-half[0][2])/max(1e-9,(half[-1][0]-half[0][0])/3600):.0f}/hour)")
-if len(rows[-1]) > 10:
+if len(rows[-1]) > 12:
     print(f"cold series (head GC, on disk): half {half[0][10]:.0f}, end {rows[-1][10]:.0f}")
+    print(f"head memory (estimate): half {half[0][11]/2**20:.0f} MiB, end {rows[-1][11]/2**20:.0f} MiB, max {max(r[11] for r in rows)/2**20:.0f} MiB; "
+          f"RocksDB memtables + table readers: half {half[0][12]/2**20:.0f} MiB, end {rows[-1][12]/2**20:.0f} MiB")
 print(f"engine query duration (inner_eval mean, rules and API): first 10% {mean_query(first)*1e3:.2f} ms, last 10% {mean_query(last)*1e3:.2f} ms")
 print(f"slowest rule group's last duration: first 10% {med(first,5)*1e3:.2f} ms, last 10% {med(last,5)*1e3:.2f} ms")
 for i in range(4):

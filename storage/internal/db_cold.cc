@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "core/status_macros.h"
 #include "fmt/format.h"
+#include "rocksdb/snapshot.h"
 #include "rocksdb/write_batch.h"
 #include "storage/internal/coding.h"
 #include "storage/internal/cold_keys.h"
@@ -97,62 +98,103 @@ absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
   // Candidates: nothing appended since idle_before, the series record
   // durable. Series CleanTombstones forgot (no record, no samples) just go.
   // Found without the commit mutex (commits go on; usually none is idle),
-  // then checked again under it, where no sample can arrive.
-  constexpr size_t kMaxPerPass = 200000;
-  auto is_idle = [idle_before](MemSeries* s) {
-    SpinLockHolder l(&s->mu);
-    return s->last_t != kMinTimestamp && s->last_t < idle_before &&
-           s->persisted.load();
-  };
+  // then moved a slice at a time: each slice's records are built outside
+  // the mutex and its idleness checked again under it, where no sample can
+  // arrive, so commits wait for one slice's write at most.
+  constexpr size_t kMaxPerPass = 200000, kSlice = 4096;
   std::vector<uint64_t> candidates;
   EpochManager::Guard pin = head_->Pin();
   head_->ForEach([&](MemSeries* s) {
     if (candidates.size() >= kMaxPerPass) return;
-    if (!s->indexed.load() || is_idle(s)) candidates.push_back(s->ref);
+    if (!s->indexed.load() || IdleSince(s, idle_before))
+      candidates.push_back(s->ref);
   });
-  if (candidates.empty()) return size_t(0);
+  size_t moved = 0, forgotten = 0;
+  for (size_t i = 0; i < candidates.size(); i += kSlice) {
+    const size_t n = std::min(kSlice, candidates.size() - i);
+    VIGIL_RETURN_IF_ERROR(
+        EvictSlice(std::span<const uint64_t>(candidates.data() + i, n),
+                   idle_before, &moved, &forgotten));
+  }
+  evicted_total_.fetch_add(moved);
+  if (moved + forgotten > 0) {
+    logger_->Info("head GC: idle series moved out of memory",
+                  {{"series", std::to_string(moved)},
+                   {"forgotten", std::to_string(forgotten)},
+                   {"cold", std::to_string(cold_series_.load())}});
+  }
+  return moved + forgotten;
+}
+
+bool DBImpl::IdleSince(MemSeries* s, Timestamp idle_before) {
+  SpinLockHolder l(&s->mu);
+  return s->last_t != kMinTimestamp && s->last_t < idle_before &&
+         s->persisted.load();
+}
+
+absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
+                                Timestamp idle_before, size_t* moved,
+                                size_t* forgotten_n) {
+  // Outside the commit mutex: the records that do not depend on samples.
+  struct Prepared {
+    MemSeries* s;
+    uint64_t hash;
+    std::vector<std::string> postings;
+  };
+  std::vector<Prepared> prep;
+  prep.reserve(refs.size());
+  for (uint64_t ref : refs) {
+    MemSeries* s = head_->GetByRef(ref);
+    if (s == nullptr || !s->indexed.load()) {
+      prep.push_back({s, 0, {}});
+      continue;
+    }
+    const Labels labels = head_->LabelsOf(*s);
+    Prepared p{s, labels.Hash(), {}};
+    p.postings.reserve(labels.size());
+    for (const Label& lb : labels) {
+      p.postings.push_back(ColdPostingKey(lb.name, lb.value, ref));
+    }
+    prep.push_back(std::move(p));
+  }
   vigil::MutexLock cl(&commit_mu_);
   std::vector<MemSeries*> idle, forgotten;
-  for (uint64_t ref : candidates) {
-    MemSeries* s = head_->GetByRef(ref);
-    if (s == nullptr) continue;
-    if (!s->indexed.load()) {
-      forgotten.push_back(s);
-    } else if (is_idle(s)) {
-      idle.push_back(s);
-    }
-  }
-  if (idle.empty() && forgotten.empty()) return size_t(0);
   VIGIL_RETURN_IF_ERROR(EnsureColdFamily());
   rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
   rocksdb::WriteBatch batch;
   absl::flat_hash_map<uint64_t, std::vector<uint64_t>> by_hash;
   Timestamp max_t = kMinTimestamp;
-  for (MemSeries* s : idle) {
-    const Labels labels = head_->LabelsOf(*s);
+  for (Prepared& p : prep) {
+    MemSeries* s = p.s;
+    if (s == nullptr || s->evicted.load()) continue;
+    if (!s->indexed.load()) {
+      forgotten.push_back(s);
+      continue;
+    }
+    if (p.postings.empty() || !IdleSince(s, idle_before)) continue;
+    idle.push_back(s);
     SpinLockHolder l(&s->mu);
     head_->CutLocked(s);
-    for (const auto& p : s->pending) {
-      batch.Put(cf_chunks_, ChunkKey(DayOf(p.mint), s->ref, p.mint),
-                EncodeChunkValue(p.mint, p.maxt, p.bytes));
+    for (const auto& c : s->pending) {
+      batch.Put(cf_chunks_, ChunkKey(DayOf(c.mint), s->ref, c.mint),
+                EncodeChunkValue(c.mint, c.maxt, c.bytes));
     }
     batch.Delete(cf_head_, SeriesKey(s->ref));
     batch.Put(cf, ColdSeriesKey(s->ref), ColdSeriesValue(s->last_t, s->last_v));
-    for (const Label& lb : labels) {
-      batch.Put(cf, ColdPostingKey(lb.name, lb.value, s->ref),
-                ColdPostingValue(s->last_t));
-    }
-    by_hash[labels.Hash()].push_back(s->ref);
+    const std::string when = ColdPostingValue(s->last_t);
+    for (const std::string& k : p.postings) batch.Put(cf, k, when);
+    by_hash[p.hash].push_back(s->ref);
     max_t = std::max(max_t, s->last_t);
   }
-  for (auto& [hash, refs] : by_hash) {
+  if (idle.empty() && forgotten.empty()) return absl::OkStatus();
+  for (auto& [hash, hrefs] : by_hash) {
     std::string old;
     rocksdb::Status rs =
         db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
     if (!rs.IsNotFound())
       VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
     std::vector<uint64_t> all = DecodeRefs(old);
-    all.insert(all.end(), refs.begin(), refs.end());
+    all.insert(all.end(), hrefs.begin(), hrefs.end());
     batch.Put(cf, ColdHashKey(hash), EncodeRefs(all));
   }
   {
@@ -183,14 +225,9 @@ absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
     all.insert(all.end(), forgotten.begin(), forgotten.end());
     head_->Remove(all);
   }
-  evicted_total_.fetch_add(idle.size());
-  if (!idle.empty()) {
-    logger_->Info("head GC: idle series moved out of memory",
-                  {{"series", std::to_string(idle.size())},
-                   {"forgotten", std::to_string(forgotten.size())},
-                   {"cold", std::to_string(cold_series_.load())}});
-  }
-  return idle.size() + forgotten.size();
+  *moved += idle.size();
+  *forgotten_n += forgotten.size();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
@@ -198,9 +235,12 @@ absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
                                                 uint64_t limit) {
   rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
   std::string v;
-  VIGIL_RETURN_IF_ERROR(
-      FromRocks(db_->Get(rocksdb::ReadOptions(), cf, ColdSeriesKey(ref), &v),
-                "read cold series"));
+  rocksdb::Status got =
+      db_->Get(rocksdb::ReadOptions(), cf, ColdSeriesKey(ref), &v);
+  if (got.IsNotFound()) {
+    return absl::NotFoundError(fmt::format("series {} is not cold", ref));
+  }
+  VIGIL_RETURN_IF_ERROR(FromRocks(got, "read cold series"));
   if (v.size() != 16) {
     return absl::DataLossError(
         fmt::format("cold series record {}: malformed record", ref));
@@ -279,7 +319,11 @@ absl::StatusOr<MemSeries*> DBImpl::SeriesForAppend(const Labels& labels,
   vigil::MutexLock sl(&series_mu_);
   if (MemSeries* s = head_->GetByLabels(labels)) return s;
   VIGIL_ASSIGN_OR_RETURN(uint64_t ref, FindColdLocked(labels));
-  if (ref != 0) return ReviveLocked(ref, labels, limit);
+  if (ref != 0) {
+    absl::StatusOr<MemSeries*> s = ReviveLocked(ref, labels, limit);
+    // A stale label-hash entry (its series revived or forgotten): new.
+    if (!absl::IsNotFound(s.status())) return s;
+  }
   return head_->GetOrCreate(labels, created, limit);
 }
 
@@ -310,8 +354,12 @@ absl::StatusOr<std::vector<DBImpl::ColdSeries>> DBImpl::SelectCold(
     }
   }
   std::vector<uint64_t> refs;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), cf));
+  // One snapshot for the postings and the series records: retention may
+  // forget a cold series (both) meanwhile.
+  rocksdb::ManagedSnapshot snap(db_.get());
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap.snapshot();
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
   if (drive != nullptr) {
     std::string prefix = ColdNamePrefix(drive->name());
     if (drive->type() == MatchType::kEqual) {
@@ -342,8 +390,31 @@ absl::StatusOr<std::vector<DBImpl::ColdSeries>> DBImpl::SelectCold(
   VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold postings"));
   std::sort(refs.begin(), refs.end());
   refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
+  // The labels from `series`, walked forward in ref order with one
+  // iterator (a Seek only past gaps), not a point read per series.
+  std::unique_ptr<rocksdb::Iterator> sit(db_->NewIterator(ro, cf_series_));
   for (uint64_t ref : refs) {
-    VIGIL_ASSIGN_OR_RETURN(Labels labels, LabelsOfRef(ref));
+    const std::string key = SeriesKey(ref);
+    for (int step = 0; sit->Valid() && sit->key().compare(key) < 0; ++step) {
+      if (step == 8) {
+        sit->Seek(key);
+        break;
+      }
+      sit->Next();
+    }
+    if (!sit->Valid() || sit->key().compare(key) < 0) sit->Seek(key);
+    VIGIL_RETURN_IF_ERROR(FromRocks(sit->status(), "read series"));
+    Labels labels;
+    if (!sit->Valid() || sit->key() != rocksdb::Slice(key)) {
+      return absl::DataLossError(fmt::format(
+          "cold series {}: its series record is missing (vigil tsdb verify "
+          "names it)",
+          ref));
+    }
+    if (!DecodeLabels(View(sit->value()), &labels)) {
+      return absl::DataLossError(fmt::format(
+          "series record {}: checksum mismatch or malformed record", ref));
+    }
     bool ok = true;
     for (const Matcher& m : matchers) {
       if (!m.Matches(labels.Get(m.name()))) {

@@ -240,6 +240,12 @@ class DBImpl : public DB {
   // Creates the `state` family on first use (FORMAT.md). Takes commit_mu_.
   absl::Status EnsureStateFamily() ABSL_LOCKS_EXCLUDED(commit_mu_);
   absl::Status EnsureColdFamily() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // EvictIdle's parts: whether `s` had no sample since idle_before, and
+  // moving one slice of candidates (counts added to *moved/*forgotten).
+  static bool IdleSince(MemSeries* s, Timestamp idle_before);
+  absl::Status EvictSlice(std::span<const uint64_t> refs, Timestamp idle_before,
+                          size_t* moved, size_t* forgotten)
+      ABSL_LOCKS_EXCLUDED(commit_mu_);
   absl::Status LoadCold();
   absl::StatusOr<bool> IsColdRef(uint64_t ref);
   absl::StatusOr<uint64_t> FindColdLocked(const Labels& labels)
