@@ -314,6 +314,56 @@ void BM_SelectChurned(benchmark::State& state) {
 }
 BENCHMARK(BM_SelectChurned)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// Head GC: N series of one metric with 10 samples each over the last
+// hour, selected over that hour while they are in the head (cold = 0) and
+// after head GC moved them to the `cold` family (cold = 1): what a
+// dashboard or a long-window rule pays for series that went idle.
+void BM_SelectHotOrCold(benchmark::State& state) {
+  BenchDir dir;
+  const int n = int(state.range(0));
+  const bool cold = state.range(1) != 0;
+  Options o;
+  o.write_wal = false;
+  o.head_idle_ms = 60000;
+  auto db = *DB::Open(o, dir.path());
+  const Timestamp t0 = 1767225600000, minute = 60000;
+  auto app = db->NewAppender();
+  for (int k = 0; k < 10; ++k) {
+    for (int i = 0; i < n; ++i) {
+      Labels l{{"__name__", "vllm:num_requests_running"},
+               {"instance", "10.0." + std::to_string(i / 250) + "." +
+                                std::to_string(i % 250) + ":8000"},
+               {"job", "vllm"},
+               {"pod", "engine-" + std::to_string(i)}};
+      (void)app->Append(0, l, t0 + k * 6 * minute, i);
+    }
+    (void)app->Commit();
+  }
+  (void)db->Flush();
+  if (cold) (void)db->ApplyRetention(t0 + 120 * minute);
+  std::vector<Matcher> ms = {*Matcher::Make(MatchType::kEqual, "__name__",
+                                            "vllm:num_requests_running"),
+                             *Matcher::Make(MatchType::kEqual, "job", "vllm")};
+  size_t found = 0, samples = 0;
+  for (auto _ : state) {
+    auto q = *db->NewQuerier(t0, t0 + 60 * minute);
+    auto set = *q->Select(ms);
+    found = samples = 0;
+    while (set->Next()) {
+      ++found;
+      auto it = set->At().Iterator();
+      while (it->Next()) ++samples;
+    }
+  }
+  state.counters["series"] = double(found);
+  state.counters["samples"] = double(samples);
+  state.counters["head_series"] = double(db->Stats().num_series);
+}
+BENCHMARK(BM_SelectHotOrCold)
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMillisecond);
+
 // A directory of N dcgm-like series with 4 flushed samples each, built once
 // per N and kept until the process exits (building 1M series takes a
 // while; every Open benchmark reuses it).
