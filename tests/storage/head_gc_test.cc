@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "storage/internal/epoch.h"
@@ -336,6 +338,13 @@ TEST_CASE("head GC races appends, queries and evictions",
   std::atomic<bool> done{false};
   std::atomic<int> query_errors{0};
   std::atomic<int> rounds_done{0};
+  std::mutex why_mu;
+  std::string why;  // the first error, for the report
+  auto fail = [&](std::string w) {
+    std::lock_guard<std::mutex> l(why_mu);
+    if (why.empty()) why = std::move(w);
+    ++query_errors;
+  };
   std::thread gc([&] {
     while (!done.load()) {
       (void)db->ApplyRetention(kMaxTimestamp / 2);
@@ -344,30 +353,37 @@ TEST_CASE("head GC races appends, queries and evictions",
   });
   std::thread reader([&] {
     while (!done.load()) {
+      // Once every series has a sample (read before the selection), each
+      // shows exactly once, whether hot, cold or moving between the two.
+      const bool all_exist = rounds_done.load() >= 2;
       auto q = db->NewQuerier(kMinTimestamp, kMaxTimestamp);
       if (!q.ok()) {
-        ++query_errors;
+        fail(q.status().ToString());
         continue;
       }
       auto set = (*q)->Select({Eq("__name__", "r")});
       if (!set.ok()) {
-        ++query_errors;
+        fail(set.status().ToString());
         continue;
       }
-      // Once every series has a sample, each shows exactly once, whether
-      // hot, cold or moving between the two.
-      const bool all_exist = rounds_done.load() >= 2;
       int n = 0;
       while ((*set)->Next()) {
         ++n;
         auto it = (*set)->At().Iterator();
         Timestamp last = kMinTimestamp;
         while (it->Next()) {
-          if (it->t() <= last) ++query_errors;  // duplicated or unsorted
+          if (it->t() <= last) {  // duplicated or unsorted
+            fail("sample " + std::to_string(it->t()) + " after " +
+                 std::to_string(last) + " in " +
+                 (*set)->At().labels().ToString());
+          }
           last = it->t();
         }
       }
-      if (all_exist && n != kSeries) ++query_errors;
+      if (all_exist && n != kSeries) {
+        fail(std::to_string(n) + " series selected, not " +
+             std::to_string(kSeries));
+      }
     }
   });
   std::vector<SeriesRef> refs(kSeries, 0);
@@ -388,6 +404,7 @@ TEST_CASE("head GC races appends, queries and evictions",
   done = true;
   gc.join();
   reader.join();
+  INFO(why);
   CHECK(query_errors.load() == 0);
   auto all = Query(db.get(), {Eq("__name__", "r")});
   REQUIRE(all.size() == kSeries);
