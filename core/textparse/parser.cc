@@ -1,6 +1,7 @@
 #include "core/textparse/parser.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <utility>
 
@@ -114,7 +115,75 @@ size_t Parser::MetricNameEnd(size_t from) const {
   return from;
 }
 
+namespace {
+
+// The first of '"', '}' and '\\' in data[i, end), or end.
+inline size_t NextQuoteBraceOrEscape(const char* data, size_t i, size_t end) {
+#if defined(__SSE2__)
+  const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('}'),
+                e = _mm_set1_epi8('\\');
+  while (i + 16 <= end) {
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)),
+                     _mm_cmpeq_epi8(v, e));
+    if (const int m = _mm_movemask_epi8(hit); m != 0) {
+      return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+    }
+    i += 16;
+  }
+#endif
+  while (i < end && data[i] != '"' && data[i] != '}' && data[i] != '\\') ++i;
+  return i < end ? i : end;
+}
+
+}  // namespace
+
 absl::StatusOr<Entry> Parser::Next() {
+  known_ = nullptr;
+  return NextEntry();
+}
+
+absl::StatusOr<Entry> Parser::Next(KnownSeries* known) {
+  known_ = known;
+  absl::StatusOr<Entry> e = NextEntry();
+  known_ = nullptr;
+  return e;
+}
+
+absl::Status Parser::ParseSkippedLabels() {
+  if (!labels_skipped_) return absl::OkStatus();
+  labels_skipped_ = false;
+  const size_t pos = pos_;
+  pos_ = labels_open_;
+  labels_.clear();
+  absl::Status s = ParseLabels(&labels_, false);
+  pos_ = pos;
+  return s;
+}
+
+// Offset just past the '}' closing the label set that opens at `open`, or
+// npos if the line has none. For a label set ParseLabels accepts this is
+// where it stops: outside quoted values a valid set has no '"' or '}', and
+// inside one a backslash escapes the next byte, as ParseLabelValue reads it.
+size_t Parser::LabelSetEnd(size_t open) const {
+  const char* data = body_.data();
+  size_t i = open + 1;
+  bool in_value = false;
+  for (;;) {
+    i = NextQuoteBraceOrEscape(data, i, line_end_);
+    if (i >= line_end_) return std::string_view::npos;
+    const char c = data[i];
+    if (!in_value && c == '}') return i + 1;
+    if (c == '"') in_value = !in_value;
+    // A backslash escapes the next byte inside a value (outside one the
+    // set is invalid anyway, and so never a known text).
+    i += (c == '\\' && in_value) ? 2 : 1;
+  }
+}
+
+absl::StatusOr<Entry> Parser::NextEntry() {
   if (!error_.ok()) return error_;
   if (done_) return Entry::kEOF;
   const char* data = body_.data();
@@ -211,6 +280,7 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
                              QuoteForError(body_.substr(start, end - start))));
   }
   labels_.clear();
+  labels_skipped_ = false;
   has_exemplar_ = false;
   exemplar_labels_.clear();
   timestamp_.reset();
@@ -218,8 +288,20 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
   const bool abutting = pos_ < line_end_ && !IsBlank(body_[pos_]);
   if (!om_) SkipBlanks();  // both text parsers allow `name {labels}`
   if (pos_ < line_end_ && body_[pos_] == '{') {
-    if (absl::Status s = ParseLabels(&labels_, false); !s.ok()) return s;
+    const size_t open = pos_;
+    const size_t end =
+        known_ != nullptr ? LabelSetEnd(open) : std::string_view::npos;
+    if (end != std::string_view::npos &&
+        known_->IsKnown(body_.substr(start, end - start))) {
+      labels_skipped_ = true;
+      labels_open_ = open;
+      pos_ = end;
+    } else {
+      if (absl::Status s = ParseLabels(&labels_, false); !s.ok()) return s;
+    }
     series_text_ = body_.substr(start, pos_ - start);
+  } else if (known_ != nullptr) {
+    (void)known_->IsKnown(series_text_);  // nothing to skip: just the name
   }
   if (om_) return ParseOpenMetricsTail();
   return ParseValueAndTimestamp(abutting);
@@ -600,6 +682,7 @@ absl::Status Parser::CheckDuplicates(const std::vector<LabelRef>& labels) {
 }
 
 vigil::Labels Parser::BuildLabels() const {
+  assert(!labels_skipped_ && "ParseSkippedLabels() first");
   std::vector<vigil::Label> out;
   out.reserve(labels_.size() + 1);
   out.push_back({std::string(kMetricName), std::string(name_)});

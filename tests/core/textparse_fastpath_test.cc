@@ -1,11 +1,17 @@
-// Tests for the parser's fast paths: the one-pass label value scan and the
-// plain-decimal value parse, each checked against the general rules.
+// Tests for the parser's fast paths: Next(KnownSeries*) skipping the labels
+// of series a caller already knows, the one-pass label value scan and the
+// plain-decimal value parse. Each is checked against the general path.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/textparse/parser.h"
 #include "core/textparse/scan.h"
@@ -14,7 +20,146 @@ namespace {
 
 using vigil::textparse::Entry;
 using vigil::textparse::Format;
+using vigil::textparse::KnownSeries;
 using vigil::textparse::Parser;
+
+const std::filesystem::path kFixtures =
+    std::filesystem::path(VIGIL_SHARED_DIR) / "fixtures" / "metrics";
+
+std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Knows every text in `texts`; records what it was asked.
+class SetKnown : public KnownSeries {
+ public:
+  bool IsKnown(std::string_view text) override {
+    asked.emplace_back(text);
+    return texts.count(std::string(text)) > 0;
+  }
+  std::set<std::string> texts;
+  std::vector<std::string> asked;
+};
+
+// One entry as a string: kind, series text, labels, value bits, timestamp.
+std::string Describe(Parser& p, Entry e) {
+  std::string s = std::to_string(static_cast<int>(e));
+  if (e != Entry::kSeries) return s + " " + std::string(p.MetricName());
+  REQUIRE(p.ParseSkippedLabels().ok());
+  s += " " + std::string(p.SeriesText()) + " " + p.BuildLabels().ToString();
+  double v = p.Value();
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  s += " " + std::to_string(bits);
+  if (p.Timestamp()) s += " @" + std::to_string(*p.Timestamp());
+  return s;
+}
+
+// Every entry of `body` (and the final status) with Next(), and with
+// Next(known) where `known` knows every series text of the page.
+void CheckSameWithKnown(std::string_view body, Format f) {
+  std::vector<std::string> plain;
+  SetKnown known;
+  {
+    Parser p(body, f);
+    for (;;) {
+      absl::StatusOr<Entry> e = p.Next();
+      if (!e.ok()) {
+        plain.push_back("error " + std::string(e.status().message()));
+        break;
+      }
+      if (*e == Entry::kSeries) known.texts.emplace(p.SeriesText());
+      plain.push_back(Describe(p, *e));
+      if (*e == Entry::kEOF) break;
+    }
+  }
+  std::vector<std::string> fast;
+  int skipped = 0;
+  Parser p(body, f);
+  for (;;) {
+    absl::StatusOr<Entry> e = p.Next(&known);
+    if (!e.ok()) {
+      fast.push_back("error " + std::string(e.status().message()));
+      break;
+    }
+    if (*e == Entry::kSeries && p.LabelsSkipped()) ++skipped;
+    fast.push_back(Describe(p, *e));
+    if (*e == Entry::kEOF) break;
+  }
+  CHECK(fast == plain);
+  if (known.texts.size() > 0 && body.find('{') != std::string_view::npos) {
+    CHECK(skipped > 0);
+  }
+}
+
+TEST_CASE("Next(known) gives the entries Next() gives on real pages",
+          "[textparse][fastpath]") {
+  int pages = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kFixtures)) {
+    if (entry.path().extension() != ".txt") continue;
+    const std::string body = ReadFile(entry.path());
+    INFO(entry.path().filename().string());
+    CheckSameWithKnown(body, Format::kPrometheusText);
+    ++pages;
+  }
+  CHECK(pages > 5);
+}
+
+TEST_CASE("Next(known) keeps Next()'s verdicts on odd and malformed lines",
+          "[textparse][fastpath]") {
+  const char* text_pages[] = {
+      "a{x=\"1\"} 1\na{x=\"1\"} zz\n",    // known text, bad value
+      "a{x=\"1\"} 1\na{x=\"1\"}\n",       // known text, no value
+      "a{x=\"1\"} 1\na{x=\"1\"} 1 -5\n",  // known text, bad timestamp
+      "a{x=\"1\"} 1\na{x=\"1\"} 1 # {a=\"b\"} 1\n",  // exemplar in 0.0.4
+      "a {x=\"1\" , y=\"2\" } 1\na {x=\"1\" , y=\"2\" } 2 17\n",
+      "a{x=\"1\" y=\"2\"} 1\na{x=\"1\" y=\"2\"} 2\n",    // no comma (scrape)
+      "a{x=\"}\\\"{\\\\\"} 1\na{x=\"}\\\"{\\\\\"} 2\n",  // braces, escapes
+      "a{x=\"\\t\"} 1\na{x=\"\\t\"} 2\n",
+      "a{x=\"1\"} 1\na{x=\"1\",x=\"2\"} 2\n",  // duplicate label
+      "a{x=\"1\"} 1\na{x=\"1} 2\n",            // unterminated value
+      "a{x=\"1\"} 1\na{x=\"1\"\n",             // unterminated set
+      "a{x=\"1\"} 1\na{1x=\"1\"} 2\n",         // bad label name
+      "a{} 1\na{} 2\nb 3\nb 4\n",
+      "a{x=\"\"} 1\na{x=\"\"} 2\n",  // empty value: dropped label
+      "a{x=\"\xff\"} 1\n",           // invalid UTF-8
+      "a{x=\"1\"}1\na{x=\"1\"}2\n",  // value right after '}'
+  };
+  for (const char* page : text_pages) {
+    INFO(page);
+    CheckSameWithKnown(page, Format::kPrometheusText);
+  }
+  const char* om_pages[] = {
+      "a{x=\"1\"} 1\na{x=\"1\"} 2 17.5 # {t=\"x\"} 1 2\n# EOF\n",
+      "a{x=\"1\"} 1\na{x=\"1\"}  2\n# EOF\n",  // two spaces
+      "a{x=\"1\"} 1\na{x=\"1\"} zz\n# EOF\n",
+  };
+  for (const char* page : om_pages) {
+    INFO(page);
+    CheckSameWithKnown(page, Format::kOpenMetrics);
+  }
+}
+
+TEST_CASE("Next(known) asks once per sample line, with its series text",
+          "[textparse][fastpath]") {
+  SetKnown known;
+  known.texts = {"a{x=\"1\"}"};
+  Parser p("# TYPE a gauge\na{x=\"1\"} 1\nb 2\na {x=\"2\"} 3\n",
+           Format::kPrometheusText);
+  std::vector<bool> skipped;
+  for (;;) {
+    absl::StatusOr<Entry> e = p.Next(&known);
+    REQUIRE(e.ok());
+    if (*e == Entry::kEOF) break;
+    if (*e == Entry::kSeries) skipped.push_back(p.LabelsSkipped());
+  }
+  CHECK(known.asked ==
+        std::vector<std::string>{"a{x=\"1\"}", "b", "a {x=\"2\"}"});
+  CHECK(skipped == std::vector<bool>{true, false, false});
+}
 
 // What ParseLabelValue must produce for the value between quotes: the
 // scrape dialect's unescaping (\\ \" \n; any other escaped byte kept with
