@@ -143,6 +143,32 @@ TEST_CASE("Next(known) keeps Next()'s verdicts on odd and malformed lines",
   }
 }
 
+TEST_CASE("Next(known) finds the end of label sets of every shape",
+          "[textparse][fastpath]") {
+  // Quotes, braces and backslashes at every offset around 16-byte blocks.
+  const std::string pieces[] = {"a",   "\\\"", "\\\\", "}", "{",
+                                "\\}", "\\",   ",",    " "};
+  std::mt19937 rng(3);
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string set = "{";
+    const int labels = 1 + static_cast<int>(rng() % 3);
+    for (int l = 0; l < labels; ++l) {
+      set += "l" + std::to_string(l) + "=\"";
+      const int n = static_cast<int>(rng() % 40);
+      for (int i = 0; i < n; ++i) {
+        set += rng() % 3 != 0 ? std::string("x")
+                              : pieces[rng() % std::size(pieces)];
+      }
+      set += "\",";
+    }
+    set += "}";
+    const std::string page =
+        "m" + set + " 1\nm" + set + " 2 17\nm" + set + " zz\n";
+    INFO(page);
+    CheckSameWithKnown(page, Format::kPrometheusText);
+  }
+}
+
 TEST_CASE("Next(known) asks once per sample line, with its series text",
           "[textparse][fastpath]") {
   SetKnown known;
