@@ -1,5 +1,6 @@
 #include "core/textparse/scan.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -29,6 +30,24 @@ bool EqualsFold(std::string_view a, std::string_view b) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     if (c != b[i]) return false;
   }
+  return true;
+}
+
+// The value of 8 ASCII digits at `p` (the first most significant), if they
+// are all digits (SWAR, as in Lemire's "Quickly parsing eight digits").
+inline bool EightDigits(const char* p, uint64_t* out) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  if constexpr (std::endian::native != std::endian::little) return false;
+  // Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3.
+  if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
+       (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
+      0x3333333333333333ULL) {
+    return false;
+  }
+  w = ((w & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+  w = ((w & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+  *out = ((w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
   return true;
 }
 
@@ -73,6 +92,15 @@ bool ParseFloat(std::string_view tok, double* out) {
     int frac = -1;  // digits after the '.', -1 without one
     size_t i = 0;
     for (; i < body.size(); ++i) {
+      uint64_t eight;
+      if (i + 8 <= body.size() && digits <= 11 &&
+          EightDigits(body.data() + i, &eight)) {
+        m = m * 100000000 + eight;
+        digits += 8;
+        if (frac >= 0) frac += 8;
+        i += 7;
+        continue;
+      }
       const char c = body[i];
       if (c >= '0' && c <= '9') {
         if (++digits > 19) break;

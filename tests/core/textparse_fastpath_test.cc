@@ -273,7 +273,10 @@ TEST_CASE("Plain decimal values parse exactly as strtod does",
                           "0.9007199254740993",
                           "9999999999999999999",
                           "99999999999999999999",
-                          "1e5"}) {
+                          "1e5",
+                          "12345678e3",
+                          "12345678.87654321",
+                          "0000000000000000000001"}) {
     check(tok);
   }
   for (int i = 0; i < 20000; ++i) {
@@ -289,7 +292,8 @@ TEST_CASE("Plain decimal values parse exactly as strtod does",
     check(tok);
   }
   double v = 0;
-  for (const char* bad : {".", "-", "1.2.3", "1..", "", "+-1", "1_0", "0x10"}) {
+  for (const char* bad : {".", "-", "1.2.3", "1..", "", "+-1", "1_0", "0x10",
+                          "1234567:", "12345678:", "1234567/", "12345678 "}) {
     INFO(bad);
     CHECK_FALSE(ParseFloat(bad, &v));
   }
