@@ -1,8 +1,13 @@
 #include "core/textparse/parser.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/status/status.h"
 #include "core/textparse/scan.h"
@@ -11,8 +16,10 @@
 namespace vigil::textparse {
 
 using internal::IsBlank;
+using internal::IsDigit;
 using internal::IsLabelNameChar;
 using internal::IsMetricNameChar;
+using internal::IsNameStop;
 using internal::QuoteForError;
 
 Format FormatFromContentType(std::string_view content_type) {
@@ -73,6 +80,27 @@ std::string_view Parser::NextTokenUntil(bool stop_at_brace) {
   if (om_) {
     while (pos_ < line_end_ && body_[pos_] != ' ') ++pos_;
   } else {
+#if defined(__SSE2__)
+    // Usually one 16-byte step: the value and the line end are near. It may
+    // read past the line (not the body); bits past line_end_ are ignored.
+    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+                  brace = _mm_set1_epi8(stop_at_brace ? '{' : ' ');
+    const char* data = body_.data();
+    while (pos_ < line_end_ && pos_ + 16 <= body_.size()) {
+      const __m128i v =
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + pos_));
+      unsigned m = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)),
+          _mm_cmpeq_epi8(v, brace))));
+      const size_t left = line_end_ - pos_;
+      if (left < 16) m |= 1u << left;  // the line end stops it too
+      if (m != 0) {
+        pos_ += static_cast<size_t>(__builtin_ctz(m));
+        return body_.substr(start, pos_ - start);
+      }
+      pos_ += 16;
+    }
+#endif
     while (pos_ < line_end_ && !IsBlank(body_[pos_]) &&
            !(stop_at_brace && body_[pos_] == '{')) {
       ++pos_;
@@ -83,11 +111,115 @@ std::string_view Parser::NextTokenUntil(bool stop_at_brace) {
 
 // End of the run of metric-name bytes starting at `from`.
 size_t Parser::MetricNameEnd(size_t from) const {
-  while (from < line_end_ && IsMetricNameChar(body_[from])) ++from;
+  const char* data = body_.data();
+#if defined(__SSE2__)
+  // 16 bytes at a time: [a-zA-Z] is (c | 0x20) in [a-z], [0-9:] is c in
+  // ['0', ':'], plus '_'; unsigned x <= k as max(x, k) == k.
+  const __m128i a = _mm_set1_epi8('a'), zero = _mm_set1_epi8('0'),
+                under = _mm_set1_epi8('_'), case_bit = _mm_set1_epi8(0x20),
+                k25 = _mm_set1_epi8(25), k10 = _mm_set1_epi8(10);
+  while (from + 16 <= line_end_) {
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + from));
+    const __m128i alpha = _mm_sub_epi8(_mm_or_si128(v, case_bit), a);
+    const __m128i digit = _mm_sub_epi8(v, zero);
+    const __m128i ok = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(alpha, k25), k25),
+                     _mm_cmpeq_epi8(_mm_max_epu8(digit, k10), k10)),
+        _mm_cmpeq_epi8(v, under));
+    const unsigned bad = ~static_cast<unsigned>(_mm_movemask_epi8(ok)) & 0xFFFF;
+    if (bad != 0) return from + static_cast<size_t>(__builtin_ctz(bad));
+    from += 16;
+  }
+#endif
+  while (from < line_end_ && IsMetricNameChar(data[from])) ++from;
   return from;
 }
 
 absl::StatusOr<Entry> Parser::Next() {
+  known_ = nullptr;
+  return NextEntry();
+}
+
+absl::StatusOr<Entry> Parser::Next(KnownSeries* known) {
+  known_ = known;
+  absl::StatusOr<Entry> e = NextEntry();
+  known_ = nullptr;
+  return e;
+}
+
+absl::Status Parser::ParseSkippedLabels() {
+  if (!labels_skipped_) return absl::OkStatus();
+  labels_skipped_ = false;
+  const size_t pos = pos_;
+  pos_ = labels_open_;
+  labels_.clear();
+  absl::Status s = ParseLabels(&labels_, false);
+  pos_ = pos;
+  return s;
+}
+
+// Offset just past the '}' closing the label set that opens at `open`, or
+// npos if the line has none. For a label set ParseLabels accepts this is
+// where it stops: outside quoted values a valid set has no '"' or '}', and
+// inside one a backslash escapes the next byte, as ParseLabelValue reads it.
+size_t Parser::LabelSetEnd(size_t open) const {
+  const char* data = body_.data();
+  size_t i = open + 1;
+  bool in_value = false;
+  // A backslash escapes the next byte inside a value (outside one the set
+  // is invalid anyway, and so never a known text).
+#if defined(__SSE2__)
+  // 16 bytes at a time: one mask each of '"', '}' and '\\', walked bit by
+  // bit (a label set has few of them) with the quote state.
+  const __m128i quote = _mm_set1_epi8('"'), brace = _mm_set1_epi8('}'),
+                escape = _mm_set1_epi8('\\');
+  unsigned carry = 0;  // 1: the chunk's first byte is escaped
+  while (i + 16 <= line_end_) {
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+    const unsigned mq =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)));
+    const unsigned mb =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, brace)));
+    const unsigned me =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, escape)));
+    unsigned bits = (mq | mb | me) & ~carry;
+    carry = 0;
+    while (bits != 0) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(bits));
+      const unsigned bit = 1u << k;
+      if ((mq & bit) != 0) {
+        in_value = !in_value;
+      } else if ((mb & bit) != 0) {
+        if (!in_value) return i + k + 1;
+      } else if (in_value) {
+        if (k == 15) {
+          carry = 1;
+        } else {
+          bits &= ~(bit << 1);
+        }
+      }
+      bits &= bits - 1;
+    }
+    i += 16;
+  }
+  i += carry;
+#endif
+  for (; i < line_end_; ++i) {
+    const char c = data[i];
+    if (c == '"') {
+      in_value = !in_value;
+    } else if (c == '}') {
+      if (!in_value) return i + 1;
+    } else if (c == '\\' && in_value) {
+      ++i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+absl::StatusOr<Entry> Parser::NextEntry() {
   if (!error_.ok()) return error_;
   if (done_) return Entry::kEOF;
   const char* data = body_.data();
@@ -174,7 +306,9 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
   // parsers); OpenMetrics wants a '{' or a space after it.
   const bool name_ends_ok =
       !om_ || AtLineEnd() || body_[pos_] == ' ' || body_[pos_] == '{';
-  if (!name_ends_ok || !IsValidMetricName(name_)) {
+  // name_ is a run of [a-zA-Z0-9_:], so IsValidMetricName(name_) is just
+  // "does not start with a digit".
+  if (!name_ends_ok || IsDigit(name_[0])) {
     size_t end = pos_;
     while (end < line_end_ && !IsBlank(body_[end]) && body_[end] != '{') ++end;
     return Error(start,
@@ -182,6 +316,7 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
                              QuoteForError(body_.substr(start, end - start))));
   }
   labels_.clear();
+  labels_skipped_ = false;
   has_exemplar_ = false;
   exemplar_labels_.clear();
   timestamp_.reset();
@@ -189,8 +324,20 @@ absl::StatusOr<Entry> Parser::ParseSeries() {
   const bool abutting = pos_ < line_end_ && !IsBlank(body_[pos_]);
   if (!om_) SkipBlanks();  // both text parsers allow `name {labels}`
   if (pos_ < line_end_ && body_[pos_] == '{') {
-    if (absl::Status s = ParseLabels(&labels_, false); !s.ok()) return s;
+    const size_t open = pos_;
+    const size_t end =
+        known_ != nullptr ? LabelSetEnd(open) : std::string_view::npos;
+    if (end != std::string_view::npos &&
+        known_->IsKnown(body_.substr(start, end - start))) {
+      labels_skipped_ = true;
+      labels_open_ = open;
+      pos_ = end;
+    } else {
+      if (absl::Status s = ParseLabels(&labels_, false); !s.ok()) return s;
+    }
     series_text_ = body_.substr(start, pos_ - start);
+  } else if (known_ != nullptr) {
+    (void)known_->IsKnown(series_text_);  // nothing to skip: just the name
   }
   if (om_) return ParseOpenMetricsTail();
   return ParseValueAndTimestamp(abutting);
@@ -378,11 +525,10 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
     while (pos_ < line_end_ && IsLabelNameChar(body_[pos_])) ++pos_;
     std::string_view name = body_.substr(name_pos, pos_ - name_pos);
     size_t end = pos_;
-    while (end < line_end_ && !IsBlank(body_[end]) &&
-           std::strchr("=\",{}", body_[end]) == nullptr) {
-      ++end;
-    }
-    if (end > pos_ || (!name.empty() && !IsValidLabelName(name))) {
+    while (end < line_end_ && !IsNameStop(body_[end])) ++end;
+    // name is a run of [a-zA-Z0-9_], so IsValidLabelName(name) is just
+    // "does not start with a digit".
+    if (end > pos_ || (!name.empty() && IsDigit(name[0]))) {
       return Error(
           name_pos,
           fmt::format("invalid label name {}",
@@ -438,10 +584,43 @@ absl::Status Parser::ParseLabels(std::vector<LabelRef>* out, bool exemplar) {
   return CheckDuplicates(*out);
 }
 
+namespace {
+
+// Whether any byte of `w` is `c` (exact: no false positives or negatives).
+inline uint64_t HasByte(uint64_t w, char c) {
+  const uint64_t x = w ^ (0x0101010101010101ULL * static_cast<uint8_t>(c));
+  return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+}
+
+}  // namespace
+
 absl::Status Parser::ParseLabelValue(LabelRef* l) {
   const size_t quote = pos_;
   const char* data = body_.data();
   size_t p = quote + 1;
+  {
+    // Fast path, the common value: ASCII up to the closing quote, no
+    // backslash. One pass, 8 bytes at a time, instead of two memchr and a
+    // UTF-8 check; anything else takes the general path below.
+    size_t i = p;
+    for (; i + 8 <= line_end_; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, data + i, 8);
+      if ((HasByte(w, '"') | HasByte(w, '\\') | (w & 0x8080808080808080ULL)) !=
+          0) {
+        break;
+      }
+    }
+    while (i < line_end_ && data[i] != '"' && data[i] != '\\' &&
+           static_cast<unsigned char>(data[i]) < 0x80) {
+      ++i;
+    }
+    if (i < line_end_ && data[i] == '"') {
+      l->value = body_.substr(p, i - p);
+      pos_ = i + 1;
+      return absl::OkStatus();
+    }
+  }
   const void* q = std::memchr(data + p, '"', line_end_ - p);
   size_t limit = q ? static_cast<const char*>(q) - data : line_end_;
   const void* bs = std::memchr(data + p, '\\', limit - p);
@@ -539,6 +718,7 @@ absl::Status Parser::CheckDuplicates(const std::vector<LabelRef>& labels) {
 }
 
 vigil::Labels Parser::BuildLabels() const {
+  assert(!labels_skipped_ && "ParseSkippedLabels() first");
   std::vector<vigil::Label> out;
   out.reserve(labels_.size() + 1);
   out.push_back({std::string(kMetricName), std::string(name_)});

@@ -104,6 +104,18 @@ struct LabelView {
   std::string_view value;  // unescaped
 };
 
+// Series texts a caller has already seen parse successfully, with the same
+// Format and Dialect, and whose labels it does not need again (a scrape
+// loop's series cache). See Parser::Next(KnownSeries*).
+class KnownSeries {
+ public:
+  virtual ~KnownSeries() = default;
+  // Whether `series_text`, the SeriesText() of the sample line being parsed,
+  // is one of them. Called once per sample line, before its labels are
+  // parsed; the line may still fail afterwards (a bad value).
+  virtual bool IsKnown(std::string_view series_text) = 0;
+};
+
 class Parser {
  public:
   // `body` must remain live and unchanged while the parser and any view it
@@ -133,6 +145,16 @@ class Parser {
   // `# TYPE name` without text are plain comments, as for expfmt.
   absl::StatusOr<Entry> Next();
 
+  // Next() for a caller that keeps its series by their text: a sample line
+  // whose series text `known` recognises has its labels skipped, neither
+  // parsed nor checked. That is safe because the parser's verdict on the
+  // bytes of a series text does not depend on what surrounds them: a text
+  // that parsed once parses the same way again. Entries, values, verdicts
+  // and error messages are those of Next(). After a skip, LabelsSkipped()
+  // is true and the label accessors (NumLabels, Label, BuildLabels) REQUIRE
+  // ParseSkippedLabels() first. `known` may be null (then this is Next()).
+  absl::StatusOr<Entry> Next(KnownSeries* known);
+
   // 1-based line number of the current entry.
   int line() const { return line_; }
   // Offset just past the current entry's line. Lets a caller streaming a
@@ -154,6 +176,12 @@ class Parser {
   // series. Two lines with the same series but different label order or
   // spacing give different texts, so a miss must fall back to BuildLabels().
   std::string_view SeriesText() const { return series_text_; }
+
+  // Whether Next(known) skipped the current sample's labels.
+  bool LabelsSkipped() const { return labels_skipped_; }
+  // Parses the labels Next(known) skipped (no-op otherwise). Fails only if
+  // the text was not in fact one that parsed before.
+  absl::Status ParseSkippedLabels();
 
   // Labels in wire order, without the metric name. REQUIRES: i < NumLabels().
   size_t NumLabels() const { return labels_.size(); }
@@ -212,6 +240,7 @@ class Parser {
     return {l.name, std::string_view(scratch_).substr(l.off, l.len)};
   }
 
+  absl::StatusOr<Entry> NextEntry();
   absl::StatusOr<Entry> ParseLine();
   absl::StatusOr<Entry> ParseComment();
   absl::StatusOr<Entry> ParseCommentScrape();
@@ -223,6 +252,7 @@ class Parser {
   size_t MetricNameEnd(size_t from) const;
   absl::StatusOr<Entry> ParseSeries();
   absl::Status ParseLabels(std::vector<LabelRef>* out, bool exemplar);
+  size_t LabelSetEnd(size_t open) const;
   absl::Status ParseLabelValue(LabelRef* l);
   absl::Status ParseExemplar();
   absl::Status CheckDuplicates(const std::vector<LabelRef>& labels);
@@ -253,6 +283,9 @@ class Parser {
   double value_ = 0;
   std::optional<vigil::Timestamp> timestamp_;
   std::vector<LabelRef> labels_;
+  KnownSeries* known_ = nullptr;  // set during Next(known)
+  bool labels_skipped_ = false;
+  size_t labels_open_ = 0;  // offset of the skipped labels' '{'
   bool has_exemplar_ = false;
   std::vector<LabelRef> exemplar_labels_;
   double exemplar_value_ = 0;

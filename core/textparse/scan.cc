@@ -1,5 +1,6 @@
 #include "core/textparse/scan.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -32,6 +33,24 @@ bool EqualsFold(std::string_view a, std::string_view b) {
   return true;
 }
 
+// The value of 8 ASCII digits at `p` (the first most significant), if they
+// are all digits (SWAR, as in Lemire's "Quickly parsing eight digits").
+inline bool EightDigits(const char* p, uint64_t* out) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  if constexpr (std::endian::native != std::endian::little) return false;
+  // Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3.
+  if (((w & 0xF0F0F0F0F0F0F0F0ULL) |
+       (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
+      0x3333333333333333ULL) {
+    return false;
+  }
+  w = ((w & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+  w = ((w & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+  *out = ((w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+  return true;
+}
+
 }  // namespace
 
 bool ParseFloat(std::string_view tok, double* out) {
@@ -59,6 +78,47 @@ bool ParseFloat(std::string_view tok, double* out) {
     }
   }
   double v = 0;
+  {
+    // Fast path for the usual sample value: at most 19 digits with at most
+    // one '.', no exponent ("1781516249", "0.7192242608591716"). When the
+    // digits as an integer m are at most 2^53, m and 10^f (f <= 19) are both
+    // exact doubles, so the one correctly rounded division m / 10^f is the
+    // correctly rounded value that from_chars and Go's ParseFloat return.
+    static constexpr double kPow10[] = {
+        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+        1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+    uint64_t m = 0;
+    int digits = 0;
+    int frac = -1;  // digits after the '.', -1 without one
+    size_t i = 0;
+    for (; i < body.size(); ++i) {
+      uint64_t eight;
+      if (i + 8 <= body.size() && digits <= 11 &&
+          EightDigits(body.data() + i, &eight)) {
+        m = m * 100000000 + eight;
+        digits += 8;
+        if (frac >= 0) frac += 8;
+        i += 7;
+        continue;
+      }
+      const char c = body[i];
+      if (c >= '0' && c <= '9') {
+        if (++digits > 19) break;
+        m = m * 10 + static_cast<uint64_t>(c - '0');
+        if (frac >= 0) ++frac;
+      } else if (c == '.' && frac < 0) {
+        frac = 0;
+      } else {
+        break;
+      }
+    }
+    if (i == body.size() && digits > 0 && m <= (uint64_t{1} << 53)) {
+      v = static_cast<double>(m);
+      if (frac > 0) v /= kPow10[frac];
+      *out = neg ? -v : v;
+      return true;
+    }
+  }
   auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v,
                                    std::chars_format::general);
   if (ptr != body.data() + body.size()) return false;

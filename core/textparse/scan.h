@@ -16,12 +16,41 @@
 
 namespace vigil::textparse::internal {
 
-inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
-inline bool IsLabelNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-         (c >= '0' && c <= '9');
+// Byte classes, one table lookup per byte on the hot loops of the parser.
+enum : uint8_t {
+  kClassLabelName = 1,   // [a-zA-Z0-9_]
+  kClassMetricName = 2,  // [a-zA-Z0-9_:]
+  // Ends a label-name token in an error message: blanks, '=', '"', ',',
+  // '{', '}' and NUL (strchr("=\",{}", c) is non-null for NUL too).
+  kClassNameStop = 4,
+};
+struct ByteClasses {
+  uint8_t c[256] = {};
+  constexpr ByteClasses() {
+    for (int i = 0; i < 256; ++i) {
+      const bool alpha = (i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z');
+      const bool digit = i >= '0' && i <= '9';
+      uint8_t v = 0;
+      if (i == ' ' || i == '\t') v |= kClassNameStop;
+      if (alpha || digit || i == '_') v |= kClassLabelName | kClassMetricName;
+      if (i == ':') v |= kClassMetricName;
+      if (i == '=' || i == '"' || i == ',' || i == '{' || i == '}' || i == 0) {
+        v |= kClassNameStop;
+      }
+      c[i] = v;
+    }
+  }
+};
+inline constexpr ByteClasses kByteClasses;
+inline bool HasClass(char c, uint8_t cls) {
+  return (kByteClasses.c[static_cast<unsigned char>(c)] & cls) != 0;
 }
-inline bool IsMetricNameChar(char c) { return IsLabelNameChar(c) || c == ':'; }
+
+inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool IsLabelNameChar(char c) { return HasClass(c, kClassLabelName); }
+inline bool IsMetricNameChar(char c) { return HasClass(c, kClassMetricName); }
+inline bool IsNameStop(char c) { return HasClass(c, kClassNameStop); }
 
 // Go-quoted `s` for an error message, cut to 64 bytes ("..." appended) so a
 // 10 MB token never ends up in a message.

@@ -2,16 +2,19 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "server/net/http_client_tls.h"
 
 namespace vigil::net {
@@ -280,6 +283,10 @@ class HttpClient::Impl {
   std::atomic<size_t> in_flight_{0};
   // Owned by the loop thread.
   std::vector<std::unique_ptr<Transfer>> running_;
+  // Decoded body size of the last successful response per URL: a scrape
+  // page is about as large as last time, so its buffer is allocated once
+  // instead of growing (and being copied) chunk by chunk.
+  absl::flat_hash_map<std::string, size_t> body_size_hint_;
 };
 
 bool HttpClient::Impl::Setup(Transfer* t) {
@@ -287,6 +294,13 @@ bool HttpClient::Impl::Setup(Transfer* t) {
   if (e == nullptr) return false;
   t->easy = e;
   const FetchRequest& r = t->req;
+  if (auto it = body_size_hint_.find(r.url); it != body_size_hint_.end()) {
+    size_t want = it->second + it->second / 16 + 4096;  // room to grow a bit
+    if (r.max_body_bytes > 0) {
+      want = std::min(want, static_cast<size_t>(r.max_body_bytes));
+    }
+    t->result.body.reserve(want);
+  }
   curl_easy_setopt(e, CURLOPT_PRIVATE, t);
   internal::ApplyTlsAndProxy(e, r, &t->tls);
   curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -355,6 +369,10 @@ void HttpClient::Impl::Complete(Transfer* t, CURLcode code) {
   if (code != CURLE_OK) {
     t->result.error = ErrorText(t, code);
     t->result.body.clear();
+  } else if (!t->result.body.empty()) {
+    // Bounded: a client that fetches ever new URLs starts over.
+    if (body_size_hint_.size() >= 10000) body_size_hint_.clear();
+    body_size_hint_[t->req.url] = t->result.body.size();
   }
   t->result.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               SteadyClock::now() - t->start)

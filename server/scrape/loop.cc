@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -61,11 +62,12 @@ class ScrapeLoop::PageParser {
 
   // Next entry; in tolerant mode malformed lines are counted in
   // `*invalid`, the first one's error kept in `*first_error`, and skipped.
-  absl::StatusOr<textparse::Entry> Next(uint64_t* invalid,
+  absl::StatusOr<textparse::Entry> Next(textparse::KnownSeries* known,
+                                        uint64_t* invalid,
                                         std::string* first_error) {
     for (;;) {
       size_t before = p_->consumed();
-      absl::StatusOr<textparse::Entry> e = p_->Next();
+      absl::StatusOr<textparse::Entry> e = p_->Next(known);
       if (e.ok()) last_ = *e;
       if (e.ok() || !tolerant_) return e;
       // An error without consuming a line is about the end of the input
@@ -83,6 +85,7 @@ class ScrapeLoop::PageParser {
   }
   textparse::Parser& p() { return *p_; }
   textparse::Entry last() const { return last_; }
+  textparse::Format format() const { return format_; }
 
  private:
   const std::string_view body_;
@@ -92,6 +95,50 @@ class ScrapeLoop::PageParser {
   int line_base_ = 0;
   std::optional<textparse::Parser> p_;
   textparse::Entry last_ = textparse::Entry::kEOF;
+};
+
+class ScrapeLoop::Lookup : public textparse::KnownSeries {
+ public:
+  Lookup(ScrapeLoop* loop, textparse::Format format)
+      : loop_(loop), format_bit_(FormatBit(format)) {}
+
+  bool IsKnown(std::string_view text) override {
+    Find(text);
+    const uint64_t formats = ce ? ce->formats : de ? de->formats : 0;
+    return (formats & format_bit_) != 0;
+  }
+  // Looks `text` up unless IsKnown just did.
+  void FindOnce(std::string_view text) {
+    if (!valid_ || text.data() != text_.data() || text.size() != text_.size()) {
+      Find(text);
+    }
+  }
+  // Forget the lookup: the cache is about to change, or a new line starts.
+  void Reset() { valid_ = false; }
+  uint64_t format_bit() const { return format_bit_; }
+
+  TextKey key;
+  CacheEntry* ce = nullptr;    // in series_
+  DroppedEntry* de = nullptr;  // in dropped_
+
+ private:
+  void Find(std::string_view text) {
+    text_ = text;
+    valid_ = true;
+    key = KeyOf(text);
+    ce = nullptr;
+    de = nullptr;
+    if (auto it = loop_->series_.find(key); it != loop_->series_.end()) {
+      ce = &it->second;
+    } else if (auto d = loop_->dropped_.find(key); d != loop_->dropped_.end()) {
+      de = &d->second;
+    }
+  }
+
+  ScrapeLoop* const loop_;
+  const uint64_t format_bit_;
+  bool valid_ = false;
+  std::string_view text_;
 };
 
 ScrapeLoop::ScrapeLoop(storage::Appendable* appendable, Labels target_labels,
@@ -260,8 +307,48 @@ void ScrapeLoop::NoteMetadata(PageParser* pp) {
   }
 }
 
+namespace {
+
+inline uint64_t Load64(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// 64x64 -> 128-bit multiply, folded (wyhash's mum).
+inline uint64_t Mum(uint64_t a, uint64_t b) {
+  const unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
+  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+}
+
+}  // namespace
+
 ScrapeLoop::TextKey ScrapeLoop::KeyOf(std::string_view text) {
-  return {absl::HashOf(AV(text)), HashString(text, 0x5eed)};
+  // Two 64-bit hashes in one pass: two wyhash-style lanes with their own
+  // secrets over the same 16-byte blocks. It runs once per sample, so it
+  // matters: two separate hash functions cost three times as much.
+  constexpr uint64_t kS0 = 0xa0761d6478bd642fULL, kS1 = 0xe7037ed1a0b428dbULL,
+                     kS2 = 0x8ebc6af09c88c6e3ULL, kS3 = 0x589965cc75374cc3ULL,
+                     kS4 = 0x1d8e4e27c47d124fULL, kS5 = 0x9e3779b97f4a7c15ULL;
+  const char* p = text.data();
+  size_t n = text.size();
+  uint64_t a = kS0 ^ Mum(n ^ kS1, kS4);
+  uint64_t b = kS2 ^ Mum(n ^ kS3, kS5);
+  for (; n >= 16; n -= 16, p += 16) {
+    const uint64_t w0 = Load64(p), w1 = Load64(p + 8);
+    a = Mum(w0 ^ kS1, w1 ^ a);
+    b = Mum(w1 ^ kS3, w0 ^ b ^ kS4);
+  }
+  uint64_t w0 = 0, w1 = 0;
+  if (n >= 8) {
+    w0 = Load64(p);
+    w1 = Load64(p + n - 8);  // overlaps w0 when n < 16: fine, n is mixed in
+  } else if (n > 0) {
+    std::memcpy(&w0, p, n);
+  }
+  a = Mum(a ^ kS4 ^ w0, Mum(w1 ^ kS1, a ^ kS5));
+  b = Mum(b ^ kS5 ^ w1, Mum(w0 ^ kS3, b ^ kS0));
+  return {a, b};
 }
 
 absl::StatusOr<Labels> ScrapeLoop::SeriesLabels(PageParser* pp) const {
@@ -275,8 +362,8 @@ absl::StatusOr<Labels> ScrapeLoop::SeriesLabels(PageParser* pp) const {
 }
 
 absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
-                                      Timestamp start, ScrapeReport* rep,
-                                      bool* limit_hit) {
+                                      Lookup* lookup, Timestamp start,
+                                      ScrapeReport* rep, bool* limit_hit) {
   textparse::Parser& p = pp->p();
   ++rep->samples_scraped;
   Timestamp t = start;
@@ -287,18 +374,23 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
 
   // A cached series is appended by ref alone: the cache keeps no label set
   // (the head has it), which is most of what a cached series would cost.
-  const TextKey key = KeyOf(text);
-  CacheEntry* ce = nullptr;
+  // The parser has usually looked the text up already (Lookup::IsKnown).
+  lookup->FindOnce(text);
+  const TextKey key = lookup->key;
+  CacheEntry* ce = lookup->ce;
+  const uint64_t fbit = lookup->format_bit();
+  lookup->Reset();
   Labels lset;
-  if (auto it = series_.find(key); it != series_.end()) {
-    ce = &it->second;
-  } else if (auto d = dropped_.find(key); d != dropped_.end()) {
-    d->second = iter_;
+  if (ce != nullptr) {
+    ce->formats |= fbit;  // the line parsed: its labels may be skipped next
+  } else if (DroppedEntry* de = lookup->de; de != nullptr) {
+    de->last_iter = iter_;
+    de->formats |= fbit;
     return absl::OkStatus();
   } else {
     VIGIL_ASSIGN_OR_RETURN(lset, SeriesLabels(pp));
     if (lset.empty()) {
-      dropped_.emplace(key, iter_);
+      dropped_.emplace(key, DroppedEntry{iter_, fbit});
       return absl::OkStatus();
     }
   }
@@ -314,6 +406,7 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
       app->Append(ce ? ce->ref : 0, lset, t, p.Value());
   if (ce && !ref.ok() && ref.status().code() == absl::StatusCode::kNotFound) {
     // The storage forgot the series (deleted): resolve it by labels again.
+    VIGIL_RETURN_IF_ERROR(p.ParseSkippedLabels());
     VIGIL_ASSIGN_OR_RETURN(lset, SeriesLabels(pp));
     ref = app->Append(0, lset, t, p.Value());
   }
@@ -340,7 +433,7 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
     ce->last_iter = iter_;
     return absl::OkStatus();
   }
-  auto [it, inserted] = series_.emplace(key, CacheEntry{*ref, iter_});
+  auto [it, inserted] = series_.emplace(key, CacheEntry{*ref, iter_, fbit});
   if (inserted) new_entries_.push_back(it->first);
   if (!*limit_hit) ++rep->series_added;
   return absl::OkStatus();
@@ -353,9 +446,11 @@ absl::Status ScrapeLoop::AppendPage(storage::Appender* app,
   PageParser pp(body, textparse::FormatFromContentType(content_type),
                 opts_.tolerate_invalid_lines);
   bool limit_hit = false;
+  Lookup lookup(this, pp.format());
   for (;;) {
+    lookup.Reset();
     absl::StatusOr<textparse::Entry> e =
-        pp.Next(&rep->samples_invalid, &rep->invalid_error);
+        pp.Next(&lookup, &rep->samples_invalid, &rep->invalid_error);
     if (!e.ok()) return e.status();
     switch (*e) {
       case textparse::Entry::kEOF:
@@ -365,7 +460,8 @@ absl::Status ScrapeLoop::AppendPage(storage::Appender* app,
         }
         return absl::OkStatus();
       case textparse::Entry::kSeries:
-        if (absl::Status s = AppendSeries(app, &pp, start, rep, &limit_hit);
+        if (absl::Status s =
+                AppendSeries(app, &pp, &lookup, start, rep, &limit_hit);
             !s.ok()) {
           return s;
         }
@@ -444,7 +540,7 @@ void ScrapeLoop::CleanCache(uint64_t samples) {
     }
   }
   for (auto it = dropped_.begin(); it != dropped_.end();) {
-    if (it->second != iter_) {
+    if (it->second.last_iter != iter_) {
       dropped_.erase(it++);
     } else {
       ++it;

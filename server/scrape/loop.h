@@ -32,6 +32,7 @@
 #include "core/labels.h"
 #include "core/logger.h"
 #include "core/sync.h"
+#include "core/textparse/parser.h"
 #include "core/time.h"
 #include "server/scrape/options.h"
 #include "storage/appender.h"
@@ -140,10 +141,25 @@ class ScrapeLoop {
     }
   };
   static TextKey KeyOf(std::string_view text);
+  // Bit per textparse::Format in which a cached text parsed successfully:
+  // only then may the parser skip its labels (the formats differ in what a
+  // label set may look like).
+  static uint64_t FormatBit(textparse::Format f) {
+    return f == textparse::Format::kOpenMetrics ? 2 : 1;
+  }
   struct CacheEntry {
     storage::SeriesRef ref = 0;
-    uint64_t last_iter = 0;
+    uint64_t last_iter : 62 = 0;
+    uint64_t formats : 2 = 0;  // FormatBit()s
   };
+  struct DroppedEntry {
+    uint64_t last_iter : 62 = 0;
+    uint64_t formats : 2 = 0;
+  };
+  // The cache lookup of the sample line being parsed, made once when the
+  // parser asks whether it may skip the line's labels (Lookup::IsKnown) and
+  // used again by AppendSeries.
+  class Lookup;
   struct MetaEntry {
     MetricMetadata md;
     uint64_t last_iter = 0;
@@ -154,7 +170,7 @@ class ScrapeLoop {
                           std::string_view content_type, Timestamp start,
                           ScrapeReport* rep);
   absl::Status AppendSeries(storage::Appender* app, PageParser* p,
-                            Timestamp start, ScrapeReport* rep,
+                            Lookup* lookup, Timestamp start, ScrapeReport* rep,
                             bool* limit_hit);
   void NoteMetadata(PageParser* p);
   Labels MutateSampleLabels(const Labels& scraped) const;
@@ -183,7 +199,7 @@ class ScrapeLoop {
   // Raw series text -> storage ref.
   absl::flat_hash_map<TextKey, CacheEntry> series_;
   // Raw series texts metric_relabel_configs dropped -> last iteration.
-  absl::flat_hash_map<TextKey, uint64_t> dropped_;
+  absl::flat_hash_map<TextKey, DroppedEntry> dropped_;
   // Texts first cached in the current scrape (undone on rollback).
   std::vector<TextKey> new_entries_;
   // Refs of the series seen in the current / previous successful scrape,

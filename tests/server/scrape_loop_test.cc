@@ -2,7 +2,10 @@
 // staleness, limits, invalid lines and the series cache.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "server/scrape/loop.h"
 #include "tests/server/scrape_testutil.h"
@@ -299,6 +302,147 @@ TEST_CASE(
   CHECK(rep2.up);
   CHECK(rep2.samples_invalid == 1);
   CHECK(rep2.samples_scraped > 20);
+}
+
+// Forwards to `base`; with `forget` set, an append by ref alone gets
+// NotFound, as from a storage that deleted the series.
+class ForgetfulAppendable : public vigil::storage::Appendable {
+ public:
+  explicit ForgetfulAppendable(vigil::storage::Appendable* base)
+      : base_(base) {}
+  std::unique_ptr<vigil::storage::Appender> NewAppender() override {
+    return std::make_unique<App>(this, base_->NewAppender());
+  }
+  bool forget = false;
+  int refused = 0;
+
+ private:
+  class App : public vigil::storage::Appender {
+   public:
+    App(ForgetfulAppendable* f, std::unique_ptr<vigil::storage::Appender> a)
+        : f_(f), a_(std::move(a)) {}
+    absl::StatusOr<vigil::storage::SeriesRef> Append(
+        vigil::storage::SeriesRef ref, const Labels& l, vigil::Timestamp t,
+        double v) override {
+      if (f_->forget && ref != 0 && l.empty()) {
+        ++f_->refused;
+        return absl::NotFoundError("unknown series ref");
+      }
+      return a_->Append(ref, l, t, v);
+    }
+    absl::Status Commit() override { return a_->Commit(); }
+    void Rollback() override { a_->Rollback(); }
+
+   private:
+    ForgetfulAppendable* f_;
+    std::unique_ptr<vigil::storage::Appender> a_;
+  };
+  vigil::storage::Appendable* base_;
+};
+
+TEST_CASE("A cached series the storage forgot is found by its labels again",
+          "[scrape]") {
+  TestDB db;
+  ForgetfulAppendable app(db.app.get());
+  ScrapeLoop loop(&app, kTarget, "u", Opts(), nullptr);
+  const std::string page = "a{x=\"1\",y=\"\\\"q\"} 1\nb 2\n";
+  REQUIRE(Scrape(loop, page, kT0).up);
+  app.forget = true;
+  db.ResetCounts();
+  // The parser skips the labels of the cached text; the loop parses them
+  // after all when the storage asks for them.
+  auto rep = Scrape(loop, page, kT0 + kStep);
+  REQUIRE(rep.up);
+  CHECK(app.refused == 2);
+  CHECK(db.app->by_labels == 2);
+  auto a = db.Metric("a");
+  REQUIRE(a.size() == 1);
+  CHECK(a.begin()->first ==
+        R"({__name__="a", instance="10.0.0.1:9100", job="node", x="1", )"
+        R"(y="\"q"})");
+  CHECK(a.begin()->second.size() == 2);
+}
+
+TEST_CASE("A cached series with a bad value fails the scrape as uncached",
+          "[scrape]") {
+  const std::string bad = "a{x=\"1\"} 1\na{x=\"2\"} zz\n";
+  TestDB fresh_db;
+  ScrapeLoop fresh(fresh_db.app.get(), kTarget, "u", Opts(), nullptr);
+  auto want = Scrape(fresh, bad, kT0);
+  REQUIRE_FALSE(want.up);
+  TestDB db;
+  ScrapeLoop loop(db.app.get(), kTarget, "u", Opts(), nullptr);
+  REQUIRE(Scrape(loop, "a{x=\"1\"} 1\na{x=\"2\"} 1\n", kT0).up);
+  auto got = Scrape(loop, bad, kT0 + kStep);
+  CHECK_FALSE(got.up);
+  CHECK(got.error == want.error);
+}
+
+TEST_CASE("A series text trusted in one format is checked again in the other",
+          "[scrape]") {
+  // Blanks inside the braces: fine in text 0.0.4, an error in OpenMetrics.
+  const std::string text = "a{x=\"1\" } 1\n";
+  const std::string om = "a{x=\"1\" } 2\n# EOF\n";
+  const std::string_view kOM = "application/openmetrics-text; version=1.0.0";
+  TestDB fresh_db;
+  ScrapeLoop fresh(fresh_db.app.get(), kTarget, "u", Opts(), nullptr);
+  auto want = Scrape(fresh, om, kT0, kOM);
+  REQUIRE_FALSE(want.up);
+  TestDB db;
+  ScrapeLoop loop(db.app.get(), kTarget, "u", Opts(), nullptr);
+  REQUIRE(Scrape(loop, text, kT0).up);
+  auto got = Scrape(loop, om, kT0 + kStep, kOM);
+  CHECK_FALSE(got.up);
+  CHECK(got.error == want.error);
+  // Back in text format the cache still holds the series.
+  db.ResetCounts();
+  auto rep = Scrape(loop, text, kT0 + 2 * kStep);
+  CHECK(rep.up);
+  CHECK(rep.series_added == 0);
+  CHECK(db.app->by_labels == 0);
+}
+
+TEST_CASE("A text cached from a text page is appended by ref in OpenMetrics",
+          "[scrape]") {
+  TestDB db;
+  ScrapeLoop loop(db.app.get(), kTarget, "u", Opts(), nullptr);
+  REQUIRE(Scrape(loop, "a{x=\"1\"} 1\n", kT0).up);
+  db.ResetCounts();
+  const std::string_view kOM = "application/openmetrics-text; version=1.0.0";
+  auto rep = Scrape(loop, "a{x=\"1\"} 2\n# EOF\n", kT0 + kStep, kOM);
+  REQUIRE(rep.up);
+  CHECK(rep.series_added == 0);
+  CHECK(db.app->by_labels == 0);
+  CHECK(db.ValueAt("a", kT0 + kStep) == 2);
+}
+
+TEST_CASE("Series texts one byte apart are distinct cache entries",
+          "[scrape]") {
+  // The cache keys series by a hash of their text; texts of every length
+  // around the hash's 8- and 16-byte blocks, differing in any one byte,
+  // must not share an entry.
+  std::string page;
+  int lines = 0;
+  for (int len = 0; len <= 40; ++len) {
+    page += "m{l=\"" + std::string(len, 'a') + "\"} 1\n";
+    ++lines;
+    for (int pos = 0; pos < len; ++pos) {
+      std::string v(len, 'a');
+      v[pos] = 'b';
+      page += "m{l=\"" + v + "\"} 1\n";
+      ++lines;
+    }
+  }
+  TestDB db;
+  ScrapeLoop loop(db.app.get(), kTarget, "u", Opts(), nullptr);
+  auto rep = Scrape(loop, page, kT0);
+  REQUIRE(rep.up);
+  // l="" is the bare series m.
+  CHECK(rep.series_added == static_cast<uint64_t>(lines));
+  CHECK(loop.CacheSize() == static_cast<size_t>(lines));
+  db.ResetCounts();
+  REQUIRE(Scrape(loop, page, kT0 + kStep).up);
+  CHECK(db.app->by_labels == 0);
 }
 
 }  // namespace
