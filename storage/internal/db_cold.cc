@@ -511,7 +511,10 @@ absl::Status DBImpl::ForgetExpiredCold(Timestamp before) {
   }
   VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold series"));
   if (n == 0) return absl::OkStatus();
-  for (auto& [hash, gone] : by_hash) {
+  for (auto& entry : by_hash) {
+    // Not a structured binding: clang 14 cannot capture those.
+    const uint64_t hash = entry.first;
+    const absl::flat_hash_set<uint64_t>& gone = entry.second;
     std::string old;
     rocksdb::Status rs =
         db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);

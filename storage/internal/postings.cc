@@ -117,7 +117,10 @@ void PostingsIndex::RemoveMany(const std::vector<uint32_t>& ids,
     lists_.erase(it);
     gone_values[uint32_t(key >> 32)].insert(uint32_t(key));
   }
-  for (auto& [name, values] : gone_values) {
+  for (auto& entry : gone_values) {
+    // Not a structured binding: clang 14 cannot capture those.
+    const uint32_t name = entry.first;
+    const absl::flat_hash_set<uint32_t>& values = entry.second;
     auto vit = values_.find(name);
     if (vit == values_.end()) continue;
     std::erase_if(vit->second,
