@@ -39,6 +39,27 @@ namespace {
 
 std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
+// Adds `add` to, and drops the refs in `drop` from, the cold label-hash
+// record of `hash`, in `batch` (deleting the record once it is empty).
+absl::Status UpdateColdHash(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+                            uint64_t hash, const std::vector<uint64_t>& add,
+                            const absl::flat_hash_set<uint64_t>& drop,
+                            rocksdb::WriteBatch* batch) {
+  std::string old;
+  rocksdb::Status rs =
+      db->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
+  if (!rs.IsNotFound()) VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
+  std::vector<uint64_t> refs = DecodeRefs(old);
+  std::erase_if(refs, [&drop](uint64_t r) { return drop.contains(r); });
+  refs.insert(refs.end(), add.begin(), add.end());
+  if (refs.empty()) {
+    batch->Delete(cf, ColdHashKey(hash));
+  } else {
+    batch->Put(cf, ColdHashKey(hash), EncodeRefs(refs));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status DBImpl::EnsureColdFamily() {
@@ -187,15 +208,9 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
     max_t = std::max(max_t, s->last_t);
   }
   if (idle.empty() && forgotten.empty()) return absl::OkStatus();
-  for (auto& [hash, hrefs] : by_hash) {
-    std::string old;
-    rocksdb::Status rs =
-        db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
-    if (!rs.IsNotFound())
-      VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
-    std::vector<uint64_t> all = DecodeRefs(old);
-    all.insert(all.end(), hrefs.begin(), hrefs.end());
-    batch.Put(cf, ColdHashKey(hash), EncodeRefs(all));
+  for (const auto& [hash, hrefs] : by_hash) {
+    VIGIL_RETURN_IF_ERROR(
+        UpdateColdHash(db_.get(), cf, hash, hrefs, {}, &batch));
   }
   {
     vigil::MutexLock sl(&series_mu_);
@@ -262,20 +277,9 @@ absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
   for (const Label& lb : labels) {
     batch.Delete(cf, ColdPostingKey(lb.name, lb.value, ref));
   }
-  const uint64_t hash = labels.Hash();
-  std::string old;
-  rocksdb::Status rs =
-      db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
-  absl::Status st;
-  if (!rs.IsNotFound()) st = FromRocks(rs, "read cold hash");
+  absl::Status st =
+      UpdateColdHash(db_.get(), cf, labels.Hash(), {}, {ref}, &batch);
   if (st.ok()) {
-    std::vector<uint64_t> refs = DecodeRefs(old);
-    std::erase(refs, ref);
-    if (refs.empty()) {
-      batch.Delete(cf, ColdHashKey(hash));
-    } else {
-      batch.Put(cf, ColdHashKey(hash), EncodeRefs(refs));
-    }
     // Its newest sample comes back with it, so a replay after a crash
     // skips the older samples still in the WAL.
     batch.Put(cf_head_, SeriesKey(ref),
@@ -511,22 +515,9 @@ absl::Status DBImpl::ForgetExpiredCold(Timestamp before) {
   }
   VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold series"));
   if (n == 0) return absl::OkStatus();
-  for (auto& entry : by_hash) {
-    // Not a structured binding: clang 14 cannot capture those.
-    const uint64_t hash = entry.first;
-    const absl::flat_hash_set<uint64_t>& gone = entry.second;
-    std::string old;
-    rocksdb::Status rs =
-        db_->Get(rocksdb::ReadOptions(), cf, ColdHashKey(hash), &old);
-    if (!rs.IsNotFound())
-      VIGIL_RETURN_IF_ERROR(FromRocks(rs, "read cold hash"));
-    std::vector<uint64_t> refs = DecodeRefs(old);
-    std::erase_if(refs, [&gone](uint64_t r) { return gone.contains(r); });
-    if (refs.empty()) {
-      batch.Delete(cf, ColdHashKey(hash));
-    } else {
-      batch.Put(cf, ColdHashKey(hash), EncodeRefs(refs));
-    }
+  for (const auto& [hash, gone] : by_hash) {
+    VIGIL_RETURN_IF_ERROR(
+        UpdateColdHash(db_.get(), cf, hash, {}, gone, &batch));
   }
   VIGIL_RETURN_IF_ERROR(
       WriteChecked(rocksdb::WriteOptions(), &batch, "retention: cold series"));
