@@ -13,6 +13,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+# free_port, metric, cpu_seconds
+source "$here/lib.sh"
 shared=${VIGIL_SHARED_DIR:-$root/../shared}
 [ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
 a=$1 b=$2; shift 2
@@ -35,16 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-metric() {
-  curl -sf "$1" | awk -v n="$2" '
-    index($0, n) == 1 { c = substr($0, length(n) + 1, 1)
-                        if (c == " " || c == "{") { sum += $NF; seen = 1 } }
-    END { if (seen) printf "%.0f\n", sum }'
-}
-cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
 
 bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
 tport=$(free_port)

@@ -27,6 +27,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+# free_port, metric, cpu_seconds
+source "$here/lib.sh"
 shared=${VIGIL_SHARED_DIR:-$root/../shared}
 sizes="100 400" series=1000 interval=5s warmup=60 window=300 repeat=20
 servers="vigil prometheus victoriametrics" vigil=$root/build/vigil
@@ -61,25 +63,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
 
-# metric URL NAME: on a /metrics page, the sum of the samples of NAME (any
-# labels; Prometheus 2.42 splits some by type="float|histogram"), or the
-# one sample of a full series text such as 'vm_cache_entries{type="x"}'.
-metric() {
-  curl -sf "$1" | awk -v n="$2" '
-    index($0, n) == 1 { c = substr($0, length(n) + 1, 1)
-                        if (c == " " || c == "{") { sum += $NF; seen = 1 } }
-    END { if (seen) printf "%.0f\n", sum }'
-}
-
-cpu_seconds() {  # PID -> utime+stime in seconds
-  awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
-}
 
 rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 

@@ -37,3 +37,23 @@ stop_victoriametrics() {
   kill "$VM_PID" 2>/dev/null || true
   wait "$VM_PID" 2>/dev/null || true
 }
+
+# free_port: a free TCP port on 127.0.0.1.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# metric URL NAME: on a /metrics page, the sum of the samples of NAME (any
+# labels; Prometheus 2.42 splits some by type="float|histogram"), or the
+# one sample of a full series text such as 'vm_cache_entries{type="x"}'.
+metric() {
+  curl -sf "$1" | awk -v n="$2" '
+    index($0, n) == 1 { c = substr($0, length(n) + 1, 1)
+                        if (c == " " || c == "{") { sum += $NF; seen = 1 } }
+    END { if (seen) printf "%.0f\n", sum }'
+}
+
+# cpu_seconds PID: utime+stime of the process, in seconds.
+cpu_seconds() {
+  awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
+}

@@ -18,6 +18,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+# free_port, metric, cpu_seconds
+source "$here/lib.sh"
 shared=${VIGIL_SHARED_DIR:-$root/../shared}
 vigil=$root/build/vigil targets=20 series=1000 warmup=40 window=60 out=
 while [ $# -gt 0 ]; do
@@ -47,15 +49,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-metric() {
-  curl -sf "$1" | awk -v n="$2" '
-    index($0, n) == 1 { c = substr($0, length(n) + 1, 1)
-                        if (c == " " || c == "{") { sum += $NF; seen = 1 } }
-    END { if (seen) printf "%.0f\n", sum }'
-}
 
 bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
 tport=$(free_port)
