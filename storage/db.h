@@ -64,7 +64,7 @@ struct DBStats {
   int64_t max_time = 0;
   uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
   uint64_t head_memory_bytes = 0;  // estimate of head heap usage
-  uint64_t rocksdb_memory_bytes = 0;  // memtables + table readers
+  uint64_t rocksdb_memory_bytes = 0;  // memtables, table readers, block cache
   // The commit log (commit_log.h): registered readers, the checkpointed
   // `wal` records kept for them, and samples deleted (retention, the hold
   // cap) before a reader acknowledged them, since Open.

@@ -79,6 +79,13 @@ struct Options {
   // Default: 3 hours (Prometheus's head holds about the last 2-3 hours)
   int64_t head_idle_ms = 3LL * 3600 * 1000;
 
+  // RocksDB's block cache, shared by every column family: recently read
+  // chunk blocks, and the index and filter blocks of the tables (held
+  // there instead of per open table, so that memory stays bounded as the
+  // directory grows). Reads of data not in it go to the page cache / disk.
+  // Default: 32 MiB
+  int64_t block_cache_bytes = 32LL << 20;
+
   // Logger for background events. Not owned; must outlive the DB.
   // Default: Logger::Default()
   Logger* logger = nullptr;

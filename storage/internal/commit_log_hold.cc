@@ -126,9 +126,9 @@ absl::Status DBImpl::LoadCommitLog() {
 absl::Status DBImpl::EnsureCommitLogFamily() {
   if (cf_commitlog_.load() != nullptr) return absl::OkStatus();
   rocksdb::ColumnFamilyHandle* h = nullptr;
-  VIGIL_RETURN_IF_ERROR(FromRocks(
-      db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), kCfCommitLog, &h),
-      "create commitlog family"));
+  VIGIL_RETURN_IF_ERROR(
+      FromRocks(db_->CreateColumnFamily(CommitLogOptions(), kCfCommitLog, &h),
+                "create commitlog family"));
   handles_.push_back(h);
   cf_commitlog_.store(h);
   // Every wal record below it was deleted (no family: no reader held one).

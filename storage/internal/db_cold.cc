@@ -65,9 +65,9 @@ absl::Status UpdateColdHash(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
 absl::Status DBImpl::EnsureColdFamily() {
   if (cf_cold_.load() != nullptr) return absl::OkStatus();
   rocksdb::ColumnFamilyHandle* h = nullptr;
-  VIGIL_RETURN_IF_ERROR(
-      FromRocks(db_->CreateColumnFamily(ColdCfOptions(), kCfCold, &h),
-                "create cold family"));
+  VIGIL_RETURN_IF_ERROR(FromRocks(
+      db_->CreateColumnFamily(SmallOptions(/*bloom=*/true), kCfCold, &h),
+      "create cold family"));
   handles_.push_back(h);
   cf_cold_.store(h);
   return absl::OkStatus();

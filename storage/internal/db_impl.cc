@@ -28,11 +28,29 @@ namespace internal {
 
 namespace {
 
-// Options of the families of small records (all but `chunks`).
-rocksdb::ColumnFamilyOptions SmallCfOptions(bool bloom = false) {
+// Every family reads through the DB's one block cache, and keeps its index
+// and filter blocks there too: without that each table reader holds its
+// index in memory for as long as the table is open, which grows with the
+// directory (Options::block_cache_bytes, docs/tsdb.md "Memory").
+rocksdb::BlockBasedTableOptions TableOptions(
+    const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::BlockBasedTableOptions bto;
   bto.block_size = 32 << 10;
   bto.format_version = 5;
+  bto.block_cache = cache;
+  bto.cache_index_and_filter_blocks = true;
+  // Index and filter blocks go to the cache's high-priority pool, so that
+  // a long scan of chunk blocks does not push them out; level 0's stay
+  // pinned (its tables are few, small and read by every lookup).
+  bto.cache_index_and_filter_blocks_with_high_priority = true;
+  bto.pin_l0_filter_and_index_blocks_in_cache = true;
+  return bto;
+}
+
+// Options of the families of small records (all but `chunks`).
+rocksdb::ColumnFamilyOptions SmallCfOptions(
+    const std::shared_ptr<rocksdb::Cache>& cache, bool bloom = false) {
+  rocksdb::BlockBasedTableOptions bto = TableOptions(cache);
   if (bloom) bto.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   rocksdb::ColumnFamilyOptions small_cf;
   // Series records (labels), head records and metadata repeat the same
@@ -51,13 +69,27 @@ rocksdb::ColumnFamilyOptions SmallCfOptions(bool bloom = false) {
 
 }  // namespace
 
-rocksdb::ColumnFamilyOptions ColdCfOptions() { return SmallCfOptions(true); }
+rocksdb::ColumnFamilyOptions DBImpl::SmallOptions(bool bloom) const {
+  return SmallCfOptions(block_cache_, bloom);
+}
+
+rocksdb::ColumnFamilyOptions DBImpl::CommitLogOptions() const {
+  rocksdb::ColumnFamilyOptions o;
+  o.table_factory.reset(
+      rocksdb::NewBlockBasedTableFactory(TableOptions(block_cache_)));
+  return o;
+}
 
 DBImpl::DBImpl(const Options& options, std::string dir)
     : options_(options),
       dir_(std::move(dir)),
       logger_(options.logger ? options.logger : Logger::Default()),
       head_(std::make_unique<Head>(options_, &symbols_, &postings_)),
+      block_cache_(rocksdb::NewLRUCache(
+          static_cast<size_t>(
+              std::max<int64_t>(options.block_cache_bytes, 1 << 20)),
+          /*num_shard_bits=*/-1, /*strict_capacity_limit=*/false,
+          /*high_pri_pool_ratio=*/0.5)),
       hub_(std::make_shared<CommitLogHub>()) {}
 
 DBImpl::~DBImpl() {
@@ -134,16 +166,14 @@ absl::Status DBImpl::OpenImpl() {
   dbo.wal_recovery_mode =
       rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
 
-  rocksdb::BlockBasedTableOptions bto;
-  bto.block_size = 32 << 10;
-  bto.format_version = 5;
+  const rocksdb::BlockBasedTableOptions bto = TableOptions(block_cache_);
   rocksdb::ColumnFamilyOptions data_cf;
   data_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(bto));
   data_cf.compression = rocksdb::kLZ4Compression;
   data_cf.bottommost_compression = rocksdb::kZSTD;
   data_cf.write_buffer_size = 64 << 20;
   data_cf.level_compaction_dynamic_level_bytes = true;
-  rocksdb::ColumnFamilyOptions small_cf = SmallCfOptions();
+  rocksdb::ColumnFamilyOptions small_cf = SmallOptions();
 
   // WAL records live until the next checkpoint deletes them: compressing
   // them when a memtable is flushed, and again when flushed files are
@@ -179,9 +209,8 @@ absl::Status DBImpl::OpenImpl() {
     if (legacy_postings) cfs.push_back({kCfLegacyPostings, small_cf});
     if (tombstones) cfs.push_back({kCfTombstones, small_cf});
     if (state) cfs.push_back({kCfState, small_cf});
-    if (commitlog)
-      cfs.push_back({kCfCommitLog, rocksdb::ColumnFamilyOptions()});
-    if (cold) cfs.push_back({kCfCold, ColdCfOptions()});
+    if (commitlog) cfs.push_back({kCfCommitLog, CommitLogOptions()});
+    if (cold) cfs.push_back({kCfCold, SmallOptions(/*bloom=*/true)});
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs =
@@ -262,7 +291,7 @@ absl::Status DBImpl::EnsureTombstonesFamily() {
   if (cf_tombstones_ != nullptr) return absl::OkStatus();
   rocksdb::ColumnFamilyHandle* h = nullptr;
   VIGIL_RETURN_IF_ERROR(
-      FromRocks(db_->CreateColumnFamily(SmallCfOptions(), kCfTombstones, &h),
+      FromRocks(db_->CreateColumnFamily(SmallOptions(), kCfTombstones, &h),
                 "create tombstones family"));
   handles_.push_back(h);
   cf_tombstones_ = h;
@@ -274,7 +303,7 @@ absl::Status DBImpl::EnsureStateFamily() {
   if (cf_state_.load() != nullptr) return absl::OkStatus();
   rocksdb::ColumnFamilyHandle* h = nullptr;
   VIGIL_RETURN_IF_ERROR(
-      FromRocks(db_->CreateColumnFamily(SmallCfOptions(), kCfState, &h),
+      FromRocks(db_->CreateColumnFamily(SmallOptions(), kCfState, &h),
                 "create state family"));
   handles_.push_back(h);
   cf_state_.store(h);
@@ -884,7 +913,7 @@ DBStats DBImpl::Stats() {
                                 &mem);
   db_->GetAggregatedIntProperty(
       rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
-  st.rocksdb_memory_bytes = mem + readers;
+  st.rocksdb_memory_bytes = mem + readers + block_cache_->GetUsage();
   st.head_memory_bytes =
       head_->MemoryBytes() + symbols_.MemoryBytes() + postings_.MemoryBytes();
   {

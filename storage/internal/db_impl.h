@@ -31,6 +31,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "core/sync.h"
+#include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "storage/db.h"
@@ -47,9 +48,8 @@ namespace vigil::storage::internal {
 // Series moved out of memory by head GC (db_cold.cc, FORMAT.md). Optional
 // within format 2, created by the first eviction.
 inline constexpr char kCfCold[] = "cold";
-// Its options: SmallCfOptions with a whole-key bloom filter (a new series
-// looks its labels' hash up there).
-rocksdb::ColumnFamilyOptions ColdCfOptions();
+// Its options: DBImpl::SmallOptions with a whole-key bloom filter (a new
+// series looks its labels' hash up there).
 
 // key → value of DB::PutState. Optional within format 2, like
 // `tombstones`: created by the first PutState (state.cc).
@@ -214,6 +214,11 @@ class DBImpl : public DB {
   uint64_t cold_series() const { return cold_series_.load(); }
 
  private:
+  // Column family options over block_cache_: the families of small
+  // records (all but `chunks` and `commitlog`), with a bloom filter or not;
+  // the `commitlog` family's.
+  rocksdb::ColumnFamilyOptions SmallOptions(bool bloom = false) const;
+  rocksdb::ColumnFamilyOptions CommitLogOptions() const;
   // Loads the `commitlog` family, if any (before ReplayWal).
   absl::Status LoadCommitLog();
   // Creates the `commitlog` family on first use (FORMAT.md).
@@ -283,6 +288,9 @@ class DBImpl : public DB {
   SymbolTable symbols_;
   PostingsIndex postings_;
   std::unique_ptr<Head> head_;
+  // One block cache for every family's data, index and filter blocks
+  // (Options::block_cache_bytes).
+  std::shared_ptr<rocksdb::Cache> block_cache_;
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
