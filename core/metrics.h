@@ -250,6 +250,45 @@ class FuncMetric final : public Collector {
   std::function<double()> fn_;
 };
 
+// Unlabelled families computed from one snapshot of type T, taken once per
+// collection: figures that come from one costly pass (a walk of the
+// storage's series) cost one pass per scrape, not one per family.
+template <typename T>
+class SnapshotCollector final : public Collector {
+ public:
+  explicit SnapshotCollector(std::function<T()> take)
+      : take_(std::move(take)) {}
+  // Adds a family before registration (not thread-safe afterwards).
+  void Add(MetricType type, std::string name, std::string help,
+           std::function<double(const T&)> get) {
+    items_.push_back({type, std::move(name), std::move(help), std::move(get)});
+  }
+  std::vector<std::string> FamilyNames() const override {
+    std::vector<std::string> names;
+    for (const Item& i : items_) names.push_back(i.name);
+    return names;
+  }
+  void Collect(std::vector<FamilySnapshot>* out) const override {
+    if (items_.empty()) return;
+    const T snap = take_();
+    for (const Item& i : items_) {
+      MetricSnapshot m;
+      m.value = i.get(snap);
+      out->push_back({i.name, i.help, i.type, {std::move(m)}});
+    }
+  }
+
+ private:
+  struct Item {
+    MetricType type;
+    std::string name;
+    std::string help;
+    std::function<double(const T&)> get;
+  };
+  std::function<T()> take_;
+  std::vector<Item> items_;
+};
+
 // client_golang's process collector from /proc/self: process_cpu_seconds_total,
 // process_open_fds, process_max_fds, process_virtual_memory_bytes,
 // process_virtual_memory_max_bytes, process_resident_memory_bytes,

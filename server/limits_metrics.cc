@@ -7,8 +7,8 @@
 
 namespace vigil::server {
 
-void RegisterLimitMetrics(metrics::Registry* reg, storage::DB* db,
-                          int64_t max_series, int64_t query_max_series,
+void RegisterLimitMetrics(metrics::Registry* reg, int64_t max_series,
+                          int64_t query_max_series,
                           const promql::LimitCounters* counters) {
   using metrics::MetricType;
   auto add = [reg](MetricType type, std::string name, std::string help,
@@ -21,10 +21,6 @@ void RegisterLimitMetrics(metrics::Registry* reg, storage::DB* db,
       "The most series the head holds (--storage.tsdb.max-series; 0: no "
       "limit).",
       [max_series] { return static_cast<double>(max_series); });
-  add(MetricType::kCounter, "vigil_tsdb_head_series_refused_total",
-      "Samples refused because their series would have been new beyond "
-      "--storage.tsdb.max-series.",
-      [db] { return static_cast<double>(db->Stats().series_refused); });
   add(MetricType::kGauge, "vigil_engine_query_limit_max_series",
       "The most series one selector may load (--query.max-series; 0: no "
       "limit).",

@@ -103,34 +103,50 @@ void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
         type, metrics::Opts{std::move(name), std::move(help), {}, {}},
         std::move(fn)));
   };
-  add(MetricType::kGauge, "prometheus_tsdb_head_series",
-      "Total number of series in the head block.",
-      [db] { return static_cast<double>(db->Stats().num_series); });
-  add(MetricType::kCounter, "prometheus_tsdb_head_series_removed_total",
-      "Total number of series removed in the head (head GC: idle series "
-      "moved out of memory, still queryable).",
-      [db] { return static_cast<double>(db->Stats().head_gc_evicted); });
-  add(MetricType::kGauge, "vigil_tsdb_cold_series",
-      "Series moved out of memory by head GC whose data is still stored.",
-      [db] { return static_cast<double>(db->Stats().cold_series); });
-  add(MetricType::kCounter, "vigil_tsdb_head_series_revived_total",
-      "Cold series brought back into the head by a new sample.",
-      [db] { return static_cast<double>(db->Stats().head_gc_revived); });
-  add(MetricType::kCounter, "prometheus_tsdb_head_samples_appended_total",
-      "Total number of appended samples.",
-      [db] { return static_cast<double>(db->Stats().appended_samples); });
-  add(MetricType::kCounter, "prometheus_tsdb_out_of_order_samples_total",
-      "Total number of out of order samples ingestion failed attempts.",
-      [db] { return static_cast<double>(db->Stats().out_of_order); });
-  add(MetricType::kGauge, "prometheus_tsdb_storage_blocks_bytes",
-      "The number of bytes that are currently used for local storage.",
-      [db] { return static_cast<double>(db->Stats().disk_bytes); });
-  add(MetricType::kGauge, "vigil_head_memory_bytes",
-      "Estimated heap bytes of the in-memory head (series and open chunks).",
-      [db] { return static_cast<double>(db->Stats().head_memory_bytes); });
-  add(MetricType::kGauge, "vigil_rocksdb_memory_bytes",
-      "RocksDB memtables and table readers, in bytes.",
-      [db] { return static_cast<double>(db->Stats().rocksdb_memory_bytes); });
+  // One walk of the storage per scrape of /metrics for all its figures.
+  auto storage_stats =
+      std::make_shared<metrics::SnapshotCollector<storage::DBStats>>(
+          [db] { return db->Stats(); });
+  auto stat = [&](MetricType type, std::string name, std::string help,
+                  uint64_t storage::DBStats::*field) {
+    storage_stats->Add(type, std::move(name), std::move(help),
+                       [field](const storage::DBStats& st) {
+                         return static_cast<double>(st.*field);
+                       });
+  };
+  stat(MetricType::kGauge, "prometheus_tsdb_head_series",
+       "Total number of series in the head block.",
+       &storage::DBStats::num_series);
+  stat(MetricType::kCounter, "prometheus_tsdb_head_series_removed_total",
+       "Total number of series removed in the head (head GC: idle series "
+       "moved out of memory, still queryable).",
+       &storage::DBStats::head_gc_evicted);
+  stat(MetricType::kGauge, "vigil_tsdb_cold_series",
+       "Series moved out of memory by head GC whose data is still stored.",
+       &storage::DBStats::cold_series);
+  stat(MetricType::kCounter, "vigil_tsdb_head_series_revived_total",
+       "Cold series brought back into the head by a new sample.",
+       &storage::DBStats::head_gc_revived);
+  stat(MetricType::kCounter, "prometheus_tsdb_head_samples_appended_total",
+       "Total number of appended samples.",
+       &storage::DBStats::appended_samples);
+  stat(MetricType::kCounter, "prometheus_tsdb_out_of_order_samples_total",
+       "Total number of out of order samples ingestion failed attempts.",
+       &storage::DBStats::out_of_order);
+  stat(MetricType::kGauge, "prometheus_tsdb_storage_blocks_bytes",
+       "The number of bytes that are currently used for local storage.",
+       &storage::DBStats::disk_bytes);
+  stat(MetricType::kGauge, "vigil_head_memory_bytes",
+       "Estimated heap bytes of the in-memory head (series and open chunks).",
+       &storage::DBStats::head_memory_bytes);
+  stat(MetricType::kGauge, "vigil_rocksdb_memory_bytes",
+       "RocksDB memtables, table readers and block cache, in bytes.",
+       &storage::DBStats::rocksdb_memory_bytes);
+  stat(MetricType::kCounter, "vigil_tsdb_head_series_refused_total",
+       "Samples refused because their series would have been new beyond "
+       "--storage.tsdb.max-series.",
+       &storage::DBStats::series_refused);
+  (void)reg->Register(storage_stats);
   add(MetricType::kGauge, "prometheus_config_last_reload_successful",
       "Whether the last configuration reload attempt was successful.",
       [status] { return status->last_reload_ok() ? 1.0 : 0.0; });
@@ -434,7 +450,7 @@ int Run(const ServerFlags& flags, Logger* log) {
   RegisterStorageHealthMetrics(&registry, db->get());
   RegisterRetentionMetrics(&registry, flags.retention_bytes,
                            flags.retention_ms);
-  RegisterLimitMetrics(&registry, db->get(), flags.storage_max_series,
+  RegisterLimitMetrics(&registry, flags.storage_max_series,
                        flags.query_max_series, &limit_counters);
   (void)registry.Register(std::make_shared<ScrapeCollector>(
       scrape.manager(), (*notifier)->notifier()));

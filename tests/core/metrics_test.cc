@@ -213,6 +213,47 @@ TEST_CASE("Callback metrics are computed at scrape time", "[metrics]") {
   CHECK(page.find("prometheus_tsdb_head_series 12\n") != std::string::npos);
 }
 
+TEST_CASE(
+    "A snapshot collector takes one snapshot per scrape for all its families",
+    "[metrics]") {
+  struct Figures {
+    double series = 0, bytes = 0;
+  };
+  int takes = 0;
+  Figures now{10, 2048};
+  auto c = std::make_shared<SnapshotCollector<Figures>>([&] {
+    ++takes;
+    return now;
+  });
+  c->Add(MetricType::kGauge, "store_series", "Series.",
+         [](const Figures& f) { return f.series; });
+  c->Add(MetricType::kCounter, "store_bytes_total", "Bytes.",
+         [](const Figures& f) { return f.bytes; });
+  CHECK(c->FamilyNames() ==
+        std::vector<std::string>{"store_series", "store_bytes_total"});
+  Registry r;
+  REQUIRE(r.Register(c).ok());
+  // A family of the same name elsewhere is refused, as for any collector.
+  CHECK_FALSE(
+      r.Register(std::make_shared<FuncMetric>(MetricType::kGauge,
+                                              Opts{"store_series", "x", {}, {}},
+                                              [] { return 1.0; }))
+          .ok());
+  std::string page;
+  r.WriteText(&page);
+  CHECK(takes == 1);
+  CHECK(page.find("# TYPE store_series gauge\nstore_series 10\n") !=
+        std::string::npos);
+  CHECK(
+      page.find("# TYPE store_bytes_total counter\nstore_bytes_total 2048\n") !=
+      std::string::npos);
+  now = {12, 4096};
+  r.WriteText(&page);
+  CHECK(takes == 2);
+  CHECK(page.find("store_series 12\n") != std::string::npos);
+  CHECK(page.find("store_bytes_total 4096\n") != std::string::npos);
+}
+
 TEST_CASE("The process collector reads /proc with client_golang's names",
           "[metrics]") {
   Registry r;
