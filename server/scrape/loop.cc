@@ -597,7 +597,13 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
     rep.up = false;
     rep.error = fmt::format("commit: {}", std::string(s.message()));
   }
-  new_entries_.clear();
+  // A first scrape lists every series of the page here; later ones a few.
+  // Keeping the first one's capacity would hold 16 B per series for good.
+  if (new_entries_.capacity() > 256) {
+    new_entries_ = {};
+  } else {
+    new_entries_.clear();
+  }
   scraped_once_ = true;
   if (logger_ != nullptr) {
     if (!rep.up) {
