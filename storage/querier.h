@@ -103,6 +103,11 @@ class SeriesSet {
   // as the SeriesSet, so a reader may collect them all and then read their
   // samples, iterators of different series on different threads.
   virtual const Series& At() const = 0;
+  // REQUIRES: as At(). The labels of At(), moved out: At().labels() is
+  // empty afterwards (its samples are not affected). For a reader that
+  // keeps the labels and does not look at them again through At(); saves
+  // a copy of every label set. The default copies.
+  virtual Labels TakeLabels() { return At().labels(); }
   virtual absl::Status err() const { return absl::OkStatus(); }
 };
 

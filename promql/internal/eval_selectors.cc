@@ -53,11 +53,13 @@ absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
   return it->err();
 }
 
-// Reads all series matching `vs` with samples in [mint, maxt]: for each,
-// `make(labels, ts, vs, &r)` turns its columns into an R (on any thread;
-// it must not touch shared state), then `sink(std::move(r))` consumes the
-// results on the calling thread, in series order. Decoding and `make` run
-// on two threads when there are enough series to pay for the second one.
+// Reads all series matching `vs` with samples in [mint, maxt]: once the
+// series are known, `reserve(n)` is told how many; for each,
+// `make(std::move(labels), ts, vs, &r)` turns its columns into an R (on
+// any thread; it must not touch shared state), then `sink(std::move(r))`
+// consumes the results on the calling thread, in series order. The labels
+// are moved out of the storage's series set, not copied. Decoding and `make`
+// run on two threads when there are enough series to pay for the second one.
 // The newest sample of `s` in [mint, maxt] into ts/vals (cleared first):
 // all an instant selector of a one-step query looks at.
 absl::Status ReadLatest(const storage::Series& s, int64_t mint, int64_t maxt,
@@ -76,18 +78,24 @@ absl::Status ReadLatest(const storage::Series& s, int64_t mint, int64_t maxt,
 }
 
 // With `latest_only`, each series gets only its newest sample in range.
-template <typename R, typename Make, typename Sink>
+template <typename R, typename Reserve, typename Make, typename Sink>
 absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
                            int64_t mint, int64_t maxt, const Evaluator& ev,
-                           Make make, Sink sink, bool latest_only = false) {
+                           Reserve reserve, Make make, Sink sink,
+                           bool latest_only = false) {
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
   // Unsorted, as Prometheus's engine selects: the storage's order (series
   // creation order) is what decides ties in topk/bottomk.
   VIGIL_ASSIGN_OR_RETURN(auto set, querier->SelectUnsorted(vs.matchers));
   std::vector<const storage::Series*> all;
-  while (set->Next()) all.push_back(&set->At());
+  std::vector<Labels> labels;
+  while (set->Next()) {
+    all.push_back(&set->At());
+    labels.push_back(set->TakeLabels());
+  }
   VIGIL_RETURN_IF_ERROR(set->err());
   VIGIL_RETURN_IF_ERROR(ev.CheckSeriesLimit(all.size(), vs));
+  reserve(all.size());
   std::vector<R> results(all.size());
   // Each block keeps its first error; the first in series order wins, as
   // on one thread.
@@ -105,7 +113,7 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
         st = latest_only ? ReadLatest(*all[i], mint, maxt, &ts, &vals)
                          : ReadColumns(*all[i], mint, maxt, &ts, &vals);
       }
-      if (st.ok()) make(all[i]->labels(), ts, vals, &results[i]);
+      if (st.ok()) make(std::move(labels[i]), ts, vals, &results[i]);
     }
     errs[b] = std::move(st);
   });
@@ -133,9 +141,9 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
   Matrix out;
   const int steps = num_steps();
   const int64_t start = start_, end = end_, interval = interval_;
-  auto make = [&](const Labels& lbls, const std::vector<int64_t>& ts,
+  auto make = [&](Labels&& lbls, const std::vector<int64_t>& ts,
                   const std::vector<double>& vals, Series* ser) {
-    ser->metric = lbls;
+    ser->metric = std::move(lbls);
     if (ts.empty()) return;
     // A sample is the lookback answer of at most lookback/interval + 1 steps.
     const size_t most = std::min<size_t>(
@@ -166,8 +174,9 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
     return absl::OkStatus();
   };
   // One step (an instant query, a rule): only the newest sample matters.
+  auto reserve = [&](size_t n) { out.reserve(n); };
   VIGIL_RETURN_IF_ERROR(ForEachSeries<Series>(queryable_, vs, mint, maxt, *this,
-                                              make, sink, steps == 1));
+                                              reserve, make, sink, steps == 1));
   return MakeVector(std::move(out));
 }
 
@@ -178,9 +187,9 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(
   int64_t first_ref = WrapSub(pinned ? at : start_, vs.mod.offset_ms);
   int64_t last_ref = WrapSub(pinned ? at : end_, vs.mod.offset_ms);
   std::vector<RawSeries> out;
-  auto make = [](const Labels& lbls, const std::vector<int64_t>& ts,
+  auto make = [](Labels&& lbls, const std::vector<int64_t>& ts,
                  const std::vector<double>& vals, RawSeries* rs) {
-    rs->metric = lbls;
+    rs->metric = std::move(lbls);
     bool stale = false;
     for (double v : vals) stale |= IsStaleNaN(v);
     if (!stale) {
@@ -198,9 +207,10 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(
     out.push_back(std::move(rs));
     return absl::OkStatus();
   };
+  auto reserve = [&](size_t n) { out.reserve(n); };
   VIGIL_RETURN_IF_ERROR(ForEachSeries<RawSeries>(
       queryable_, vs, WrapAdd(WrapSub(first_ref, range_ms), 1), last_ref, *this,
-      make, sink));
+      reserve, make, sink));
   return out;
 }
 

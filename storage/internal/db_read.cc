@@ -148,6 +148,7 @@ class DBSeries : public Series {
         last_t_(last_t),
         last_v_(last_v) {}
   const Labels& labels() const override { return labels_; }
+  Labels TakeLabels() { return std::move(labels_); }
   std::unique_ptr<SeriesIterator> Iterator() const override {
     return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_,
                                               &deleted_);
@@ -183,6 +184,7 @@ class VectorSeriesSet : public SeriesSet {
       : series_(std::move(s)) {}
   bool Next() override { return ++pos_ < series_.size(); }
   const Series& At() const override { return *series_[pos_]; }
+  Labels TakeLabels() override { return series_[pos_]->TakeLabels(); }
 
  private:
   std::vector<std::unique_ptr<DBSeries>> series_;

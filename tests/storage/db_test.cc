@@ -468,5 +468,45 @@ TEST_CASE("Close leaves no write-ahead log behind", "[db]") {
   CHECK(r.begin()->second.size() == kSamples);
 }
 
+TEST_CASE("TakeLabels moves a series' labels out of the set, samples stay",
+          "[storage]") {
+  testutil::TempDir dir;
+  auto db = testutil::MustOpen(dir.path());
+  {
+    auto app = db->NewAppender();
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(app->Append(0,
+                          Labels{{"__name__", "m"},
+                                 {"pod", "a-rather-long-pod-name-" +
+                                             std::to_string(i)}},
+                          1000, i)
+                  .ok());
+    }
+    REQUIRE(app->Commit().ok());
+  }
+  auto q = db->NewQuerier(0, 2000);
+  REQUIRE(q.ok());
+  auto set = (*q)->Select({testutil::Eq("__name__", "m")});
+  REQUIRE(set.ok());
+  int i = 0;
+  while ((*set)->Next()) {
+    Labels l = (*set)->TakeLabels();
+    CHECK(l.Get("pod") == "a-rather-long-pod-name-" + std::to_string(i));
+    CHECK((*set)->At().labels().empty());
+    bool found = false;
+    Timestamp t = 0;
+    double v = -1;
+    REQUIRE((*set)->At().Latest(2000, &found, &t, &v).ok());
+    CHECK(found);
+    CHECK(t == 1000);
+    CHECK(v == i);
+    auto it = (*set)->At().Iterator();
+    REQUIRE(it->Next());
+    CHECK(it->v() == i);
+    ++i;
+  }
+  CHECK(i == 3);
+}
+
 }  // namespace
 }  // namespace vigil::storage

@@ -119,7 +119,7 @@ void Api::Series(const net::HttpRequest& req, net::HttpResponse* resp) const {
       if (req.client_gone != nullptr && req.client_gone->load()) {
         return RespondError(resp, ApiErrorType::kCanceled, "context canceled");
       }
-      out.push_back((*ss)->At().labels());
+      out.push_back((*ss)->TakeLabels());
     }
     if (auto s = (*ss)->err(); !s.ok()) return RespondStatus(resp, s);
   }
