@@ -31,7 +31,7 @@ namespace {
 // Every family reads through the DB's one block cache, and keeps its index
 // and filter blocks there too: without that each table reader holds its
 // index in memory for as long as the table is open, which grows with the
-// directory (Options::block_cache_bytes, docs/tsdb.md "Memory").
+// directory (Options::block_cache_bytes, docs/tsdb.md "RocksDB's memory").
 rocksdb::BlockBasedTableOptions TableOptions(
     const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::BlockBasedTableOptions bto;
