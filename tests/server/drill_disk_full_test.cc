@@ -112,6 +112,18 @@ bool Contains(const std::map<int64_t, double>& have,
   return true;
 }
 
+// Waits up to 20 s until the drill target's scrape counter has at least
+// `n` samples in vigil.
+bool WaitForScrapes(vigil::net::HttpClient* client, const std::string& url,
+                    size_t n) {
+  return WaitFor(
+      [&] {
+        auto s = Samples(client, url, "drill_scrapes_total");
+        return s && s->size() >= n;
+      },
+      20000);
+}
+
 TEST_CASE(
     "on a full disk ingestion fails clearly, ready says why, queries work, "
     "and ingestion resumes by itself when space returns",
@@ -146,12 +158,7 @@ TEST_CASE(
   REQUIRE(vigil.Start(&client));
   INFO(ReadFile(dir.Sub("vigil.log")));
   const std::string counter = "drill_scrapes_total";
-  REQUIRE(WaitFor(
-      [&] {
-        auto s = Samples(&client, vigil.url, counter);
-        return s && s->size() >= 10;
-      },
-      20000));
+  REQUIRE(WaitForScrapes(&client, vigil.url, 10));
   const auto before = *Samples(&client, vigil.url, counter);
   CHECK(Metric(&client, vigil.url, "vigil_storage_writable") == 1);
 
@@ -288,12 +295,7 @@ TEST_CASE(
   REQUIRE(vigil.Start(&client));
   INFO(ReadFile(dir.Sub("vigil.log")));
   const std::string counter = "drill_scrapes_total";
-  REQUIRE(WaitFor(
-      [&] {
-        auto s = Samples(&client, vigil.url, counter);
-        return s && s->size() >= 10;
-      },
-      20000));
+  REQUIRE(WaitForScrapes(&client, vigil.url, 10));
 
   // Fill the disk, let commits fail for a while, then kill.
   const int64_t ballast = FillWithBallast(mnt + "/ballast");
@@ -330,12 +332,7 @@ TEST_CASE(
   std::string missing;
   CHECK(Contains(*reopened, committed, &missing));
   INFO(missing);
-  REQUIRE(WaitFor(
-      [&] {
-        auto s = Samples(&client, vigil.url, counter);
-        return s && s->size() >= committed.size() + 5;
-      },
-      20000));
+  REQUIRE(WaitForScrapes(&client, vigil.url, committed.size() + 5));
   REQUIRE(vigil.Stop() == 0);
   // And the directory checks clean.
   auto verify = vigil::testutil::Run(std::string(VIGIL_BINARY) +
@@ -450,12 +447,7 @@ TEST_CASE(
   CHECK(count("count(count_over_time(drill_backfill[1h] offset 9d))") == -1);
   // Room for compaction: ingestion and RocksDB's background work go on
   // without a single failed write.
-  REQUIRE(WaitFor(
-      [&] {
-        auto s = Samples(&client, vigil.url, "drill_scrapes_total");
-        return s && s->size() >= 10;
-      },
-      20000));
+  REQUIRE(WaitForScrapes(&client, vigil.url, 10));
   CHECK(Metric(&client, vigil.url,
                "vigil_storage_write_errors_total{reason=\"disk_full\"}") == 0);
   CHECK(Metric(&client, vigil.url, "vigil_storage_writable") == 1);
