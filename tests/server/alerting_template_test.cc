@@ -569,7 +569,7 @@ TEST_CASE("Templates render as a real Alertmanager renders them",
             "route:\n"
             "  receiver: team.chat\n"
             "  group_by: [alertname, cluster]\n"
-            "  group_wait: 1s\n"
+            "  group_wait: 3s\n"
             "receivers:\n"
             "  - name: team.chat\n"
             "    slack_configs:\n"
@@ -593,13 +593,15 @@ TEST_CASE("Templates render as a real Alertmanager renders them",
       dir.Sub("am.log"));
   REQUIRE(am.started());
 
-  // Two firing alerts and one resolved a minute ago, all in one group.
+  // Two firing alerts and one just resolved, all in one group. They started
+  // less than group_wait ago: Alertmanager flushes a new group at once when
+  // its first alert is older than that, racing the rest of the POST.
   const int64_t now = WallMs();
   Notification n;
   n.receiver = "team.chat";
   n.group_labels = Labels{{"alertname", "GpuHot"}, {"cluster", "a"}};
   n.external_url = "http://am.example:9093";
-  const int64_t starts[] = {now - 3600123, now - 1800456, now - 7200789};
+  const int64_t starts[] = {now - 1123, now - 1456, now - 1789};
   for (int i = 0; i < 3; ++i) {
     Alert a = MakeAlert(
         {{"alertname", "GpuHot"},
@@ -607,7 +609,7 @@ TEST_CASE("Templates render as a real Alertmanager renders them",
          {"instance", "gpu-" + std::to_string(i + 1)},
          {"severity", "critical"}},
         {{"summary", "hot <" + std::to_string(i + 1) + ">"}, {"team", "infra"}},
-        starts[i], i == 2 ? now - 60000 : 0);
+        starts[i], i == 2 ? now - 500 : 0);
     n.alerts.push_back(a);
   }
   std::string payload = "[";
