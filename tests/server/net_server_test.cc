@@ -1,9 +1,17 @@
 // HttpServer over real loopback sockets: routing as Prometheus's router
 // answers, parameters, limits, timeouts, gzip, streaming, client_gone, the
 // worker pool, and malformed requests that must neither crash nor stall it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -507,6 +515,56 @@ TEST_CASE("Pipelined requests on one connection are all answered",
   }
   CHECK(count == 3);
   CHECK(reply.substr(reply.size() - 1) == "3");
+}
+
+// The server's end of a loopback connection, found among this process's
+// descriptors by its two ports; -1 if none.
+int ServerSideOf(int client_fd, int server_port) {
+  sockaddr_in mine{};
+  socklen_t len = sizeof(mine);
+  if (::getsockname(client_fd, reinterpret_cast<sockaddr*>(&mine), &len) != 0)
+    return -1;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    int fd = std::atoi(e.path().filename().c_str());
+    sockaddr_in local{}, peer{};
+    socklen_t l1 = sizeof(local), l2 = sizeof(peer);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &l1) != 0 ||
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &l2) != 0 ||
+        local.sin_family != AF_INET) {
+      continue;
+    }
+    if (ntohs(local.sin_port) == server_port &&
+        peer.sin_port == mine.sin_port) {
+      return fd;
+    }
+  }
+  return -1;
+}
+
+TEST_CASE("Connections are served with TCP_NODELAY",
+          "[net][server][keepalive]") {
+  // Headers and body leave in two writes; with Nagle's algorithm the body
+  // of every keep-alive response after the first waited ~40 ms for the
+  // client's delayed ACK.
+  HttpServer srv;
+  srv.Handle("GET", "/x", [](const HttpRequest&, HttpResponse* r) {
+    r->body = "ok";
+  });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  int fd = Dial(*port);
+  REQUIRE(fd >= 0);
+  REQUIRE(SendAll(fd, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n"));
+  char buf[512];
+  REQUIRE(::recv(fd, buf, sizeof(buf), 0) > 0);  // served: accepted
+  int server_fd = ServerSideOf(fd, *port);
+  REQUIRE(server_fd >= 0);
+  int nodelay = 0;
+  socklen_t len = sizeof(nodelay);
+  REQUIRE(::getsockopt(server_fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) ==
+          0);
+  CHECK(nodelay != 0);
+  ::close(fd);
 }
 
 TEST_CASE("Idle keep-alive connections do not starve a small worker pool",
