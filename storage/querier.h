@@ -135,6 +135,18 @@ class Querier {
   SelectUnsorted(const std::vector<Matcher>& matchers) {
     return Select(matchers);
   }
+  // Like SelectUnsorted, for a reader that asks each series only for its
+  // newest sample: Latest(t) with t >= this querier's maxt (an instant
+  // selector of a single evaluation, such as a rule's). The same series in
+  // the same order; a storage may then keep less of each, and a series'
+  // Iterator() may yield only its newest samples. The DB copies no chunk of
+  // a head series whose newest sample is in range (its Iterator() yields
+  // that sample alone) and only the newest chunk of the others. The
+  // default is SelectUnsorted.
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>>
+  SelectLatest(const std::vector<Matcher>& matchers) {
+    return SelectUnsorted(matchers);
+  }
   // Sorted distinct label names of series matching `matchers` (all series
   // if empty). An implementation may include series without samples in
   // [mint, maxt]: the DB's does (it answers from its index, which holds

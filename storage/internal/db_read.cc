@@ -134,6 +134,27 @@ class DBSeriesIterator : public SeriesIterator {
   absl::Status err_;
 };
 
+// The newest sample alone (a series of SelectLatest).
+class OneSampleIterator final : public SeriesIterator {
+ public:
+  OneSampleIterator(Timestamp t, double v) : t_(t), v_(v) {}
+  bool Next() override {
+    state_ = state_ == kBefore ? kAt : kDone;
+    return state_ == kAt;
+  }
+  bool Seek(Timestamp t) override {
+    if (state_ != kDone) state_ = t_ >= t ? kAt : kDone;
+    return state_ == kAt;
+  }
+  Timestamp t() const override { return t_; }
+  double v() const override { return v_; }
+
+ private:
+  Timestamp t_;
+  double v_;
+  enum { kBefore, kAt, kDone } state_ = kBefore;
+};
+
 class DBSeries : public Series {
  public:
   // `last_t`/`last_v`: the series' newest sample when its chunks were
@@ -150,13 +171,69 @@ class DBSeries : public Series {
   const Labels& labels() const override { return labels_; }
   Labels TakeLabels() { return std::move(labels_); }
   std::unique_ptr<SeriesIterator> Iterator() const override {
+    if (latest_only_) {
+      return std::make_unique<OneSampleIterator>(last_t_, last_v_);
+    }
     return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_,
                                               &deleted_);
+  }
+  // A series of SelectLatest whose newest sample (t, v) is in range: no
+  // chunks, Latest() at or after t only.
+  // Latest() from the chunks: decodes them newest first and stops at the
+  // first holding a sample in range (instead of walking every sample).
+  absl::Status NewestAtOrBefore(Timestamp t, bool* found, Timestamp* ts,
+                                double* v) const {
+    *found = false;
+    const Timestamp hi = std::min(t, maxt_);
+    if (hi < mint_) return absl::OkStatus();
+    std::vector<Timestamp> cts;
+    std::vector<double> cvs;
+    for (size_t i = chunks_.size(); i-- > 0;) {
+      const ChunkData& c = chunks_[i];
+      // Chunks are in mint order and normally disjoint; one seen twice
+      // (head copy and RocksDB) has the same samples.
+      if (c.mint > hi || c.maxt < mint_ || (*found && c.maxt <= *ts)) {
+        continue;
+      }
+      if (!deleted_.empty() && CoveredBy(deleted_, c.mint, c.maxt)) continue;
+      cts.clear();
+      cvs.clear();
+      VIGIL_RETURN_IF_ERROR(DecodeChunk(c.bytes, &cts, &cvs, mint_));
+      if (!deleted_.empty() && Overlaps(deleted_, c.mint, c.maxt)) {
+        FilterSamples(deleted_, &cts, &cvs);
+      }
+      size_t k = size_t(std::upper_bound(cts.begin(), cts.end(), hi) -
+                        cts.begin());
+      if (k > 0 && (!*found || cts[k - 1] > *ts)) {
+        *found = true;
+        *ts = cts[k - 1];
+        *v = cvs[k - 1];
+      }
+    }
+    return absl::OkStatus();
+  }
+  static std::unique_ptr<DBSeries> LatestOnly(Labels l, Timestamp mint,
+                                              Timestamp maxt, Timestamp t,
+                                              double v) {
+    auto s = std::make_unique<DBSeries>(std::move(l), std::vector<ChunkData>(),
+                                        mint, maxt, Intervals(), t, v);
+    s->latest_only_ = true;
+    return s;
   }
   // A live instant query asks for the newest sample, which the head keeps
   // decoded: no chunk is decoded when it is in range and not deleted.
   absl::Status Latest(Timestamp t, bool* found, Timestamp* ts,
                       double* v) const override {
+    if (latest_only_) {
+      if (t < last_t_) {
+        return absl::InternalError(
+            "a series of SelectLatest asked for a sample before its newest");
+      }
+      *found = true;
+      *ts = last_t_;
+      *v = last_v_;
+      return absl::OkStatus();
+    }
     if (last_t_ != kMinTimestamp && last_t_ <= t && last_t_ >= mint_ &&
         last_t_ <= maxt_ && !chunks_.empty() &&
         chunks_.back().maxt == last_t_ &&
@@ -166,7 +243,7 @@ class DBSeries : public Series {
       *v = last_v_;
       return absl::OkStatus();
     }
-    return Series::Latest(t, found, ts, v);
+    return NewestAtOrBefore(t, found, ts, v);
   }
 
  private:
@@ -176,6 +253,7 @@ class DBSeries : public Series {
   Timestamp mint_, maxt_;
   Timestamp last_t_;
   double last_v_;
+  bool latest_only_ = false;
 };
 
 class VectorSeriesSet : public SeriesSet {
@@ -203,6 +281,10 @@ class DBQuerier : public Querier {
   absl::StatusOr<std::unique_ptr<SeriesSet>> SelectUnsorted(
       const std::vector<Matcher>& matchers) override {
     return SelectSeries(matchers, false);
+  }
+  absl::StatusOr<std::unique_ptr<SeriesSet>> SelectLatest(
+      const std::vector<Matcher>& matchers) override {
+    return SelectSeries(matchers, false, true);
   }
   absl::StatusOr<std::vector<std::string>> LabelNames(
       const std::vector<Matcher>& matchers) override;
@@ -233,14 +315,21 @@ class DBQuerier : public Querier {
   // but for those wholly inside `deleted` (may be null): the head's part
   // from `s` (null for a cold series), the rest from RocksDB.
   // With `last`, also the newest sample of the series, read with the head.
+  // With `newest_chunk`, only the newest of those chunks: the one holding
+  // the newest sample at or before maxt_ if any is in range (chunks do not
+  // overlap in time; no tombstones may apply).
   absl::Status LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
                           const Intervals* deleted, std::vector<ChunkData>* out,
-                          std::pair<Timestamp, double>* last = nullptr);
+                          std::pair<Timestamp, double>* last = nullptr,
+                          bool newest_chunk = false);
   // Whether the series of ref `s` has samples left in [mint, maxt]: one
   // Next() over its chunks. Looks the tombstones up before the chunks, so
   // a CleanTombstones finishing meanwhile is seen either way.
+  // With `latest`, a head series whose newest sample is in range and not
+  // deleted is returned without chunks (DBSeries::LatestOnly).
   absl::StatusOr<std::unique_ptr<DBSeries>> Load(const Selected& sel,
-                                                 ChunkCursor* cur);
+                                                 ChunkCursor* cur,
+                                                 bool latest = false);
   // Series matching for the label listings: Matching() without the ones
   // tombstones emptied.
   std::vector<MemSeries*> Listed(const std::vector<Matcher>& matchers);
@@ -254,7 +343,7 @@ class DBQuerier : public Querier {
                          bool listed = false);
   // Series in ref (creation) order, or sorted by labels.
   absl::StatusOr<std::unique_ptr<SeriesSet>> SelectSeries(
-      const std::vector<Matcher>& matchers, bool sorted);
+      const std::vector<Matcher>& matchers, bool sorted, bool latest = false);
 
   DBImpl* db_;
   // Series found stay valid while the querier lives (epoch.h).
@@ -295,9 +384,11 @@ std::vector<MemSeries*> DBQuerier::Matching(
 absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
                                    const Intervals* deleted,
                                    std::vector<ChunkData>* out,
-                                   std::pair<Timestamp, double>* last) {
-  rocksdb::Iterator* it = cur->it.get();
-  std::vector<ChunkData> head;
+                                   std::pair<Timestamp, double>* last,
+                                   bool newest_chunk) {
+  // The head's chunks go into `out` first (copied under the series lock),
+  // RocksDB's after them; a rotation then puts the older RocksDB ones first.
+  const size_t base = out->size();
   auto gone = [deleted](Timestamp mint, Timestamp maxt) {
     return deleted != nullptr && CoveredBy(*deleted, mint, maxt);
   };
@@ -305,33 +396,57 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
   // every chunk in RocksDB ends before the oldest one the head still holds.
   Timestamp head_mint = kMaxTimestamp;
   if (s != nullptr) {
+    // Room for a live range: the open chunk, one waiting to be written and
+    // one or two from RocksDB (allocated before taking the series lock).
+    out->reserve(base + 4);
     SpinLockHolder l(&s->mu);
     if (last != nullptr) *last = {s->last_t, s->last_v};
+    auto wanted = [&](Timestamp cmint, Timestamp cmaxt) {
+      return cmaxt >= mint_ && cmint <= maxt_ && !gone(cmint, cmaxt);
+    };
+    const bool open = s->chunk.num_samples() > 0;
+    const bool open_wanted =
+        open && wanted(s->chunk.min_time(), s->chunk.max_time());
+    // In newest-chunk mode the pending chunks count only when the open
+    // one is not wanted, and then only the newest of them.
+    const PendingChunk* newest = nullptr;
     for (const auto& p : s->pending) {
       head_mint = std::min(head_mint, p.mint);
-      if (p.maxt >= mint_ && p.mint <= maxt_ && !gone(p.mint, p.maxt))
-        head.push_back({p.mint, p.maxt, p.bytes});
+      if (!wanted(p.mint, p.maxt)) continue;
+      if (newest_chunk) {
+        newest = &p;
+      } else {
+        out->push_back({p.mint, p.maxt, p.bytes});
+      }
     }
-    if (s->chunk.num_samples() > 0) {
-      head_mint = std::min(head_mint, s->chunk.min_time());
+    if (newest != nullptr && !open_wanted) {
+      out->push_back({newest->mint, newest->maxt, newest->bytes});
     }
-    if (s->chunk.num_samples() > 0 && s->chunk.max_time() >= mint_ &&
-        s->chunk.min_time() <= maxt_ &&
-        !gone(s->chunk.min_time(), s->chunk.max_time())) {
-      head.push_back({s->chunk.min_time(), s->chunk.max_time(),
+    if (open) head_mint = std::min(head_mint, s->chunk.min_time());
+    if (open_wanted) {
+      out->push_back({s->chunk.min_time(), s->chunk.max_time(),
                       std::string(s->chunk.bytes())});
     }
   }
+  const size_t head_end = out->size();
   Timestamp lo = std::max(mint_, db_->min_time_.load());
   Timestamp hi = std::min(maxt_, db_->max_time_.load());
   const int64_t range = db_->options().chunk_range_ms;
-  // A recent range the head covers needs no seek (most of a live query).
-  if (lo <= hi && lo < head_mint) {
+  // A recent range the head covers needs no seek (most of a live query);
+  // neither does the newest chunk when the head has it (RocksDB's chunks
+  // are all older).
+  if (lo <= hi && lo < head_mint && !(newest_chunk && head_end > base)) {
     // The iterator is a snapshot: refresh it after the head copy above if
     // chunks were written since it was taken, so a chunk the head no longer
     // holds is visible. (A read-only DB has no writers, and RocksDB cannot
     // refresh there.)
     uint64_t writes = db_->chunk_writes_.load(std::memory_order_acquire);
+    if (cur->it == nullptr) {
+      cur->it.reset(
+          db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+      cur->writes_seen = writes;
+    }
+    rocksdb::Iterator* it = cur->it.get();
     if (writes != cur->writes_seen && !db_->options().read_only) {
       VIGIL_RETURN_IF_ERROR(FromRocks(it->Refresh(), "refresh chunk iterator"));
       cur->writes_seen = writes;
@@ -371,30 +486,62 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
               "chunk of series {} {} at {}: checksum mismatch", ref,
               s ? db_->head().LabelsOf(*s).ToString() : std::string(), cmint));
         }
-        if (cmaxt >= mint_ && !gone(cmint, cmaxt))
-          out->push_back({cmint, cmaxt, std::string(bytes)});
+        if (cmaxt >= mint_ && !gone(cmint, cmaxt)) {
+          if (newest_chunk && out->size() > head_end) {
+            out->back() = {cmint, cmaxt, std::string(bytes)};
+          } else {
+            out->push_back({cmint, cmaxt, std::string(bytes)});
+          }
+        }
       }
       VIGIL_RETURN_IF_ERROR(FromRocks(
           it->status(), fmt::format("read chunks of series {}", ref)));
     }
   }
-  for (auto& h : head) out->push_back(std::move(h));
-  std::stable_sort(
-      out->begin(), out->end(),
-      [](const ChunkData& a, const ChunkData& b) { return a.mint < b.mint; });
+  const size_t from_head = head_end - base;
+  if (from_head > 0 && out->size() > head_end) {
+    std::rotate(out->begin() + static_cast<ptrdiff_t>(base),
+                out->begin() + static_cast<ptrdiff_t>(head_end), out->end());
+  }
+  // Almost always in order already (RocksDB's by key, the head's oldest
+  // first); sorting only when not saves stable_sort's buffer per series.
+  auto by_mint = [](const ChunkData& a, const ChunkData& b) {
+    return a.mint < b.mint;
+  };
+  auto first = out->begin() + static_cast<ptrdiff_t>(base);
+  if (!std::is_sorted(first, out->end(), by_mint)) {
+    std::stable_sort(first, out->end(), by_mint);
+  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
-                                                          ChunkCursor* cur) {
+                                                          ChunkCursor* cur,
+                                                          bool latest) {
   Tombstone t;
   const bool tomb = !db_->tombstones().empty() &&
                     db_->tombstones().Get(sel.ref, &t) &&
                     Overlaps(t.intervals, mint_, maxt_);
+  if (latest && !tomb && sel.s != nullptr) {
+    Timestamp lt;
+    double lv;
+    {
+      SpinLockHolder l(&sel.s->mu);
+      lt = sel.s->last_t;
+      lv = sel.s->last_v;
+    }
+    // Retention may have deleted everything before min_time_.
+    if (lt != kMinTimestamp && lt <= maxt_ &&
+        lt >= std::max(mint_, db_->min_time_.load())) {
+      return DBSeries::LatestOnly(db_->head().LabelsOf(*sel.s), mint_, maxt_,
+                                  lt, lv);
+    }
+  }
   std::vector<ChunkData> chunks;
   std::pair<Timestamp, double> last{kMinTimestamp, 0};
-  VIGIL_RETURN_IF_ERROR(LoadChunks(
-      sel.ref, sel.s, cur, tomb ? &t.intervals : nullptr, &chunks, &last));
+  VIGIL_RETURN_IF_ERROR(LoadChunks(sel.ref, sel.s, cur,
+                                   tomb ? &t.intervals : nullptr, &chunks,
+                                   &last, latest && !tomb));
   if (chunks.empty()) return nullptr;
   if (tomb) {
     DBSeriesIterator probe(&chunks, mint_, maxt_, &t.intervals);
@@ -441,7 +588,7 @@ std::vector<MemSeries*> DBQuerier::Listed(
 }
 
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
-    const std::vector<Matcher>& matchers, bool sorted) {
+    const std::vector<Matcher>& matchers, bool sorted, bool latest) {
   std::vector<MemSeries*> hot;
   std::vector<DBImpl::ColdSeries> cold;
   VIGIL_RETURN_IF_ERROR(BothSides(matchers, &hot, &cold));
@@ -469,13 +616,10 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
   std::vector<std::vector<std::unique_ptr<DBSeries>>> parts(blocks);
   std::vector<absl::Status> errs(blocks);
   ForEachBlock(blocks, matched.size() >= kMinParallel, [&](size_t b) {
-    ChunkCursor cur;
-    cur.writes_seen = db_->chunk_writes_.load(std::memory_order_acquire);
-    cur.it.reset(
-        db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+    ChunkCursor cur;  // its iterator is made by the first seek
     BlockRange r = BlockOf(b, kBlock, matched.size());
     for (size_t i = r.begin; i < r.end; ++i) {
-      auto ser = Load(matched[i], &cur);
+      auto ser = Load(matched[i], &cur, latest);
       if (!ser.ok()) {
         errs[b] = std::move(ser).status();
         return;
