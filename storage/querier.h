@@ -143,8 +143,8 @@ class Querier {
   // a head series whose newest sample is in range (its Iterator() yields
   // that sample alone) and only the newest chunk of the others. The
   // default is SelectUnsorted.
-  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>>
-  SelectLatest(const std::vector<Matcher>& matchers) {
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>> SelectLatest(
+      const std::vector<Matcher>& matchers) {
     return SelectUnsorted(matchers);
   }
   // Sorted distinct label names of series matching `matchers` (all series

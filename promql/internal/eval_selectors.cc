@@ -87,8 +87,8 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
   // Unsorted, as Prometheus's engine selects: the storage's order (series
   // creation order) is what decides ties in topk/bottomk.
   VIGIL_ASSIGN_OR_RETURN(auto set, latest_only
-                                        ? querier->SelectLatest(vs.matchers)
-                                        : querier->SelectUnsorted(vs.matchers));
+                                       ? querier->SelectLatest(vs.matchers)
+                                       : querier->SelectUnsorted(vs.matchers));
   std::vector<const storage::Series*> all;
   std::vector<Labels> labels;
   while (set->Next()) {

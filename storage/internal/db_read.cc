@@ -202,8 +202,8 @@ class DBSeries : public Series {
       if (!deleted_.empty() && Overlaps(deleted_, c.mint, c.maxt)) {
         FilterSamples(deleted_, &cts, &cvs);
       }
-      size_t k = size_t(std::upper_bound(cts.begin(), cts.end(), hi) -
-                        cts.begin());
+      size_t k =
+          size_t(std::upper_bound(cts.begin(), cts.end(), hi) - cts.begin());
       if (k > 0 && (!*found || cts[k - 1] > *ts)) {
         *found = true;
         *ts = cts[k - 1];

@@ -547,9 +547,8 @@ TEST_CASE("Connections are served with TCP_NODELAY",
   // of every keep-alive response after the first waited ~40 ms for the
   // client's delayed ACK.
   HttpServer srv;
-  srv.Handle("GET", "/x", [](const HttpRequest&, HttpResponse* r) {
-    r->body = "ok";
-  });
+  srv.Handle("GET", "/x",
+             [](const HttpRequest&, HttpResponse* r) { r->body = "ok"; });
   auto port = srv.Start("127.0.0.1:0");
   REQUIRE(port.ok());
   int fd = Dial(*port);

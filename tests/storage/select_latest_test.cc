@@ -1,8 +1,8 @@
 // Querier::SelectLatest (storage/querier.h): the series of SelectUnsorted, in
-// its order, each answering Latest(maxt) with the newest sample SelectUnsorted's
-// iterator yields; a head series whose newest sample is in range comes
-// without chunks, the others with their newest chunk (newest sample after
-// maxt, cold series) or all of them (tombstones).
+// its order, each answering Latest(maxt) with the newest sample
+// SelectUnsorted's iterator yields; a head series whose newest sample is in
+// range comes without chunks, the others with their newest chunk (newest sample
+// after maxt, cold series) or all of them (tombstones).
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
