@@ -177,8 +177,6 @@ class DBSeries : public Series {
     return std::make_unique<DBSeriesIterator>(&chunks_, mint_, maxt_,
                                               &deleted_);
   }
-  // A series of SelectLatest whose newest sample (t, v) is in range: no
-  // chunks, Latest() at or after t only.
   // Latest() from the chunks: decodes them newest first and stops at the
   // first holding a sample in range (instead of walking every sample).
   absl::Status NewestAtOrBefore(Timestamp t, bool* found, Timestamp* ts,
@@ -212,6 +210,8 @@ class DBSeries : public Series {
     }
     return absl::OkStatus();
   }
+  // A series of SelectLatest whose newest sample (t, v) is in range: no
+  // chunks, Latest() at or after t only.
   static std::unique_ptr<DBSeries> LatestOnly(Labels l, Timestamp mint,
                                               Timestamp maxt, Timestamp t,
                                               double v) {
@@ -297,7 +297,7 @@ class DBQuerier : public Querier {
   // A chunk iterator shared by the series of one Select, with what is
   // needed to avoid Refresh() and Seek() calls that cannot change anything.
   struct ChunkCursor {
-    std::unique_ptr<rocksdb::Iterator> it;
+    std::unique_ptr<rocksdb::Iterator> it;  // made by LoadChunks' first seek
     uint64_t writes_seen = 0;  // DBImpl::chunk_writes_ when created/refreshed
     // The (day, ref) prefix the iterator last scanned; it stopped at the
     // first key past that prefix's chunks in range (or at the end).
@@ -559,10 +559,7 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
 
 absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
                                           const Intervals& deleted) {
-  ChunkCursor cur;
-  cur.writes_seen = db_->chunk_writes_.load(std::memory_order_acquire);
-  cur.it.reset(
-      db_->rocks()->NewIterator(rocksdb::ReadOptions(), db_->cf_chunks()));
+  ChunkCursor cur;  // its iterator is made by the first seek
   std::vector<ChunkData> chunks;
   VIGIL_RETURN_IF_ERROR(LoadChunks(s->ref, s, &cur, &deleted, &chunks));
   DBSeriesIterator it(&chunks, mint_, maxt_, &deleted);
