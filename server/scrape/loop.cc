@@ -104,8 +104,8 @@ class ScrapeLoop::Lookup : public textparse::KnownSeries {
 
   bool IsKnown(std::string_view text) override {
     Find(text);
-    const uint64_t formats = ce ? ce->formats : de ? de->formats : 0;
-    return (formats & format_bit_) != 0;
+    return pos != SeriesCache::kNotFound &&
+           (loop_->cache_.at(pos).formats & format_bit_) != 0;
   }
   // Looks `text` up unless IsKnown just did.
   void FindOnce(std::string_view text) {
@@ -115,28 +115,21 @@ class ScrapeLoop::Lookup : public textparse::KnownSeries {
   }
   // Forget the lookup: the cache is about to change, or a new line starts.
   void Reset() { valid_ = false; }
-  uint64_t format_bit() const { return format_bit_; }
+  uint8_t format_bit() const { return format_bit_; }
 
-  TextKey key;
-  CacheEntry* ce = nullptr;    // in series_
-  DroppedEntry* de = nullptr;  // in dropped_
+  SeriesCache::Key key;
+  uint32_t pos = SeriesCache::kNotFound;  // in cache_
 
  private:
   void Find(std::string_view text) {
     text_ = text;
     valid_ = true;
-    key = KeyOf(text);
-    ce = nullptr;
-    de = nullptr;
-    if (auto it = loop_->series_.find(key); it != loop_->series_.end()) {
-      ce = &it->second;
-    } else if (auto d = loop_->dropped_.find(key); d != loop_->dropped_.end()) {
-      de = &d->second;
-    }
+    key = SeriesCache::KeyOf(text);
+    pos = loop_->cache_.Find(key);
   }
 
   ScrapeLoop* const loop_;
-  const uint64_t format_bit_;
+  const uint8_t format_bit_;
   bool valid_ = false;
   std::string_view text_;
 };
@@ -185,8 +178,7 @@ void ScrapeLoop::UpdateOptions(const ScrapePoolOptions& opts) {
   opts_ = opts;
   if (reshape) {
     // cur_/prev_ hold storage refs, so staleness survives the flush.
-    series_.clear();
-    dropped_.clear();
+    cache_.Clear();
   }
 }
 
@@ -207,7 +199,7 @@ std::vector<MetricMetadata> ScrapeLoop::Metadata() const {
   return out;
 }
 
-size_t ScrapeLoop::CacheSize() const { return series_.size(); }
+size_t ScrapeLoop::CacheSize() const { return cache_.NumSeries(); }
 
 Labels ScrapeLoop::MutateSampleLabels(const Labels& scraped) const {
   LabelsBuilder lb(scraped);
@@ -307,50 +299,6 @@ void ScrapeLoop::NoteMetadata(PageParser* pp) {
   }
 }
 
-namespace {
-
-inline uint64_t Load64(const char* p) {
-  uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-
-// 64x64 -> 128-bit multiply, folded (wyhash's mum).
-inline uint64_t Mum(uint64_t a, uint64_t b) {
-  const unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
-  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
-}
-
-}  // namespace
-
-ScrapeLoop::TextKey ScrapeLoop::KeyOf(std::string_view text) {
-  // Two 64-bit hashes in one pass: two wyhash-style lanes with their own
-  // secrets over the same 16-byte blocks. It runs once per sample, so it
-  // matters: two separate hash functions cost three times as much.
-  constexpr uint64_t kS0 = 0xa0761d6478bd642fULL, kS1 = 0xe7037ed1a0b428dbULL,
-                     kS2 = 0x8ebc6af09c88c6e3ULL, kS3 = 0x589965cc75374cc3ULL,
-                     kS4 = 0x1d8e4e27c47d124fULL, kS5 = 0x9e3779b97f4a7c15ULL;
-  const char* p = text.data();
-  size_t n = text.size();
-  uint64_t a = kS0 ^ Mum(n ^ kS1, kS4);
-  uint64_t b = kS2 ^ Mum(n ^ kS3, kS5);
-  for (; n >= 16; n -= 16, p += 16) {
-    const uint64_t w0 = Load64(p), w1 = Load64(p + 8);
-    a = Mum(w0 ^ kS1, w1 ^ a);
-    b = Mum(w1 ^ kS3, w0 ^ b ^ kS4);
-  }
-  uint64_t w0 = 0, w1 = 0;
-  if (n >= 8) {
-    w0 = Load64(p);
-    w1 = Load64(p + n - 8);  // overlaps w0 when n < 16: fine, n is mixed in
-  } else if (n > 0) {
-    std::memcpy(&w0, p, n);
-  }
-  a = Mum(a ^ kS4 ^ w0, Mum(w1 ^ kS1, a ^ kS5));
-  b = Mum(b ^ kS5 ^ w1, Mum(w0 ^ kS3, b ^ kS0));
-  return {a, b};
-}
-
 absl::StatusOr<Labels> ScrapeLoop::SeriesLabels(PageParser* pp) const {
   Labels lset = MutateSampleLabels(pp->p().BuildLabels());
   if (lset.empty()) return lset;
@@ -376,21 +324,26 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
   // (the head has it), which is most of what a cached series would cost.
   // The parser has usually looked the text up already (Lookup::IsKnown).
   lookup->FindOnce(text);
-  const TextKey key = lookup->key;
-  CacheEntry* ce = lookup->ce;
-  const uint64_t fbit = lookup->format_bit();
+  const SeriesCache::Key key = lookup->key;
+  const uint32_t pos = lookup->pos;
+  const uint8_t fbit = lookup->format_bit();
+  const auto iter = static_cast<uint32_t>(iter_);
   lookup->Reset();
   Labels lset;
-  if (ce != nullptr) {
-    ce->formats |= fbit;  // the line parsed: its labels may be skipped next
-  } else if (DroppedEntry* de = lookup->de; de != nullptr) {
-    de->last_iter = iter_;
-    de->formats |= fbit;
-    return absl::OkStatus();
+  SeriesCache::Entry* ce = nullptr;
+  if (pos != SeriesCache::kNotFound) {
+    SeriesCache::Entry& e = cache_.at(pos);
+    e.formats |= fbit;  // the line parsed: its labels may be skipped next
+    if (e.dropped) {
+      e.last_iter = iter;
+      return absl::OkStatus();
+    }
+    ce = &e;
   } else {
     VIGIL_ASSIGN_OR_RETURN(lset, SeriesLabels(pp));
     if (lset.empty()) {
-      dropped_.emplace(key, DroppedEntry{iter_, fbit});
+      cache_.Add(
+          {.key = key, .last_iter = iter, .formats = fbit, .dropped = true});
       return absl::OkStatus();
     }
   }
@@ -430,11 +383,10 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
   if (!ts || opts_.track_timestamps_staleness) cur_.push_back(*ref);
   if (ce) {
     ce->ref = *ref;
-    ce->last_iter = iter_;
+    ce->last_iter = iter;
     return absl::OkStatus();
   }
-  auto [it, inserted] = series_.emplace(key, CacheEntry{*ref, iter_, fbit});
-  if (inserted) new_entries_.push_back(it->first);
+  cache_.Add({.key = key, .ref = *ref, .last_iter = iter, .formats = fbit});
   if (!*limit_hit) ++rep->series_added;
   return absl::OkStatus();
 }
@@ -521,31 +473,11 @@ void ScrapeLoop::AppendReport(storage::Appender* app, const ScrapeReport& rep,
   }
 }
 
-void ScrapeLoop::ForgetNewEntries() {
-  for (const TextKey& key : new_entries_) series_.erase(key);
-  new_entries_.clear();
-}
-
 void ScrapeLoop::CleanCache(uint64_t samples) {
   // Series churn and alternative spellings of a series grow the cache; drop
   // what this scrape did not see, now and then (Prometheus's iterDone).
-  if (iter_ % 10 != 0 && series_.size() + dropped_.size() <= 2 * samples) {
-    return;
-  }
-  for (auto it = series_.begin(); it != series_.end();) {
-    if (it->second.last_iter != iter_) {
-      series_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
-  for (auto it = dropped_.begin(); it != dropped_.end();) {
-    if (it->second.last_iter != iter_) {
-      dropped_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
+  if (iter_ % 10 != 0 && cache_.size() <= 2 * samples) return;
+  cache_.KeepOnly(static_cast<uint32_t>(iter_));
   vigil::MutexLock l(&mu_);
   for (auto it = metadata_.begin(); it != metadata_.end();) {
     if (iter_ - it->second.last_iter > 10) {
@@ -567,7 +499,7 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
   rep.error = std::string(fetch_error);
   std::unique_ptr<storage::Appender> app = appendable_->NewAppender();
   cur_.clear();
-  new_entries_.clear();
+  cache_.BeginScrape();
   if (rep.error.empty()) {
     absl::Status s = AppendPage(app.get(), body, content_type, start, &rep);
     if (!s.ok()) rep.error = std::string(s.message());
@@ -575,7 +507,7 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
   if (!rep.error.empty()) {
     // Nothing of a failed page is kept; everything it had goes stale.
     app->Rollback();
-    ForgetNewEntries();
+    cache_.RollBack();
     MarkStale(app.get(), prev_, nullptr, start);
     prev_.clear();
     cur_.clear();
@@ -590,20 +522,13 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
   AppendReport(app.get(), rep, start, /*stale=*/false);
   if (absl::Status s = app->Commit(); !s.ok()) {
     // Refs handed out for this batch may not exist: start afresh.
-    series_.clear();
-    dropped_.clear();
+    cache_.Clear();
     prev_.clear();
     report_refs_.assign(kNumReport, 0);
     rep.up = false;
     rep.error = fmt::format("commit: {}", std::string(s.message()));
   }
-  // A first scrape lists every series of the page here; later ones a few.
-  // Keeping the first one's capacity would hold 16 B per series for good.
-  if (new_entries_.capacity() > 256) {
-    new_entries_ = {};
-  } else {
-    new_entries_.clear();
-  }
+  cache_.EndScrape();
   scraped_once_ = true;
   if (logger_ != nullptr) {
     if (!rep.up) {

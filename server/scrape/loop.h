@@ -26,8 +26,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "core/labels.h"
 #include "core/logger.h"
@@ -35,6 +33,7 @@
 #include "core/textparse/parser.h"
 #include "core/time.h"
 #include "server/scrape/options.h"
+#include "server/scrape/series_cache.h"
 #include "storage/appender.h"
 
 namespace vigil::scrape {
@@ -129,33 +128,12 @@ class ScrapeLoop {
   size_t CacheSize() const;
 
  private:
-  // A raw series text, by two independent 64-bit hashes: keying the cache
-  // by 128 bits instead of the text saves ~100 B and a cache miss per
-  // series; two texts colliding in both is ~2^-128 per pair.
-  struct TextKey {
-    uint64_t a = 0, b = 0;
-    bool operator==(const TextKey&) const = default;
-    template <typename H>
-    friend H AbslHashValue(H h, const TextKey& k) {
-      return H::combine(std::move(h), k.a);
-    }
-  };
-  static TextKey KeyOf(std::string_view text);
   // Bit per textparse::Format in which a cached text parsed successfully:
   // only then may the parser skip its labels (the formats differ in what a
   // label set may look like).
   static uint64_t FormatBit(textparse::Format f) {
     return f == textparse::Format::kOpenMetrics ? 2 : 1;
   }
-  struct CacheEntry {
-    storage::SeriesRef ref = 0;
-    uint64_t last_iter : 62 = 0;
-    uint64_t formats : 2 = 0;  // FormatBit()s
-  };
-  struct DroppedEntry {
-    uint64_t last_iter : 62 = 0;
-    uint64_t formats : 2 = 0;
-  };
   // The cache lookup of the sample line being parsed, made once when the
   // parser asks whether it may skip the line's labels (Lookup::IsKnown) and
   // used again by AppendSeries.
@@ -186,7 +164,6 @@ class ScrapeLoop {
   void SortSeen();
   void AppendReport(storage::Appender* app, const ScrapeReport& rep,
                     Timestamp t, bool stale);
-  void ForgetNewEntries();
   void CleanCache(uint64_t samples);
 
   storage::Appendable* const appendable_;
@@ -196,12 +173,8 @@ class ScrapeLoop {
   ScrapePoolOptions opts_;
 
   uint64_t iter_ = 0;
-  // Raw series text -> storage ref.
-  absl::flat_hash_map<TextKey, CacheEntry> series_;
-  // Raw series texts metric_relabel_configs dropped -> last iteration.
-  absl::flat_hash_map<TextKey, DroppedEntry> dropped_;
-  // Texts first cached in the current scrape (undone on rollback).
-  std::vector<TextKey> new_entries_;
+  // Raw series text -> storage ref, or dropped by metric relabelling.
+  SeriesCache cache_;
   // Refs of the series seen in the current / previous successful scrape,
   // for staleness markers (prev_ sorted and unique).
   std::vector<storage::SeriesRef> cur_, prev_;

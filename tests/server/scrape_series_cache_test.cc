@@ -1,0 +1,130 @@
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "server/scrape/series_cache.h"
+
+namespace vigil::scrape {
+namespace {
+
+using Key = SeriesCache::Key;
+
+Key K(int i) {
+  return SeriesCache::KeyOf("m{i=\"" + std::to_string(i) + "\"}");
+}
+
+// One scrape of series [from, to) in order (or reversed): every text is
+// looked up, misses are added with ref = i + 1; returns the misses.
+int Scrape(SeriesCache* c, uint32_t iter, int from, int to,
+           bool reverse = false) {
+  c->BeginScrape();
+  int misses = 0;
+  for (int n = 0; n < to - from; ++n) {
+    const int i = reverse ? to - 1 - n : from + n;
+    const uint32_t pos = c->Find(K(i));
+    if (pos == SeriesCache::kNotFound) {
+      ++misses;
+      c->Add({.key = K(i),
+              .ref = static_cast<storage::SeriesRef>(i + 1),
+              .last_iter = iter});
+    } else {
+      REQUIRE(c->at(pos).ref == static_cast<storage::SeriesRef>(i + 1));
+      c->at(pos).last_iter = iter;
+    }
+  }
+  return misses;
+}
+
+TEST_CASE("series cache: a page is found again in any order", "[scrape]") {
+  SeriesCache c;
+  CHECK(Scrape(&c, 1, 0, 3000) == 3000);
+  c.EndScrape();
+  CHECK(c.size() == 3000);
+  CHECK(Scrape(&c, 2, 0, 3000) == 0);
+  CHECK(Scrape(&c, 3, 0, 3000, /*reverse=*/true) == 0);
+  // A page that grew in the middle of the order.
+  CHECK(Scrape(&c, 4, 1500, 4500) == 1500);
+  CHECK(c.size() == 4500);
+  CHECK(Scrape(&c, 5, 0, 4500) == 0);
+  CHECK(c.Find(K(4500)) == SeriesCache::kNotFound);
+}
+
+TEST_CASE("series cache: texts one byte apart are different keys", "[scrape]") {
+  CHECK_FALSE(SeriesCache::KeyOf("a{b=\"c\"}") ==
+              SeriesCache::KeyOf("a{b=\"d\"}"));
+  CHECK_FALSE(SeriesCache::KeyOf("") ==
+              SeriesCache::KeyOf(std::string(1, '\0')));
+  CHECK_FALSE(SeriesCache::KeyOf(std::string(16, 'x')) ==
+              SeriesCache::KeyOf(std::string(17, 'x')));
+  CHECK(SeriesCache::KeyOf("up") == SeriesCache::KeyOf(std::string("up")));
+}
+
+TEST_CASE("series cache: RollBack forgets only what this scrape added",
+          "[scrape]") {
+  SeriesCache c;
+  Scrape(&c, 1, 0, 100);
+  c.EndScrape();
+  Scrape(&c, 2, 50, 300);  // adds 100..299
+  c.RollBack();
+  CHECK(c.size() == 100);
+  for (int i = 0; i < 100; ++i) CHECK(c.Find(K(i)) != SeriesCache::kNotFound);
+  for (int i = 100; i < 300; ++i) CHECK(c.Find(K(i)) == SeriesCache::kNotFound);
+  // A rollback with nothing added keeps everything.
+  Scrape(&c, 3, 0, 100);
+  c.RollBack();
+  CHECK(c.size() == 100);
+}
+
+TEST_CASE("series cache: KeepOnly drops unseen entries and keeps the order",
+          "[scrape]") {
+  SeriesCache c;
+  Scrape(&c, 1, 0, 1000);
+  c.BeginScrape();
+  for (int i = 0; i < 1000; i += 2) c.at(c.Find(K(i))).last_iter = 2;
+  c.KeepOnly(2);
+  REQUIRE(c.size() == 500);
+  for (int i = 0; i < 1000; ++i) {
+    const uint32_t pos = c.Find(K(i));
+    if (i % 2 == 0) {
+      REQUIRE(pos == static_cast<uint32_t>(i / 2));
+      CHECK(c.at(pos).ref == static_cast<storage::SeriesRef>(i + 1));
+    } else {
+      CHECK(pos == SeriesCache::kNotFound);
+    }
+  }
+}
+
+TEST_CASE("series cache: dropped entries are found but not counted as series",
+          "[scrape]") {
+  SeriesCache c;
+  c.BeginScrape();
+  c.Add({.key = K(1), .ref = 7, .last_iter = 1});
+  c.Add({.key = K(2), .last_iter = 1, .formats = 2, .dropped = true});
+  CHECK(c.size() == 2);
+  CHECK(c.NumSeries() == 1);
+  const uint32_t pos = c.Find(K(2));
+  REQUIRE(pos != SeriesCache::kNotFound);
+  CHECK(c.at(pos).dropped);
+  CHECK(c.at(pos).formats == 2);
+  c.Clear();
+  CHECK(c.size() == 0);
+  CHECK(c.Find(K(1)) == SeriesCache::kNotFound);
+}
+
+TEST_CASE("series cache: a steady page costs about 40 bytes a series",
+          "[scrape]") {
+  SeriesCache c;
+  Scrape(&c, 1, 0, 1000);
+  c.EndScrape();
+  CHECK(c.MemoryBytes() <= 1000 * 42);
+  // A page that shrank gives its memory back.
+  Scrape(&c, 2, 0, 100);
+  c.KeepOnly(2);
+  c.EndScrape();
+  CHECK(c.size() == 100);
+  CHECK(c.MemoryBytes() <= 100 * 40 + 16 * 40);
+  CHECK(Scrape(&c, 3, 0, 100) == 0);
+}
+
+}  // namespace
+}  // namespace vigil::scrape
