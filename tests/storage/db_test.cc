@@ -98,6 +98,38 @@ TEST_CASE("Acceptance rules: out of order, duplicates, same value", "[db]") {
   REQUIRE(db->Stats().duplicate == 1);
 }
 
+TEST_CASE("Acceptance rules within one batch", "[db]") {
+  testutil::TempDir tmp;
+  auto db = MustOpen(tmp.path());
+  auto app = db->NewAppender();
+  Labels x{{"__name__", "x"}}, y{{"__name__", "y"}};
+  REQUIRE(app->Append(0, y, 5000, 1).ok());
+  REQUIRE(app->Commit().ok());
+  auto ref = app->Append(0, x, 1000, 1);
+  REQUIRE(ref.ok());
+  // Against the buffered sample of x, not yet committed.
+  CHECK(app->Append(*ref, {}, 1000, 2).status().code() ==
+        absl::StatusCode::kAlreadyExists);
+  CHECK(app->Append(*ref, {}, 500, 2).status().code() ==
+        absl::StatusCode::kFailedPrecondition);
+  CHECK(app->Append(*ref, {}, 1000, 1).ok());
+  CHECK(app->Append(*ref, {}, 2000, 3).ok());
+  // y's first sample in this batch is checked against its committed one,
+  // and after a refusal against it still; then against the buffered one.
+  CHECK(app->Append(0, y, 4000, 2).status().code() ==
+        absl::StatusCode::kFailedPrecondition);
+  CHECK(app->Append(0, y, 5000, 2).status().code() ==
+        absl::StatusCode::kAlreadyExists);
+  CHECK(app->Append(0, y, 6000, 2).ok());
+  CHECK(app->Append(0, y, 5500, 2).status().code() ==
+        absl::StatusCode::kFailedPrecondition);
+  REQUIRE(app->Commit().ok());
+  CHECK(Query(db.get(), {Eq("__name__", "x")}).begin()->second ==
+        Samples{{1000, 1}, {2000, 3}});
+  CHECK(Query(db.get(), {Eq("__name__", "y")}).begin()->second ==
+        Samples{{5000, 1}, {6000, 2}});
+}
+
 TEST_CASE("Invalid label sets are rejected", "[db]") {
   testutil::TempDir tmp;
   auto db = MustOpen(tmp.path());
