@@ -83,7 +83,11 @@ bool Matcher::RegexMatches(std::string_view v) const {
     case Fast::kNone:
       break;
   }
-  return RE2::FullMatch(re2::StringPiece(v.data(), v.size()), *re_);
+  // A search for ^(?:value)$, as Prometheus's Go MatchString does, not a
+  // full match: they differ when the value's own `)` closes the group and
+  // an unterminated \Q makes the closing `)$` literal text (`a)\Q(b`
+  // matches every string that starts with `a(b)$`).
+  return RE2::PartialMatch(re2::StringPiece(v.data(), v.size()), *re_);
 }
 
 bool Matcher::Matches(std::string_view v) const {

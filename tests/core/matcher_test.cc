@@ -24,6 +24,20 @@ TEST_CASE("Regex matchers are fully anchored and dot matches newline",
   REQUIRE(M(MatchType::kRegexNoMatch, "x|y").Matches("z"));
 }
 
+// Found by fuzz_matcher (tests/fuzz/regressions/matcher/).
+TEST_CASE("A value that closes the anchoring group matches as in Prometheus",
+          "[matcher][fuzz]") {
+  // Prometheus compiles ^(?:value)$ and searches it (Go's MatchString):
+  // here the value's `)` closes the group and \Q quotes the rest, so the
+  // pattern is `^(?:a)` then the literal `(b)$`, anchored at the start only.
+  const Matcher m = M(MatchType::kRegexMatch, "a)\\Q(b");
+  CHECK(m.Matches("a(b)$"));
+  CHECK(m.Matches("a(b)$ and more"));
+  CHECK_FALSE(m.Matches("a(b)"));
+  CHECK_FALSE(m.Matches("xa(b)$"));
+  CHECK_FALSE(M(MatchType::kRegexNoMatch, "a)\\Q(b").Matches("a(b)$z"));
+}
+
 TEST_CASE("Empty-value semantics follow Prometheus", "[matcher]") {
   REQUIRE(M(MatchType::kEqual, "").MatchesEmpty());
   REQUIRE(M(MatchType::kRegexMatch, ".*").MatchesEmpty());
