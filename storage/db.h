@@ -62,8 +62,10 @@ struct DBStats {
   uint64_t series_refused = 0;
   int64_t min_time = 0;  // over all data; 0 if empty
   int64_t max_time = 0;
-  uint64_t disk_bytes = 0;         // SST + RocksDB WAL bytes in the directory
-  uint64_t head_memory_bytes = 0;  // estimate of head heap usage
+  // Live tables and every other file directly in the directory (logs,
+  // manifest, options): what size retention counts.
+  uint64_t disk_bytes = 0;
+  uint64_t head_memory_bytes = 0;     // estimate of head heap usage
   uint64_t rocksdb_memory_bytes = 0;  // memtables, table readers, block cache
   // The commit log (commit_log.h): registered readers, the checkpointed
   // `wal` records kept for them, and samples deleted (retention, the hold

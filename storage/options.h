@@ -29,8 +29,12 @@ struct Options {
   // Default: 15 days (Prometheus's --storage.tsdb.retention.time)
   int64_t retention_ms = 15LL * 24 * 3600 * 1000;
 
-  // If > 0, oldest day partitions are deleted while the data on disk exceeds
-  // this many bytes (--storage.tsdb.retention.size).
+  // If > 0, the directory is kept under this many bytes
+  // (--storage.tsdb.retention.size): oldest day partitions are deleted
+  // until it holds the limit less the room RocksDB needs to compact and
+  // flush (a quarter of the limit at 8 MiB, under 1/5 from 64 MiB, ~3 % at
+  // 100 GiB), and tables, compactions and logs are sized to fit that room
+  // (storage/internal/size_budget.h).
   // Default: 0 (no size limit)
   int64_t retention_bytes = 0;
 

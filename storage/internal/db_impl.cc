@@ -20,6 +20,7 @@
 #include "storage/internal/keys.h"
 #include "storage/internal/rocksdb_logger.h"
 #include "storage/internal/rocksdb_status.h"
+#include "storage/internal/size_budget.h"
 #include "storage/internal/verify_internal.h"
 
 namespace vigil::storage {
@@ -159,7 +160,10 @@ absl::Status DBImpl::OpenImpl() {
   dbo.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   dbo.info_log = NewRocksLogger(logger_, dbo.info_log_level);
   dbo.listeners.push_back(NewManualNoSpaceRecovery());
-  dbo.max_total_wal_size = 512ull << 20;
+  // With a size limit, tables, compactions, memtables and logs are sized
+  // to leave retention room for them (size_budget.h).
+  const SizeBudget budget = SizeBudgetFor(options_.retention_bytes);
+  dbo.max_total_wal_size = budget.max_wal_bytes;
   // A damaged RocksDB log record is an error naming the log (`vigil tsdb
   // repair` skips it), not the silent end of recovery; a torn last record
   // (power loss mid-write) is still dropped.
@@ -171,7 +175,9 @@ absl::Status DBImpl::OpenImpl() {
   data_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(bto));
   data_cf.compression = rocksdb::kLZ4Compression;
   data_cf.bottommost_compression = rocksdb::kZSTD;
-  data_cf.write_buffer_size = 64 << 20;
+  data_cf.write_buffer_size = budget.write_buffer_bytes;
+  data_cf.target_file_size_base = budget.target_file_bytes;
+  data_cf.max_compaction_bytes = budget.max_compaction_bytes;
   data_cf.level_compaction_dynamic_level_bytes = true;
   rocksdb::ColumnFamilyOptions small_cf = SmallOptions();
 
@@ -816,8 +822,10 @@ absl::Status DBImpl::ApplyRetention(Timestamp now) {
   const int64_t min_before = min_time_.load();
   if (cut_day > first_day) VIGIL_RETURN_IF_ERROR(delete_before(cut_day));
   if (options_.retention_bytes > 0) {
+    const int64_t goal =
+        SizeBudgetFor(options_.retention_bytes).retention_goal_bytes;
     for (int guard = 0; guard < 10000; ++guard) {
-      if (int64_t(Stats().disk_bytes) <= options_.retention_bytes) break;
+      if (int64_t(Stats().disk_bytes) <= goal) break;
       uint32_t oldest = DayOf(min_time_.load());
       if (oldest >= DayOf(max_time_.load())) break;  // keep the newest day
       VIGIL_RETURN_IF_ERROR(delete_before(oldest + 1));
@@ -900,14 +908,17 @@ DBStats DBImpl::Stats() {
     st.min_time = min_time_.load();
     st.max_time = max_time_.load();
   }
-  uint64_t sst = 0, wal = 0;
+  // Live tables (not those a finished compaction has yet to delete) and
+  // every other file: logs, manifest, options.
+  uint64_t sst = 0, other = 0;
   db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize,
                                 &sst);
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
-    if (e.path().extension() == ".log") wal += e.file_size(ec);
+    if (e.is_regular_file(ec) && e.path().extension() != ".sst")
+      other += e.file_size(ec);
   }
-  st.disk_bytes = sst + wal;
+  st.disk_bytes = sst + other;
   uint64_t mem = 0, readers = 0;
   db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables,
                                 &mem);

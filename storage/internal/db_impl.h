@@ -10,6 +10,7 @@
 //   db_delete.cc   DeleteSeries, CleanTombstones (tombstones.h)
 //   state.cc       PutState, DeleteState, ScanState
 //   records.cc     encodings of series, WAL and head records
+//   size_budget.h  how --storage.tsdb.retention.size shares out the disk
 //
 // Durability: Commit writes one RocksDB WriteBatch (new series records,
 // plus the sample batch in the `wal` family) before the head sees
