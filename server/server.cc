@@ -142,6 +142,15 @@ void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
   stat(MetricType::kGauge, "vigil_rocksdb_memory_bytes",
        "RocksDB memtables, table readers and block cache, in bytes.",
        &storage::DBStats::rocksdb_memory_bytes);
+  stat(MetricType::kCounter, "vigil_rocksdb_flushes_total",
+       "RocksDB memtable flushes that succeeded since start-up.",
+       &storage::DBStats::rocksdb_flushes);
+  stat(MetricType::kCounter, "vigil_rocksdb_compactions_total",
+       "RocksDB compactions ended (failed ones too) since start-up.",
+       &storage::DBStats::rocksdb_compactions);
+  stat(MetricType::kGauge, "vigil_rocksdb_compactions_running",
+       "RocksDB compactions running now.",
+       &storage::DBStats::rocksdb_compactions_running);
   stat(MetricType::kCounter, "vigil_tsdb_head_series_refused_total",
        "Samples refused because their series would have been new beyond "
        "--storage.tsdb.max-series.",

@@ -84,6 +84,10 @@ void ApplyStorageTestKnobs(storage::Options* o) {
   if (EnvInt("VIGIL_TEST_MAX_CHUNK_SAMPLES", &x)) {
     o->max_chunk_samples = static_cast<uint32_t>(x);
   }
+  if (EnvInt("VIGIL_TEST_WRITE_BUFFER_BYTES", &x))
+    o->test_write_buffer_bytes = x;
+  if (EnvInt("VIGIL_TEST_BACKGROUND_BYTES_PER_SEC", &x))
+    o->test_background_bytes_per_sec = x;
 }
 
 }  // namespace vigil::server

@@ -31,8 +31,12 @@ std::string StorageNotReadyReason(storage::DB* db);
 // Test-only knobs, from the environment (never set in production):
 //   VIGIL_TEST_CHECKPOINT_WAL_BYTES  Options::checkpoint_wal_bytes
 //   VIGIL_TEST_MAX_CHUNK_SAMPLES     Options::max_chunk_samples
-// so that the crash drill checkpoints the head and cuts chunks within
-// seconds. A value that is not a positive integer is ignored.
+//   VIGIL_TEST_WRITE_BUFFER_BYTES    Options::test_write_buffer_bytes
+//   VIGIL_TEST_BACKGROUND_BYTES_PER_SEC
+//                                    Options::test_background_bytes_per_sec
+// so that the crash drill checkpoints the head, cuts chunks, and has
+// RocksDB flush and compact, within seconds and slowly enough to be
+// killed in the middle. A value that is not a positive integer is ignored.
 void ApplyStorageTestKnobs(storage::Options* o);
 
 }  // namespace vigil::server

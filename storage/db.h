@@ -65,6 +65,11 @@ struct DBStats {
   // Live tables and every other file directly in the directory (logs,
   // manifest, options): what size retention counts.
   uint64_t disk_bytes = 0;
+  // RocksDB's background work since Open: memtable flushes that
+  // succeeded, compactions ended (failed ones too), compactions running.
+  uint64_t rocksdb_flushes = 0;
+  uint64_t rocksdb_compactions = 0;
+  uint64_t rocksdb_compactions_running = 0;
   uint64_t head_memory_bytes = 0;     // estimate of head heap usage
   uint64_t rocksdb_memory_bytes = 0;  // memtables, table readers, block cache
   // The commit log (commit_log.h): registered readers, the checkpointed

@@ -90,6 +90,18 @@ struct Options {
   // Default: 32 MiB
   int64_t block_cache_bytes = 32LL << 20;
 
+  // Crash-drill knobs (the server sets them from VIGIL_TEST_* variables,
+  // server/storage_health.h); 0 in production.
+  // If > 0, every family's memtable holds this many bytes (RocksDB's least
+  // is 64 KiB) and two level-0 tables start a compaction, so flushes and
+  // compactions run all the time.
+  // Default: 0
+  int64_t test_write_buffer_bytes = 0;
+  // If > 0, flushes and compactions write at most this many bytes a
+  // second, so that each lasts long enough for a kill to land in it.
+  // Default: 0
+  int64_t test_background_bytes_per_sec = 0;
+
   // Logger for background events. Not owned; must outlive the DB.
   // Default: Logger::Default()
   Logger* logger = nullptr;

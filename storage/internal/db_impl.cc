@@ -14,6 +14,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"
+#include "rocksdb/rate_limiter.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/checkpoint.h"
 #include "rocksdb/write_batch.h"
@@ -160,6 +161,11 @@ absl::Status DBImpl::OpenImpl() {
   dbo.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   dbo.info_log = NewRocksLogger(logger_, dbo.info_log_level);
   dbo.listeners.push_back(NewManualNoSpaceRecovery());
+  dbo.listeners.push_back(jobs_);
+  if (options_.test_background_bytes_per_sec > 0) {
+    dbo.rate_limiter.reset(
+        rocksdb::NewGenericRateLimiter(options_.test_background_bytes_per_sec));
+  }
   // With a size limit, tables, compactions, memtables and logs are sized
   // to leave retention room for them (size_budget.h).
   const SizeBudget budget = SizeBudgetFor(options_.retention_bytes);
@@ -187,6 +193,13 @@ absl::Status DBImpl::OpenImpl() {
   rocksdb::ColumnFamilyOptions wal_cf = small_cf;
   wal_cf.compression = rocksdb::kNoCompression;
   wal_cf.bottommost_compression = rocksdb::kNoCompression;
+
+  if (options_.test_write_buffer_bytes > 0) {
+    for (auto* cf : {&data_cf, &small_cf, &wal_cf}) {
+      cf->write_buffer_size = size_t(options_.test_write_buffer_bytes);
+      cf->level0_file_num_compaction_trigger = 2;
+    }
+  }
 
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, small_cf},
@@ -919,6 +932,9 @@ DBStats DBImpl::Stats() {
       other += e.file_size(ec);
   }
   st.disk_bytes = sst + other;
+  st.rocksdb_flushes = jobs_->flushes();
+  st.rocksdb_compactions = jobs_->compactions();
+  st.rocksdb_compactions_running = jobs_->compactions_running();
   uint64_t mem = 0, readers = 0;
   db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables,
                                 &mem);

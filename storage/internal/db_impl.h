@@ -41,6 +41,7 @@
 #include "storage/internal/db_health.h"
 #include "storage/internal/head.h"
 #include "storage/internal/postings.h"
+#include "storage/internal/rocksdb_events.h"
 #include "storage/internal/symbols.h"
 #include "storage/internal/tombstones.h"
 
@@ -292,6 +293,8 @@ class DBImpl : public DB {
   // One block cache for every family's data, index and filter blocks
   // (Options::block_cache_bytes).
   std::shared_ptr<rocksdb::Cache> block_cache_;
+  std::shared_ptr<BackgroundJobCounter> jobs_ =
+      std::make_shared<BackgroundJobCounter>();
 
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;

@@ -1,14 +1,16 @@
 // The crash drill: 20 rounds of SIGKILL against a real `vigil` that
 // scrapes a counting target, evaluates alerting rules, routes their alerts
 // through the built-in Alertmanager to a webhook, checkpoints its head and
-// cuts chunks every few seconds (test knobs), and is asked for snapshots
-// (RocksDB flushes) and tombstone cleaning (rewrites and compactions) at
-// random moments. After every restart, on the same directory and without
-// repair: every sample a query showed before any kill is still there with
-// its value; the firing alert's `for` state (activeAt, ALERTS_FOR_STATE)
-// is restored and the pending one is credited with the time it had; the
-// silence is still listed and still holds; and the notification log keeps
-// the router from notifying the already-notified group again.
+// cuts chunks every few seconds, has RocksDB flush and compact all the
+// time and slowly (test knobs), and is asked for snapshots (RocksDB
+// flushes) and tombstone cleaning (rewrites and compactions) at random
+// moments. Every third kill waits for a compaction to be running. After every
+// restart, on the same directory and without repair: every sample a query
+// showed before any kill is still there with its value; the firing alert's
+// `for` state (activeAt, ALERTS_FOR_STATE) is restored and the pending one is
+// credited with the time it had; the silence is still listed and still holds;
+// and the notification log keeps the router from notifying the already-notified
+// group again.
 #include <rapidjson/document.h>
 
 #include <atomic>
@@ -30,6 +32,7 @@ namespace {
 
 using vigil::drill::Clock;
 using vigil::drill::Get;
+using vigil::drill::Metric;
 using vigil::drill::MsSince;
 using vigil::drill::Samples;
 using vigil::drill::SleepMs;
@@ -120,7 +123,7 @@ TEST_CASE(
   vigil::testutil::TempDir dir;
   const int target_port = vigil::testutil::FreePort();
   vigil::testutil::Process target(
-      {"python3", vigil::drill::kTarget, std::to_string(target_port), "100"},
+      {"python3", vigil::drill::kTarget, std::to_string(target_port), "1000"},
       dir.Sub("target.log"));
   const int sink_port = vigil::testutil::FreePort();
   const std::string sink_out = dir.Sub("notifications.jsonl");
@@ -146,8 +149,11 @@ TEST_CASE(
       << "]\nscrape_configs:\n- job_name: drill\n  static_configs:\n"
          "  - targets: ['127.0.0.1:"
       << target_port << "']\n";
-  // Checkpoint the head every ~16 KiB of WAL (a few seconds here) and cut
-  // a chunk every 20 samples (4 s), so kills land in both.
+  // Checkpoint the head every ~128 KiB of WAL (a few seconds here), cut a
+  // chunk every 20 samples (4 s), and give RocksDB 64 KiB memtables that
+  // it flushes and compacts at 96 KiB/s (a flush or compaction about every
+  // second, lasting tens to hundreds of milliseconds), so kills land in
+  // all of them.
   vigil::drill::Server vigil(
       {"--config.file=" + dir.Sub("prometheus.yml"),
        "--storage.tsdb.path=" + dir.Sub("data"),
@@ -155,8 +161,9 @@ TEST_CASE(
        "--rules.alert.for-grace-period=1s", "--rules.alert.resend-delay=1s",
        "--web.enable-admin-api"},
       dir.Sub("vigil.log"),
-      {"VIGIL_TEST_CHECKPOINT_WAL_BYTES=16384",
-       "VIGIL_TEST_MAX_CHUNK_SAMPLES=20"});
+      {"VIGIL_TEST_CHECKPOINT_WAL_BYTES=131072",
+       "VIGIL_TEST_MAX_CHUNK_SAMPLES=20", "VIGIL_TEST_WRITE_BUFFER_BYTES=65536",
+       "VIGIL_TEST_BACKGROUND_BYTES_PER_SEC=98304"});
   vigil::net::HttpClient client;
   REQUIRE(vigil.Start(&client));
   auto log_tail = [&] {
@@ -202,6 +209,10 @@ TEST_CASE(
   const int rounds = Rounds();
   int restored_rounds = 0, maintenance_runs = 0;
   int64_t max_open_ms = 0;
+  // RocksDB's work over all the server's lives (each life counts from 0),
+  // and the kills that landed while a compaction ran.
+  double flushes = 0, compactions = 0;
+  int kills_in_compaction = 0, compaction_rounds = 0;
   for (int round = 1; round <= rounds; ++round) {
     INFO("round " << round);
     // Run for 1-5 s, polling what is committed, then SIGKILL.
@@ -218,6 +229,21 @@ TEST_CASE(
       SleepMs(uniform(50, 300));
     }
     SleepMs(uniform(0, 200));
+    flushes += Metric(&client, vigil.url, "vigil_rocksdb_flushes_total");
+    compactions +=
+        Metric(&client, vigil.url, "vigil_rocksdb_compactions_total");
+    if (round % 3 == 0) {
+      // Kill the moment a compaction is seen running (at most 10 s).
+      ++compaction_rounds;
+      if (WaitFor(
+              [&] {
+                return Metric(&client, vigil.url,
+                              "vigil_rocksdb_compactions_running") > 0;
+              },
+              10000)) {
+        ++kills_in_compaction;
+      }
+    }
     vigil.Kill();
     if (maint.joinable()) maint.join();
 
@@ -284,6 +310,8 @@ TEST_CASE(
   CHECK(Notified(sink_out, "DrillFiring") == 1);
   CHECK(Notified(sink_out, "DrillSilenced") == 0);
   CHECK(restored_rounds >= rounds / 2);
+  CHECK(kills_in_compaction >= (compaction_rounds + 1) / 2);
+  CHECK(flushes >= rounds);
   CHECK(committed.size() > 100);
   INFO(log_tail());
   CHECK(ReadFile(dir.Sub("vigil.log")).find("level=error") ==
@@ -291,7 +319,11 @@ TEST_CASE(
   std::cout << "[drill] kill -9: " << rounds << " rounds, " << committed.size()
             << " committed samples checked, " << restored_rounds
             << " restores checked, " << maintenance_runs
-            << " snapshot/clean-tombstones requests, slowest restart to ready "
+            << " snapshot/clean-tombstones requests, " << flushes
+            << " RocksDB flushes and " << compactions << " compactions, "
+            << kills_in_compaction << " of " << compaction_rounds
+            << " kills timed to a compaction were made while one ran, slowest "
+               "restart to ready "
             << max_open_ms << " ms\n";
   CHECK(vigil.Stop() == 0);
 }
