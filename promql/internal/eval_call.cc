@@ -243,9 +243,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e,
   }
   Matrix out;
   for (size_t i = 0; i < computed.size(); i++) {
-    const RawSeries& rs = raw[i];
+    RawSeries& rs = raw[i];
     Series& ser = computed[i];
-    ser.metric = rs.metric;
     ser.drop_name = !keep_name || rs.drop_name;
     if (ser.ts.empty()) continue;
     VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
@@ -258,6 +257,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e,
               go::Quote(metric),
           e.args[0]->pos);
     }
+    // `raw` is not read again: its labels move instead of being copied.
+    ser.metric = std::move(rs.metric);
     out.push_back(std::move(ser));
   }
   if (!absent) return MakeVector(std::move(out));

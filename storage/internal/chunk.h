@@ -102,6 +102,17 @@ class OpenChunk {
   // Heap bytes held plus the object itself (for memory accounting).
   size_t MemoryBytes() const;
 
+  // Starts loading the bytes the next Append reads and writes (the header
+  // with the count, and the tail) into the CPU cache, so that a loop over
+  // many series' chunks waits for memory once, not once per chunk. Changes
+  // nothing.
+  void Prefetch() const {
+    if (buf_ != nullptr) {
+      __builtin_prefetch(buf_, 1);
+      __builtin_prefetch(buf_ + len_ - 1, 1);
+    }
+  }
+
   // The encoder state beyond bytes(). REQUIRES: num_samples() > 0 (an
   // empty chunk has no state; checked, aborts).
   OpenChunkState ExportState() const;

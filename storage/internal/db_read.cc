@@ -552,8 +552,11 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
   } else {
     t.intervals.clear();
   }
+  // Labels(...) keeps the conditional a non-const prvalue, so the head's
+  // labels are moved in, not copied once more.
   return std::make_unique<DBSeries>(
-      sel.s ? db_->head().LabelsOf(*sel.s) : *sel.labels, std::move(chunks),
+      sel.s ? db_->head().LabelsOf(*sel.s) : Labels(*sel.labels),
+      std::move(chunks),
       mint_, maxt_, std::move(t.intervals), last.first, last.second);
 }
 
