@@ -72,6 +72,9 @@ class Labels {
     return Compare(a, b) < 0;
   }
   const std::vector<Label>& pairs() const { return labels_; }
+  // The pairs themselves, leaving this empty: edits of a label set that is
+  // not needed any more move its strings instead of copying them.
+  std::vector<Label> ReleasePairs() && { return std::move(labels_); }
 
  private:
   std::vector<Label> labels_;

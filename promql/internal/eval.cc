@@ -190,15 +190,25 @@ EvalValue MakeScalar(std::vector<double> s) {
   return v;
 }
 
+namespace {
+bool IsNameLabel(const Label& x) {
+  return x.name == kMetricName || x.name == "__type__" || x.name == "__unit__";
+}
+}  // namespace
+
 Labels DropMetricName(const Labels& l) {
   std::vector<Label> out;
   out.reserve(l.size());
   for (const Label& x : l) {
-    if (x.name == kMetricName || x.name == "__type__" || x.name == "__unit__")
-      continue;
-    out.push_back(x);
+    if (!IsNameLabel(x)) out.push_back(x);
   }
   return Labels::FromSorted(std::move(out));
+}
+
+Labels DropMetricName(Labels&& l) {
+  std::vector<Label> pairs = std::move(l).ReleasePairs();
+  std::erase_if(pairs, IsNameLabel);
+  return Labels::FromSorted(std::move(pairs));
 }
 
 absl::StatusOr<Matrix> MergeSameLabelset(Matrix m) {
@@ -378,7 +388,7 @@ absl::Status Evaluator::DropNamesNow(const Expr& e, EvalValue* v) const {
   bool dropped = false;
   for (Series& s : v->mat) {
     if (!s.drop_name) continue;
-    s.metric = DropMetricName(s.metric);
+    s.metric = DropMetricName(std::move(s.metric));
     s.drop_name = false;
     dropped = true;
   }

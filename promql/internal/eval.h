@@ -382,6 +382,8 @@ absl::StatusOr<Matrix> MergeSameLabelset(Matrix m);
 absl::Status DuplicateLabelsetError();
 // Labels without __name__ (and __type__/__unit__).
 Labels DropMetricName(const Labels& l);
+// The same, moving the kept labels out of `l`.
+Labels DropMetricName(Labels&& l);
 // Go's math.Mod and math.Pow semantics.
 double GoMod(double x, double y);
 double GoPow(double x, double y);

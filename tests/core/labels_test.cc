@@ -18,6 +18,17 @@ TEST_CASE("Labels sort by name and compare bytewise", "[labels]") {
   REQUIRE(a.Hash() == Labels{{"a", "1"}, {"b", "2"}}.Hash());
 }
 
+TEST_CASE("ReleasePairs moves the pairs out and leaves the set empty",
+          "[labels]") {
+  Labels l{{"__name__", "a_rather_long_metric_name_beyond_sso"}, {"job", "x"}};
+  const char* name_data = l[0].value.data();
+  std::vector<Label> pairs = std::move(l).ReleasePairs();
+  REQUIRE(pairs.size() == 2);
+  CHECK(pairs[0].value == "a_rather_long_metric_name_beyond_sso");
+  CHECK(pairs[0].value.data() == name_data);  // moved, not copied
+  CHECK(l.empty());                           // NOLINT(bugprone-use-after-move)
+}
+
 TEST_CASE("LabelsBuilder drops empty values", "[labels]") {
   Labels l = LabelsBuilder().Set("x", "").Set("__name__", "up").Build();
   REQUIRE(l.size() == 1);
