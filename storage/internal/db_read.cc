@@ -556,8 +556,8 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
   // labels are moved in, not copied once more.
   return std::make_unique<DBSeries>(
       sel.s ? db_->head().LabelsOf(*sel.s) : Labels(*sel.labels),
-      std::move(chunks),
-      mint_, maxt_, std::move(t.intervals), last.first, last.second);
+      std::move(chunks), mint_, maxt_, std::move(t.intervals), last.first,
+      last.second);
 }
 
 absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
