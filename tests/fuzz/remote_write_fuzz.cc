@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/remote/codec.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -57,6 +58,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!s.labels.MetricName().empty(),
                "a series without __name__ was accepted");
   }
+  // Native histograms are counted, not carried (codec.h), so a 2.0 series
+  // that held only histograms has nothing to re-encode: leave it out.
+  std::erase_if(req->series, [](const remote::WireSeries& s) {
+    return s.samples.empty() && s.histograms > 0;
+  });
   const std::string again = remote::EncodeWriteRequest(*req, m);
   auto req2 = remote::DecodeWriteRequest(again, m);
   FUZZ_CHECK(req2.ok(), "a re-encoded request does not decode: " +
