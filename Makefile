@@ -159,6 +159,9 @@ test-sanitize: deps deps-clang $(ASAN_BUILD)/build.ninja
 test-tsan: export TSAN_OPTIONS = halt_on_error=1:second_deadlock_stack=1:suppressions=$(SAN_SUPP)/tsan.supp
 test-tsan: deps deps-clang $(TSAN_BUILD)/build.ninja
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	@if find $(TSAN_BUILD)/CMakeFiles -name '*.o' -print0 | xargs -0 nm -u 2>/dev/null | \
+	  grep -q ' _ZdlPvm$$'; then echo "test-tsan: Vigil's objects call the sized operator delete; \
+	  tests/sanitize/tsan.supp assumes only third-party code does (see there)"; exit 1; fi
 	@rc=0; for t in $(TSAN_TESTS); do echo "== TSAN: $$t [concurrency]"; \
 	  $(TSAN_BUILD)/$$t "[concurrency]" -w NoTests || rc=1; done; exit $$rc
 
