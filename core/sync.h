@@ -46,6 +46,7 @@ using Condition = absl::Condition;
 #include <condition_variable>
 #include <functional>
 #include <shared_mutex>
+#include <type_traits>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/time/clock.h"
@@ -64,6 +65,10 @@ class Condition {
   template <typename T>
   Condition(const T* obj, bool (T::*method)() const)
       : eval_([obj, method] { return (obj->*method)(); }) {}
+  // A pointer to a callable (a lambda), as absl::Condition takes it.
+  template <typename T,
+            typename = std::enable_if_t<std::is_invocable_r_v<bool, const T&>>>
+  explicit Condition(const T* fn) : eval_([fn] { return (*fn)(); }) {}
   bool Eval() const { return eval_(); }
 
  private:

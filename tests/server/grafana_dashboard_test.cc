@@ -897,8 +897,10 @@ TEST_CASE("grafana dashboard queries return data from vigil fed by vigil-sim",
   }
   for (const auto& [where, why] : NoDataOnSim()) {
     INFO(where << " is not a query of the dashboard");
-    CHECK(std::any_of(results.begin(), results.end(),
-                      [&](const LiveResult& r) { return r.where == where; }));
+    CHECK(std::any_of(
+        results.begin(), results.end(),
+        // clang 14 cannot capture a structured binding.
+        [&w = where](const LiveResult& r) { return r.where == w; }));
   }
 
   // The dashboard's framework filter reaches the llm:* series: the rules
