@@ -28,16 +28,15 @@ inline void PrefetchChunk(const MemSeries* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
 
 class DBAppender : public Appender {
  public:
-  explicit DBAppender(DBImpl* db) : db_(db) {}
-  ~DBAppender() override = default;
+  explicit DBAppender(DBImpl* db)
+      : db_(db), scratch_(db->append_scratch().Get()) {}
+  ~DBAppender() override { db_->append_scratch().Put(std::move(scratch_)); }
 
   absl::StatusOr<SeriesRef> Append(SeriesRef ref, const Labels& labels,
                                    Timestamp t, double v) override;
   absl::Status Commit() override;
   void Rollback() override {
-    samples_.clear();
-    series_.clear();
-    last_.clear();
+    scratch_->Clear();
     pin_.Release();
   }
 
@@ -50,10 +49,9 @@ class DBAppender : public Appender {
   DBImpl* db_;
   // Pinned while the batch holds series pointers (head GC, epoch.h).
   EpochManager::Guard pin_;
-  std::vector<WalSample> samples_;
-  std::vector<MemSeries*> series_;
-  // Newest buffered sample per series in this batch.
-  absl::flat_hash_map<MemSeries*, std::pair<Timestamp, double>> last_;
+  // The batch: samples, their series, and the newest buffered sample per
+  // series; from the DB's pool, returned to it by the destructor.
+  std::unique_ptr<AppendScratch> scratch_;
 };
 
 bool DBAppender::OverLimit(const MemSeries& s) const {
@@ -118,9 +116,9 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
   VIGIL_ASSIGN_OR_RETURN(MemSeries * s, Resolve(ref, labels));
   Timestamp last_t;
   double last_v;
-  if (auto it = last_.find(s); it != last_.end()) {
-    last_t = it->second.first;
-    last_v = it->second.second;
+  if (const LastSampleTable::Entry* e = scratch_->last.Find(s)) {
+    last_t = e->t;
+    last_v = e->v;
   } else {
     SpinLockHolder l(&s->mu);
     last_t = s->last_t;
@@ -149,9 +147,9 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
         "(newest sample {}), series {}",
         t, maxt, db_->head().LabelsOf(*s).ToString()));
   }
-  samples_.push_back({s->ref, t, v});
-  series_.push_back(s);
-  last_[s] = {t, v};
+  scratch_->samples.push_back({s->ref, t, v});
+  scratch_->series.push_back(s);
+  scratch_->last.Put(s, t, v);
   return s->ref;
 }
 
@@ -160,7 +158,7 @@ absl::Status DBAppender::Commit() {
     Rollback();
     return absl::FailedPreconditionError("commit: database is read-only");
   }
-  absl::Status s = db_->CommitBatch(samples_, series_);
+  absl::Status s = db_->CommitBatch(scratch_->samples, scratch_->series);
   Rollback();
   return s;
 }

@@ -36,6 +36,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "storage/db.h"
+#include "storage/internal/append_scratch.h"
 #include "storage/internal/chunk.h"
 #include "storage/internal/commit_log_state.h"
 #include "storage/internal/db_health.h"
@@ -60,11 +61,6 @@ inline constexpr char kCfState[] = "state";
 // Record codecs (records.cc).
 std::string EncodeLabels(const Labels& labels);
 bool DecodeLabels(std::string_view in, Labels* out);
-struct WalSample {
-  uint64_t ref;
-  Timestamp t;
-  double v;
-};
 std::string EncodeWalRecord(const std::vector<WalSample>& samples);
 bool DecodeWalRecord(std::string_view in, std::vector<WalSample>* out);
 // A head record: the series' last sample and its open chunk, with the
@@ -92,6 +88,8 @@ class DBImpl : public DB {
   absl::Status OpenImpl();
 
   std::unique_ptr<Appender> NewAppender() override;
+  // Batch buffers the appenders reuse (db_append.cc).
+  AppendScratchPool& append_scratch() { return append_scratch_; }
   absl::StatusOr<std::unique_ptr<Querier>> NewQuerier(Timestamp mint,
                                                       Timestamp maxt) override;
   absl::Status Flush() override;
@@ -310,6 +308,7 @@ class DBImpl : public DB {
   // once under commit_mu_ (EnsureStateFamily).
   std::atomic<rocksdb::ColumnFamilyHandle*> cf_state_{nullptr};
 
+  AppendScratchPool append_scratch_;
   vigil::Mutex commit_mu_;
   uint64_t next_wal_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;
   int64_t wal_bytes_ ABSL_GUARDED_BY(commit_mu_) = 0;

@@ -1,0 +1,92 @@
+// -----------------------------------------------------------------------------
+// File: append_scratch.h
+// -----------------------------------------------------------------------------
+//
+// The per-batch buffers of an appender (samples, their series, and the
+// newest buffered sample of each series), pooled so that an appender made
+// for every scrape starts with the capacity earlier batches grew instead of
+// growing a hash map and two vectors from nothing each time.
+#ifndef VIGIL_STORAGE_INTERNAL_APPEND_SCRATCH_H_
+#define VIGIL_STORAGE_INTERNAL_APPEND_SCRATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "core/sync.h"
+#include "core/time.h"
+
+namespace vigil::storage::internal {
+
+struct MemSeries;
+
+struct WalSample {
+  uint64_t ref;
+  Timestamp t;
+  double v;
+};
+
+// The newest sample buffered per series in one batch: an open-addressing
+// table keyed by series pointer whose Clear() is O(1) (a generation
+// counter), so it keeps its slots from batch to batch.
+class LastSampleTable {
+ public:
+  struct Entry {
+    const MemSeries* key = nullptr;
+    uint32_t gen = 0;
+    Timestamp t = 0;
+    double v = 0;
+  };
+
+  // nullptr if `s` has no sample in this batch.
+  const Entry* Find(const MemSeries* s) const;
+  // Inserts or overwrites the entry of `s`.
+  void Put(const MemSeries* s, Timestamp t, double v);
+  void Clear();
+  size_t size() const { return size_; }
+  size_t capacity() const { return slots_.size(); }
+
+ private:
+  size_t Slot(const MemSeries* s) const;
+  void Grow();
+
+  std::vector<Entry> slots_;  // size a power of two, or empty
+  uint32_t gen_ = 1;          // slots whose gen differs are empty
+  size_t size_ = 0;
+};
+
+struct AppendScratch {
+  std::vector<WalSample> samples;
+  std::vector<MemSeries*> series;
+  LastSampleTable last;
+
+  void Clear() {
+    samples.clear();
+    series.clear();
+    last.Clear();
+  }
+};
+
+// A free list of scratches. Thread-safe.
+class AppendScratchPool {
+ public:
+  // A cleared scratch: a pooled one if any, else a new one.
+  std::unique_ptr<AppendScratch> Get();
+  // Takes `s` back (cleared here). One that grew past kMaxPooledSamples
+  // (a large import or remote-write batch) is freed instead, as is any
+  // beyond kMaxPooled scratches, so the pool holds at most a few MiB.
+  void Put(std::unique_ptr<AppendScratch> s);
+
+  static constexpr size_t kMaxPooled = 32;
+  static constexpr size_t kMaxPooledSamples = 1 << 16;
+
+ private:
+  vigil::Mutex mu_;
+  std::vector<std::unique_ptr<AppendScratch>> free_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_APPEND_SCRATCH_H_
