@@ -66,8 +66,8 @@ class Condition {
   Condition(const T* obj, bool (T::*method)() const)
       : eval_([obj, method] { return (obj->*method)(); }) {}
   // A pointer to a callable (a lambda), as absl::Condition takes it.
-  template <typename T,
-            typename = std::enable_if_t<std::is_invocable_r_v<bool, const T&>>>
+  template <typename T, typename = std::enable_if_t<
+                            std::is_invocable_r_v<bool, const T&> > >
   explicit Condition(const T* fn) : eval_([fn] { return (*fn)(); }) {}
   bool Eval() const { return eval_(); }
 
