@@ -29,8 +29,8 @@ inline void PrefetchChunk(const MemSeries* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
 class DBAppender : public Appender {
  public:
   explicit DBAppender(DBImpl* db)
-      : db_(db), scratch_(db->append_scratch().Get()) {}
-  ~DBAppender() override { db_->append_scratch().Put(std::move(scratch_)); }
+      : db_(db), pool_(db->append_scratch()), scratch_(pool_->Get()) {}
+  ~DBAppender() override { pool_->Put(std::move(scratch_)); }
 
   absl::StatusOr<SeriesRef> Append(SeriesRef ref, const Labels& labels,
                                    Timestamp t, double v) override;
@@ -51,6 +51,7 @@ class DBAppender : public Appender {
   EpochManager::Guard pin_;
   // The batch: samples, their series, and the newest buffered sample per
   // series; from the DB's pool, returned to it by the destructor.
+  std::shared_ptr<AppendScratchPool> pool_;
   std::unique_ptr<AppendScratch> scratch_;
 };
 

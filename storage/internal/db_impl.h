@@ -88,8 +88,12 @@ class DBImpl : public DB {
   absl::Status OpenImpl();
 
   std::unique_ptr<Appender> NewAppender() override;
-  // Batch buffers the appenders reuse (db_append.cc).
-  AppendScratchPool& append_scratch() { return append_scratch_; }
+  // Batch buffers the appenders reuse (db_append.cc). Shared: an appender
+  // destroyed after the DB (against db.h's contract, but harmless before
+  // the pool existed) still has a pool to return its buffers to.
+  const std::shared_ptr<AppendScratchPool>& append_scratch() {
+    return append_scratch_;
+  }
   absl::StatusOr<std::unique_ptr<Querier>> NewQuerier(Timestamp mint,
                                                       Timestamp maxt) override;
   absl::Status Flush() override;
@@ -308,7 +312,8 @@ class DBImpl : public DB {
   // once under commit_mu_ (EnsureStateFamily).
   std::atomic<rocksdb::ColumnFamilyHandle*> cf_state_{nullptr};
 
-  AppendScratchPool append_scratch_;
+  const std::shared_ptr<AppendScratchPool> append_scratch_ =
+      std::make_shared<AppendScratchPool>();
   vigil::Mutex commit_mu_;
   uint64_t next_wal_seq_ ABSL_GUARDED_BY(commit_mu_) = 1;
   int64_t wal_bytes_ ABSL_GUARDED_BY(commit_mu_) = 0;
