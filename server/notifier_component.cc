@@ -5,7 +5,8 @@
 namespace vigil::server {
 namespace {
 
-notifier::AlertmanagerTargetGroup ToGroup(const config::TargetGroup& g) {
+notifier::AlertmanagerTargetGroup ToAlertmanagerGroup(
+    const config::TargetGroup& g) {
   notifier::AlertmanagerTargetGroup out;
   for (const Labels& t : g.targets) {
     out.targets.emplace_back(t.Get("__address__"));
@@ -38,7 +39,7 @@ absl::StatusOr<notifier::NotifierOptions> NotifierComponent::OptionsFor(
     s.relabel_configs = am.relabel_configs;
     s.alert_relabel_configs = am.alert_relabel_configs;
     for (const config::TargetGroup& g : am.sd.static_configs) {
-      s.static_configs.push_back(ToGroup(g));
+      s.static_configs.push_back(ToAlertmanagerGroup(g));
     }
     // file_sd_configs and dns_sd_configs: see ProvidersFor.
     o.alertmanagers.push_back(std::move(s));
@@ -75,7 +76,7 @@ void NotifierComponent::OnDiscovered(
   if (it == discovered_.end()) return;  // no longer configured
   it->second.groups.clear();
   for (const config::TargetGroup& g : groups) {
-    it->second.groups.push_back(ToGroup(g));
+    it->second.groups.push_back(ToAlertmanagerGroup(g));
   }
   SyncSetLocked(it->second.set);
 }

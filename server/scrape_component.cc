@@ -6,7 +6,7 @@
 namespace vigil::server {
 namespace {
 
-scrape::TargetGroup ToGroup(const config::TargetGroup& g) {
+scrape::TargetGroup ToScrapeGroup(const config::TargetGroup& g) {
   scrape::TargetGroup out;
   out.source = g.source;
   out.targets = g.targets;
@@ -48,7 +48,7 @@ void ScrapeComponent::OnDiscovered(
   if (it == discovered_.end()) return;  // no longer configured
   it->second.groups.clear();
   for (const config::TargetGroup& g : groups) {
-    scrape::TargetGroup t = ToGroup(g);
+    scrape::TargetGroup t = ToScrapeGroup(g);
     t.source = key + ":" + t.source;
     it->second.groups.push_back(std::move(t));
   }
@@ -92,7 +92,7 @@ absl::StatusOr<ScrapeComponent::Plan> ScrapeComponent::PlanFor(
     p.tolerate_invalid_lines = flags.scrape_tolerate_invalid_lines;
     std::vector<scrape::TargetGroup> groups;
     for (const config::TargetGroup& g : sc.sd.static_configs) {
-      groups.push_back(ToGroup(g));
+      groups.push_back(ToScrapeGroup(g));
     }
     // file_sd and dns_sd run in the discovery manager: a file that cannot
     // be read is logged and retried, and does not fail the load (as

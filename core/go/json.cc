@@ -7,7 +7,7 @@
 namespace vigil::go {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
+constexpr char kJsonHex[] = "0123456789abcdef";
 
 // Bytes below 0x80 that Go writes unescaped with HTML escaping on.
 bool HtmlSafe(unsigned char c) {
@@ -52,8 +52,8 @@ void AppendJsonEscaped(std::string* out, std::string_view s,
           [[fallthrough]];
         default:
           out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xF]);
+          out->push_back(kJsonHex[c >> 4]);
+          out->push_back(kJsonHex[c & 0xF]);
       }
       start = ++i;
       continue;

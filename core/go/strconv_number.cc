@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "core/go/strconv.h"
 #include "fmt/format.h"
 
@@ -25,8 +26,6 @@ bool EqualFold(std::string_view a, std::string_view b) {
   }
   return true;
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // strconv's 'x' format from C's %a: the exponent gets at least two digits.
 std::string HexFloat(double v, char conv, int prec) {
@@ -73,8 +72,8 @@ bool UnderscoresOk(std::string_view s) {
   }
   for (; i < s.size(); ++i) {
     char c = s[i];
-    bool digit =
-        IsDigit(c) || (hex && LowerAscii(c) >= 'a' && LowerAscii(c) <= 'f');
+    bool digit = absl::ascii_isdigit(c) ||
+                 (hex && LowerAscii(c) >= 'a' && LowerAscii(c) <= 'f');
     if (digit) {
       saw = '0';
     } else if (c == '_') {
@@ -99,7 +98,8 @@ bool ValidFloatSyntax(std::string_view s) {
     i += 2;
   }
   auto digit = [&](char c) {
-    return IsDigit(c) || (hex && LowerAscii(c) >= 'a' && LowerAscii(c) <= 'f');
+    return absl::ascii_isdigit(c) ||
+           (hex && LowerAscii(c) >= 'a' && LowerAscii(c) <= 'f');
   };
   bool mant = false;
   while (i < s.size() && digit(s[i])) ++i, mant = true;
@@ -112,8 +112,8 @@ bool ValidFloatSyntax(std::string_view s) {
   if (i < s.size() && LowerAscii(s[i]) == e) {
     ++i;
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    if (i >= s.size() || !IsDigit(s[i])) return false;
-    while (i < s.size() && IsDigit(s[i])) ++i;
+    if (i >= s.size() || !absl::ascii_isdigit(s[i])) return false;
+    while (i < s.size() && absl::ascii_isdigit(s[i])) ++i;
   } else if (hex) {
     return false;
   }

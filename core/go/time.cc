@@ -4,13 +4,12 @@
 
 #include <cstdint>
 
+#include "absl/strings/ascii.h"
 #include "fmt/format.h"
 
 namespace vigil::go {
 
 namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Days since 1970-01-01 to civil date (proleptic Gregorian).
 void CivilFromDays(int64_t z, int64_t* y, int* m, int* d) {
@@ -191,7 +190,7 @@ size_t FormatZoneOrFraction(const Civil& c, std::string_view rest,
   char d = rest[1];
   size_t j = 1;
   while (j < rest.size() && rest[j] == d) ++j;
-  if (j < rest.size() && IsDigit(rest[j]))
+  if (j < rest.size() && absl::ascii_isdigit(rest[j]))
     return 0;  // ".0001" is not a fraction
   size_t n = std::min<size_t>(j - 1, 9);
   std::string digits = fmt::format("{:09d}", c.nsec).substr(0, n);

@@ -35,6 +35,19 @@
 
 namespace vigil::promql::internal {
 
+// a - b and a + b on int64 as Go computes them: wrapping around. An `@`
+// timestamp or offset near the ends of int64 (`x @ -9.3e15 offset 1m`,
+// found by fuzzing) makes the reference times of a selector overflow; in
+// C++ that is undefined, in Prometheus it wraps (and selects nothing).
+inline int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) -
+                              static_cast<uint64_t>(b));
+}
+inline int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
+}
+
 // The set of annotations of one query, keyed like Prometheus by the message
 // without position (the first position wins).
 class Annotations {

@@ -12,19 +12,6 @@ namespace vigil::promql::internal {
 
 namespace {
 
-// a - b and a + b on int64 as Go computes them: wrapping around. An `@`
-// timestamp or offset near the ends of int64 (`x @ -9.3e15 offset 1m`,
-// found by fuzzing) makes the reference times of a selector overflow; in
-// C++ that is undefined, in Prometheus it wraps (and selects nothing).
-int64_t WrapSub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) -
-                              static_cast<uint64_t>(b));
-}
-int64_t WrapAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) +
-                              static_cast<uint64_t>(b));
-}
-
 // Copies the samples of `s` in [mint, maxt] into ts/vals (cleared first).
 absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
                          std::vector<int64_t>* ts, std::vector<double>* vals) {

@@ -17,12 +17,12 @@ namespace vigil::alerting {
 
 namespace {
 
-constexpr std::string_view kKeyPrefix = "nflog/";
+constexpr std::string_view kNflogKeyPrefix = "nflog/";
 
 std::string Key(const std::string& group_key, const NflogReceiver& r) {
   std::string id = fmt::format("{}\x1f{}\x1f{}\x1f{}", r.receiver,
                                r.integration, r.index, group_key);
-  return fmt::format("{}{:016x}{:016x}", kKeyPrefix, HashString(id, 1),
+  return fmt::format("{}{:016x}{:016x}", kNflogKeyPrefix, HashString(id, 1),
                      HashString(id, 2));
 }
 
@@ -120,8 +120,8 @@ absl::StatusOr<std::unique_ptr<Nflog>> Nflog::Open(StateStore* state,
                                                    Logger* logger,
                                                    int64_t retention_ms) {
   std::unique_ptr<Nflog> n(new Nflog(state, logger, retention_ms));
-  VIGIL_RETURN_IF_ERROR(
-      state->Scan(kKeyPrefix, [&](std::string_view key, std::string_view v) {
+  VIGIL_RETURN_IF_ERROR(state->Scan(
+      kNflogKeyPrefix, [&](std::string_view key, std::string_view v) {
         absl::StatusOr<NflogEntry> e = DecodeNflogEntry(v);
         if (!e.ok()) {
           if (logger)

@@ -45,7 +45,7 @@ constexpr int64_t kAlertGcMs = 30 * 60 * 1000;
 constexpr int64_t kStateGcMs = 15 * 60 * 1000;
 constexpr int64_t kDefaultResolveTimeoutMs = 5 * 60 * 1000;
 
-bool AlertLess(const AlertView& a, const AlertView& b) {
+bool AlertViewLess(const AlertView& a, const AlertView& b) {
   for (std::string_view k : {"job", "instance"}) {
     std::string_view x = a.alert.labels.Get(k), y = b.alert.labels.Get(k);
     if (x.empty() || y.empty()) continue;
@@ -217,7 +217,7 @@ class RouterImpl final : public Router {
             View(cur ? *cur : a, fp, now, tree.get(), inhibitor.get()));
       }
       if (v.alerts.empty()) continue;
-      std::sort(v.alerts.begin(), v.alerts.end(), AlertLess);
+      std::sort(v.alerts.begin(), v.alerts.end(), AlertViewLess);
       out.push_back(std::move(v));
     }
     std::sort(out.begin(), out.end(),

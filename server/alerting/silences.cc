@@ -18,9 +18,11 @@ namespace vigil::alerting {
 
 namespace {
 
-constexpr std::string_view kKeyPrefix = "silence/";
+constexpr std::string_view kSilenceKeyPrefix = "silence/";
 
-std::string Key(const std::string& id) { return std::string(kKeyPrefix) + id; }
+std::string Key(const std::string& id) {
+  return std::string(kSilenceKeyPrefix) + id;
+}
 
 bool SameMatchers(const std::vector<Matcher>& a,
                   const std::vector<Matcher>& b) {
@@ -204,8 +206,8 @@ absl::StatusOr<std::unique_ptr<Silences>> Silences::Open(StateStore* state,
                                                          Logger* logger,
                                                          int64_t retention_ms) {
   std::unique_ptr<Silences> s(new Silences(state, logger, retention_ms));
-  VIGIL_RETURN_IF_ERROR(
-      state->Scan(kKeyPrefix, [&](std::string_view key, std::string_view v) {
+  VIGIL_RETURN_IF_ERROR(state->Scan(
+      kSilenceKeyPrefix, [&](std::string_view key, std::string_view v) {
         absl::StatusOr<Silence> sil = DecodeSilence(v);
         if (!sil.ok()) {
           if (logger)

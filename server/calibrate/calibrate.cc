@@ -167,8 +167,6 @@ std::optional<double> MedianWhere(
   return Quantile(0.5, &v);
 }
 
-std::string Num(double v) { return fmt::format("{:.4g}", v); }
-
 }  // namespace
 
 double Quantile(double q, std::vector<double>* v) {
@@ -182,6 +180,8 @@ double Quantile(double q, std::vector<double>* v) {
   double w = rank - double(lo);
   return (*v)[lo] * (1 - w) + (*v)[hi] * w;
 }
+
+std::string FormatNumber(double v) { return fmt::format("{:.4g}", v); }
 
 double RoundThreshold(double v) {
   if (v == 0 || !Valid(v)) return v;
@@ -299,7 +299,7 @@ absl::StatusOr<Calibration> Run(const std::vector<rules::RuleGroup>& groups,
                                                     : *r.at_capacity < base)) {
         line = *r.at_capacity;
         why = fmt::format("SLO line = value at KV {}%",
-                          Num(opts.capacity_level * 100));
+                          FormatNumber(opts.capacity_level * 100));
       }
     }
     r.line = line;
@@ -308,7 +308,7 @@ absl::StatusOr<Calibration> Run(const std::vector<rules::RuleGroup>& groups,
       r.evidence = fmt::format(
           "{} {}; baseline p95 {} is already past it: fix capacity or the "
           "SLO first, threshold kept",
-          why, Num(line), Num(base));
+          why, FormatNumber(line), FormatNumber(base));
       continue;
     }
     double v =
@@ -329,10 +329,12 @@ absl::StatusOr<Calibration> Run(const std::vector<rules::RuleGroup>& groups,
     }
     r.evidence =
         r.t.critical
-            ? fmt::format("critical at the line: {} {}", why, Num(line))
+            ? fmt::format("critical at the line: {} {}", why,
+                          FormatNumber(line))
             : fmt::format("{} {}; warning = p95({}) {} + {} x (line - p95)",
-                          why, Num(line), c.baseline, Num(base),
-                          Num(opts.warning_fraction));
+                          why, FormatNumber(line), c.baseline,
+                          FormatNumber(base),
+                          FormatNumber(opts.warning_fraction));
   }
   return c;
 }

@@ -129,6 +129,9 @@ absl::StatusOr<Calibration> Run(const std::vector<rules::RuleGroup>& groups,
 // Rounds to 3 significant digits (what a threshold is written with).
 double RoundThreshold(double v);
 
+// A number as reports print it: 4 significant digits (%.4g).
+std::string FormatNumber(double v);
+
 }  // namespace vigil::calibrate
 
 #endif  // VIGIL_SERVER_CALIBRATE_CALIBRATE_H_

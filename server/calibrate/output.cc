@@ -12,8 +12,9 @@ namespace vigil::calibrate {
 
 namespace {
 
-std::string Num(double v) { return fmt::format("{:.4g}", v); }
-std::string Opt(const std::optional<double>& v) { return v ? Num(*v) : "-"; }
+std::string Opt(const std::optional<double>& v) {
+  return v ? FormatNumber(*v) : "-";
+}
 std::string JsonNum(double v) {
   if (std::isnan(v) || std::isinf(v)) return "null";
   return fmt::format("{}", v);
@@ -49,20 +50,21 @@ std::string FormatTable(const Calibration& c) {
   head += fmt::format(" {:>8}  EVIDENCE\n", "@KV80%");
   out += head;
   for (const Row& r : c.rows) {
-    std::string cur = fmt::format("{} {} {}", r.t.op, Num(r.t.value),
+    std::string cur = fmt::format("{} {} {}", r.t.op, FormatNumber(r.t.value),
                                   FormatDurationMs(r.t.for_ms));
-    std::string prop = r.proposed
-                           ? fmt::format("{} {} {}", r.t.op, Num(*r.proposed),
-                                         FormatDurationMs(r.proposed_for_ms))
-                           : "(kept)";
+    std::string prop =
+        r.proposed ? fmt::format("{} {} {}", r.t.op, FormatNumber(*r.proposed),
+                                 FormatDurationMs(r.proposed_for_ms))
+                   : "(kept)";
     std::string line = fmt::format("{:<22} {:<9} {:<12} {:<12}", r.t.alert,
                                    MetricClassName(r.t.cls), cur, prop);
     for (const Window& w : c.windows) {
       auto it = r.by_window.find(w.name);
       std::string cell = "no data";
       if (it != r.by_window.end() && it->second.samples > 0)
-        cell = fmt::format("{}/{}/{}", Num(it->second.p50), Num(it->second.p95),
-                           Num(it->second.p99));
+        cell = fmt::format("{}/{}/{}", FormatNumber(it->second.p50),
+                           FormatNumber(it->second.p95),
+                           FormatNumber(it->second.p99));
       line += fmt::format(" {:>21}", cell);
     }
     line += fmt::format(" {:>8}  {}", Opt(r.at_capacity),

@@ -21,11 +21,11 @@ namespace vigil::cli {
 
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kReportUsage[] =
     "usage: vigil alerts report [--since=30d] (--server=URL | "
     "--storage.tsdb.path=DIR) [-o json]\n";
 
-int Fail(const std::string& msg, int code) {
+int ReportFail(const std::string& msg, int code) {
   std::fprintf(stderr, "error: %s\n", msg.c_str());
   return code;
 }
@@ -35,24 +35,25 @@ int Fail(const std::string& msg, int code) {
 int AlertsReport(const std::vector<std::string>& argv) {
   Args a(argv, {"since", "server", "storage.tsdb.path", "o", "output"}, {});
   if (!a.ok() || !a.positional().empty()) {
-    std::fputs(kUsage, stderr);
-    return Fail(
+    std::fputs(kReportUsage, stderr);
+    return ReportFail(
         a.ok() ? "unexpected argument: " + a.positional()[0] : a.error(), 2);
   }
   auto server = a.Get("server");
   auto path = a.Get("storage.tsdb.path");
   if (server.has_value() == path.has_value()) {
-    std::fputs(kUsage, stderr);
-    return Fail("give exactly one of --server and --storage.tsdb.path", 2);
+    std::fputs(kReportUsage, stderr);
+    return ReportFail("give exactly one of --server and --storage.tsdb.path",
+                      2);
   }
   std::string format = a.Get("o").value_or(a.Get("output").value_or("text"));
   if (format != "text" && format != "json")
-    return Fail(fmt::format("-o \"{}\": want text or json", format), 2);
+    return ReportFail(fmt::format("-o \"{}\": want text or json", format), 2);
   std::string since_text = a.Get("since").value_or("30d");
   Timestamp now = Timestamp(std::time(nullptr)) * 1000;
   auto since = web::api::ParseSince(since_text, now);
   if (!since.ok())
-    return Fail(
+    return ReportFail(
         fmt::format("--since: {}", std::string(since.status().message())), 2);
 
   alerting::QualityReport rep;
@@ -65,17 +66,18 @@ int AlertsReport(const std::vector<std::string>& argv) {
         base + "/api/v1/alerts/report?since=" + std::to_string(*since / 1000);
     net::FetchResult r = client.FetchSync(req);
     if (!r.error.empty())
-      return Fail(fmt::format("{}: {}", req.url, r.error), 1);
+      return ReportFail(fmt::format("{}: {}", req.url, r.error), 1);
     rapidjson::Document d;
     d.Parse(r.body.c_str());
     if (d.HasParseError() || !d.IsObject() || !d.HasMember("status"))
-      return Fail(
+      return ReportFail(
           fmt::format("{}: HTTP {}: not an API answer", req.url, r.status), 1);
     if (!d.HasMember("data") || !d["data"].IsObject()) {
       std::string err = d.HasMember("error") && d["error"].IsString()
                             ? d["error"].GetString()
                             : "no data";
-      return Fail(fmt::format("{}: HTTP {}: {}", req.url, r.status, err), 1);
+      return ReportFail(fmt::format("{}: HTTP {}: {}", req.url, r.status, err),
+                        1);
     }
     rapidjson::StringBuffer buf;
     rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -85,7 +87,7 @@ int AlertsReport(const std::vector<std::string>& argv) {
       return 0;
     }
     auto dec = alerting::DecodeReportJson(buf.GetString());
-    if (!dec.ok()) return Fail(std::string(dec.status().message()), 1);
+    if (!dec.ok()) return ReportFail(std::string(dec.status().message()), 1);
     rep = *std::move(dec);
   } else {
     storage::Options so;
@@ -93,14 +95,14 @@ int AlertsReport(const std::vector<std::string>& argv) {
     so.create_if_missing = false;
     auto db = storage::DB::Open(so, *path);
     if (!db.ok())
-      return Fail(fmt::format("--storage.tsdb.path {}: {}", *path,
-                              std::string(db.status().message())),
-                  1);
+      return ReportFail(fmt::format("--storage.tsdb.path {}: {}", *path,
+                                    std::string(db.status().message())),
+                        1);
     auto state = alerting::StorageStateStore(db->get());
     auto h = alerting::AlertHistory::Open(state.get(), nullptr);
-    if (!h.ok()) return Fail(std::string(h.status().message()), 1);
+    if (!h.ok()) return ReportFail(std::string(h.status().message()), 1);
     auto r = alerting::BuildReport(**h, *since, now);
-    if (!r.ok()) return Fail(std::string(r.status().message()), 1);
+    if (!r.ok()) return ReportFail(std::string(r.status().message()), 1);
     rep = *std::move(r);
     if (format == "json") {
       std::printf("%s\n", alerting::ReportJson(rep).c_str());

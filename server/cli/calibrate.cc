@@ -20,7 +20,7 @@ namespace vigil::cli {
 
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kCalibrateUsage[] =
     "usage: vigil calibrate (--storage.tsdb.path=DIR | --server=URL)\n"
     "         --window=NAME=START..END [--window=...]  (RFC 3339 or Unix "
     "seconds)\n"
@@ -30,7 +30,7 @@ constexpr char kUsage[] =
     "         [--capacity-metric=EXPR] [--concurrency-metric=EXPR]\n"
     "         [--write=DIR] [--ledger=FILE] [--author=NAME] [-o json]\n";
 
-int Fail(const std::string& msg, int code = 2) {
+int CalibrateFail(const std::string& msg, int code = 2) {
   std::fprintf(stderr, "error: %s\n", msg.c_str());
   return code;
 }
@@ -44,7 +44,7 @@ int Calibrate(const std::vector<std::string>& argv) {
           "concurrency-metric", "write", "ledger", "author", "o", "output"},
          {});
   if (!a.ok() || !a.positional().empty()) {
-    std::fprintf(stderr, "%s%s\n", kUsage,
+    std::fprintf(stderr, "%s%s\n", kCalibrateUsage,
                  a.ok() ? ("unexpected argument: " + a.positional()[0]).c_str()
                         : a.error().c_str());
     return 2;
@@ -52,31 +52,35 @@ int Calibrate(const std::vector<std::string>& argv) {
   auto path = a.Get("storage.tsdb.path");
   auto server = a.Get("server");
   if (path.has_value() == server.has_value()) {
-    std::fputs(kUsage, stderr);
-    return Fail("give exactly one of --storage.tsdb.path and --server");
+    std::fputs(kCalibrateUsage, stderr);
+    return CalibrateFail(
+        "give exactly one of --storage.tsdb.path and --server");
   }
   calibrate::Options opts;
   for (const auto& w : a.GetAll("window")) {
     auto win = calibrate::ParseWindow(w);
-    if (!win.ok()) return Fail(std::string(win.status().message()));
+    if (!win.ok()) return CalibrateFail(std::string(win.status().message()));
     opts.windows.push_back(*win);
   }
   if (opts.windows.empty()) {
-    std::fputs(kUsage, stderr);
-    return Fail("no --window given (want at least one NAME=START..END)");
+    std::fputs(kCalibrateUsage, stderr);
+    return CalibrateFail(
+        "no --window given (want at least one NAME=START..END)");
   }
   opts.baseline = a.Get("baseline").value_or("");
   if (auto s = a.Get("step")) {
     auto d = ParseDuration(*s);
     if (!d.ok() || *d <= 0)
-      return Fail(fmt::format("--step \"{}\": not a positive duration", *s));
+      return CalibrateFail(
+          fmt::format("--step \"{}\": not a positive duration", *s));
     opts.step_ms = *d;
   }
   if (auto f = a.Get("warning-fraction")) {
     char* end = nullptr;
     opts.warning_fraction = std::strtod(f->c_str(), &end);
     if (f->empty() || *end != '\0')
-      return Fail(fmt::format("--warning-fraction \"{}\": not a number", *f));
+      return CalibrateFail(
+          fmt::format("--warning-fraction \"{}\": not a number", *f));
   }
   for (const auto& s : a.GetAll("slo")) {
     size_t eq = s.rfind('=');
@@ -85,7 +89,7 @@ int Calibrate(const std::vector<std::string>& argv) {
         eq == std::string::npos ? 0 : std::strtod(s.c_str() + eq + 1, &end);
     if (eq == std::string::npos || eq == 0 || end == s.c_str() + eq + 1 ||
         *end != '\0')
-      return Fail(fmt::format(
+      return CalibrateFail(fmt::format(
           "--slo \"{}\": want ALERT=VALUE or EXPR=VALUE (a number)", s));
     opts.slo[s.substr(0, eq)] = v;
   }
@@ -103,12 +107,12 @@ int Calibrate(const std::vector<std::string>& argv) {
   std::vector<rules::RuleGroup> groups;
   for (const auto& f : rule_files) {
     auto g = rules::LoadRuleFile(f);
-    if (!g.ok()) return Fail(std::string(g.status().message()), 1);
+    if (!g.ok()) return CalibrateFail(std::string(g.status().message()), 1);
     for (auto& x : *g) groups.push_back(std::move(x));
   }
   for (const auto& f : rec_files) {
     auto g = rules::LoadRuleFile(f);
-    if (!g.ok()) return Fail(std::string(g.status().message()), 1);
+    if (!g.ok()) return CalibrateFail(std::string(g.status().message()), 1);
     for (const auto& grp : *g)
       for (const auto& r : grp.rules)
         if (r.kind == rules::RuleKind::kRecording)
@@ -121,7 +125,7 @@ int Calibrate(const std::vector<std::string>& argv) {
 
   std::string format = a.Get("o").value_or(a.Get("output").value_or("text"));
   if (format != "text" && format != "json")
-    return Fail(fmt::format("-o \"{}\": want text or json", format));
+    return CalibrateFail(fmt::format("-o \"{}\": want text or json", format));
 
   std::unique_ptr<storage::DB> db;
   promql::Engine engine;
@@ -132,19 +136,19 @@ int Calibrate(const std::vector<std::string>& argv) {
     so.create_if_missing = false;
     auto d = storage::DB::Open(so, *path);
     if (!d.ok())
-      return Fail(fmt::format("--storage.tsdb.path {}: {}", *path,
-                              std::string(d.status().message())),
-                  1);
+      return CalibrateFail(fmt::format("--storage.tsdb.path {}: {}", *path,
+                                       std::string(d.status().message())),
+                           1);
     db = *std::move(d);
     src = calibrate::DbSource(db.get(), &engine, *path);
   } else {
     if (server->rfind("http://", 0) != 0 && server->rfind("https://", 0) != 0)
-      return Fail(
+      return CalibrateFail(
           fmt::format("--server \"{}\": want http:// or https://", *server));
     src = calibrate::HttpSource(*server);
   }
   auto c = calibrate::Run(groups, opts, src.get());
-  if (!c.ok()) return Fail(std::string(c.status().message()));
+  if (!c.ok()) return CalibrateFail(std::string(c.status().message()));
   std::fputs(format == "json" ? calibrate::FormatJson(*c).c_str()
                               : calibrate::FormatTable(*c).c_str(),
              stdout);
@@ -158,7 +162,7 @@ int Calibrate(const std::vector<std::string>& argv) {
     {
       std::ofstream f(out);
       f << calibrate::ProposedRuleFile(groups, *c);
-      if (!f) return Fail("cannot write " + out, 1);
+      if (!f) return CalibrateFail("cannot write " + out, 1);
     }
     calibrate::LedgerEntry e;
     const char* user = std::getenv("USER");
@@ -170,7 +174,7 @@ int Calibrate(const std::vector<std::string>& argv) {
         (std::filesystem::path(*dir) / "thresholds-ledger.yml").string());
     std::ofstream l(ledger, std::ios::app);
     l << calibrate::LedgerYaml(*c, e);
-    if (!l) return Fail("cannot append to " + ledger, 1);
+    if (!l) return CalibrateFail("cannot append to " + ledger, 1);
     std::fprintf(stderr, "wrote %s; ledger entry appended to %s\n", out.c_str(),
                  ledger.c_str());
   }

@@ -16,7 +16,7 @@
 namespace vigil::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kSloUsage[] =
     "usage: vigil slo generate [-o RULES.yml] [--tests-out=TESTS.yml] "
     "SLOFILE\n";
 
@@ -36,11 +36,12 @@ bool WriteFile(const std::string& path, const std::string& text) {
 int SloGenerate(const std::vector<std::string>& argv) {
   Args args(argv, {"o", "out", "i", "input", "tests-out"}, {"help", "h"});
   if (!args.ok()) {
-    std::fprintf(stderr, "vigil: error: %s\n%s", args.error().c_str(), kUsage);
+    std::fprintf(stderr, "vigil: error: %s\n%s", args.error().c_str(),
+                 kSloUsage);
     return 2;
   }
   if (args.Has("help") || args.Has("h")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kSloUsage, stdout);
     return 0;
   }
   std::optional<std::string> in = args.Get("i");
@@ -48,7 +49,7 @@ int SloGenerate(const std::vector<std::string>& argv) {
   if (!in && args.positional().size() == 1) in = args.positional()[0];
   if (!in || args.positional().size() >
                  (args.Has("i") || args.Has("input") ? 0u : 1u)) {
-    std::fputs(kUsage, stderr);
+    std::fputs(kSloUsage, stderr);
     return 2;
   }
   std::optional<std::string> out = args.Get("o");

@@ -19,14 +19,6 @@ namespace {
 
 using goyaml::PosOf;
 
-constexpr std::string_view kPlain = "config.plain";
-
-bool NullNode(const YAML::Node& n) { return !n || n.IsNull(); }
-
-void Bool(GoYamlDecoder& d, const YAML::Node& n, bool* out) {
-  config::internal::Bool(d, n, out);
-}
-
 void StringList(GoYamlDecoder& d, const YAML::Node& n,
                 std::vector<std::string>* out) {
   config::internal::StringList(d, n, "[]string", out);

@@ -16,14 +16,6 @@ namespace {
 
 using goyaml::PosOf;
 
-constexpr std::string_view kPlain = "config.plain";
-
-bool NullNode(const YAML::Node& n) { return !n || n.IsNull(); }
-
-void Bool(GoYamlDecoder& d, const YAML::Node& n, bool* out) {
-  config::internal::Bool(d, n, out);
-}
-
 // A receiver config's fields, then its own check (run on a clean decode).
 template <class T, class Fn, class Check>
 void DecodeList(GoYamlDecoder& d, const YAML::Node& n, std::string_view type,

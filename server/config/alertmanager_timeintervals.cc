@@ -18,8 +18,6 @@ namespace {
 
 using goyaml::PosOf;
 
-bool NullNode(const YAML::Node& n) { return !n || n.IsNull(); }
-
 enum class Kind { kWeekday, kDayOfMonth, kMonth, kYear };
 
 // strconv.Atoi with its error text.

@@ -23,10 +23,9 @@ namespace {
 using goyaml::PosOf;
 using internal::Field;
 using internal::GoYamlDecoder;
+using internal::IsNullNode;
 
 constexpr std::string_view kPlain = "config.plain";
-
-bool IsNullNode(const YAML::Node& n) { return !n || n.IsNull(); }
 
 void DecodeGlobal(GoYamlDecoder& d, const YAML::Node& n, GlobalConfig* g) {
   const size_t errors_before = d.type_errors().size();

@@ -18,8 +18,6 @@ namespace {
 
 using goyaml::PosOf;
 
-bool IsNullNode(const YAML::Node& n) { return !n || n.IsNull(); }
-
 // alecthomas/units ParseUnit with a unit map.
 absl::StatusOr<int64_t> ParseUnit(std::string_view orig,
                                   const std::map<std::string, double>& units) {

@@ -17,8 +17,6 @@ namespace {
 
 using goyaml::PosOf;
 
-bool IsNullNode(const YAML::Node& n) { return !n || n.IsNull(); }
-
 // Headers Prometheus will not let a config set (Go's reserved list).
 const std::set<std::string>& ReservedHeaders() {
   static const auto* s = new std::set<std::string>{

@@ -141,6 +141,13 @@ struct FetchResult {
 // code it does not know.
 std::string_view StatusText(int code);
 
+// s without the optional white space (spaces and tabs) HTTP allows around
+// a header value or a list element (RFC 9110, "OWS").
+std::string_view TrimOws(std::string_view s);
+
+// s with A-Z lowered (header names, schemes, hosts).
+std::string LowerAscii(std::string_view s);
+
 }  // namespace vigil::net
 
 #endif  // VIGIL_SERVER_NET_HTTP_H_

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "server/net/http.h"
 #include "server/net/http_client_tls.h"
 
 namespace vigil::net {
@@ -22,17 +23,9 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 // Go's url.Error Op: "GET" -> "Get".
 std::string UrlOp(const std::string& method) {
-  std::string op = Lower(method.empty() ? "GET" : method);
+  std::string op = LowerAscii(method.empty() ? "GET" : method);
   op[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(op[0])));
   return op;
 }
@@ -95,7 +88,7 @@ size_t OnHeader(char* data, size_t size, size_t n, void* p) {
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
     value.remove_prefix(1);
   }
-  t->result.headers.emplace_back(Lower(line.substr(0, colon)),
+  t->result.headers.emplace_back(LowerAscii(line.substr(0, colon)),
                                  std::string(value));
   return len;
 }
@@ -336,7 +329,7 @@ bool HttpClient::Impl::Setup(Transfer* t) {
 
   bool has_agent = false;
   for (const auto& [k, v] : r.headers) {
-    if (Lower(k) == "user-agent") has_agent = true;
+    if (LowerAscii(k) == "user-agent") has_agent = true;
     // "Name;" is curl's way to send a header with an empty value.
     std::string line = v.empty() ? k + ";" : k + ": " + v;
     t->headers = curl_slist_append(t->headers, line.c_str());

@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_join.h"
 #include "server/net/gzip.h"
+#include "server/net/http.h"
 #include "server/net/http_conn.h"
 #include "server/net/router.h"
 #include "server/net/tls_server.h"
@@ -53,21 +54,6 @@ struct RequestState {
 
 thread_local RequestState* t_request = nullptr;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(),
                                    [](char c) { return c >= '0' && c <= '9'; });
@@ -77,14 +63,14 @@ bool AllDigits(std::string_view s) {
 bool AcceptsGzip(std::string_view header) {
   while (!header.empty()) {
     size_t comma = header.find(',');
-    std::string_view item = Trim(header.substr(0, comma));
+    std::string_view item = TrimOws(header.substr(0, comma));
     header = comma == std::string_view::npos ? std::string_view()
                                              : header.substr(comma + 1);
-    std::string coding = Lower(Trim(item.substr(0, item.find(';'))));
+    std::string coding = LowerAscii(TrimOws(item.substr(0, item.find(';'))));
     if (coding != "gzip" && coding != "*") continue;
     size_t q = item.find("q=");
     if (q != std::string_view::npos) {
-      std::string v(Trim(item.substr(q + 2)));
+      std::string v(TrimOws(item.substr(q + 2)));
       char* end = nullptr;
       double d = std::strtod(v.c_str(), &end);
       if (end != v.c_str() && d <= 0) return false;
@@ -434,7 +420,7 @@ void HttpServer::Impl::SetupRequest(httplib::Request& r, RequestState* st,
     }
   }
   bool chunked =
-      Lower(r.get_header_value("Transfer-Encoding")).find("chunked") !=
+      LowerAscii(r.get_header_value("Transfer-Encoding")).find("chunked") !=
       std::string::npos;
   // cpp-httplib reads bodies of these only (its expect_content); anything
   // else sent after the headers would be parsed as the next request.
@@ -474,7 +460,7 @@ void HttpServer::Impl::Dispatch(const httplib::Request& hreq,
         k == "LOCAL_PORT") {
       continue;
     }
-    req.headers.emplace_back(Lower(k), v);
+    req.headers.emplace_back(LowerAscii(k), v);
   }
   size_t q = hreq.target.find('?');
   if (q != std::string::npos) {
@@ -530,7 +516,7 @@ void HttpServer::Impl::Dispatch(const httplib::Request& hreq,
     }
   }
   if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
-      Lower(hreq.get_header_value("Content-Type"))
+      LowerAscii(hreq.get_header_value("Content-Type"))
               .rfind("application/x-www-form-urlencoded", 0) == 0) {
     std::string err = ParseQuery(req.body, &req.params);
     if (req.params_error.empty()) req.params_error = err;
@@ -596,7 +582,7 @@ void HttpServer::Impl::WriteResponse(HttpResponse&& resp,
   for (auto& [name, value] : st->extra_headers) {
     bool present = false;
     for (const auto& h : resp.headers)
-      present = present || Lower(h.first) == Lower(name);
+      present = present || LowerAscii(h.first) == LowerAscii(name);
     if (!present) resp.headers.emplace_back(name, value);
   }
   st->status = resp.status;
@@ -604,7 +590,7 @@ void HttpServer::Impl::WriteResponse(HttpResponse&& resp,
   std::string content_type;
   bool encoded = false;
   for (auto& [k, v] : resp.headers) {
-    std::string lower = Lower(k);
+    std::string lower = LowerAscii(k);
     if (lower == "content-length" || lower == "transfer-encoding" ||
         lower == "connection" || lower == "keep-alive") {
       continue;  // framing is the server's
@@ -831,9 +817,10 @@ absl::StatusOr<int> HttpServer::Impl::Start(std::string_view address) {
   }
   if (bound <= 0) {
     server_.reset();
-    return absl::UnavailableError(
-        "listen tcp " + std::string(address) + ": bind: " +
-        (err != 0 ? Lower(std::strerror(err)) : std::string("cannot listen")));
+    return absl::UnavailableError("listen tcp " + std::string(address) +
+                                  ": bind: " +
+                                  (err != 0 ? LowerAscii(std::strerror(err))
+                                            : std::string("cannot listen")));
   }
   srv.RaiseBacklog(1024);
   started_ = true;

@@ -21,6 +21,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "server/net/http.h"
 #include "server/net/http_client_tls.h"
 
 namespace vigil::net {
@@ -28,17 +29,9 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 // Go's url.Error Op: "POST" -> "Post".
 std::string UrlOp(const std::string& method) {
-  std::string op = Lower(method.empty() ? "GET" : method);
+  std::string op = LowerAscii(method.empty() ? "GET" : method);
   op[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(op[0])));
   return op;
 }
@@ -193,7 +186,7 @@ size_t OnHeader(char* data, size_t size, size_t n, void* p) {
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
     value.remove_prefix(1);
   }
-  std::string name = Lower(line.substr(0, colon));
+  std::string name = LowerAscii(line.substr(0, colon));
   if (name == "content-length") {
     t->result->content_length = std::atoll(std::string(value).c_str());
   }
@@ -354,7 +347,7 @@ ProbeHttpResult ProbeHttp(const ProbeHttpRequest& req) {
   }
   bool has_agent = false;
   for (const auto& [k, v] : r.headers) {
-    if (Lower(k) == "user-agent") has_agent = true;
+    if (LowerAscii(k) == "user-agent") has_agent = true;
     std::string line = v.empty() ? k + ";" : k + ": " + v;
     headers = curl_slist_append(headers, line.c_str());
   }

@@ -9,26 +9,10 @@
 #include <cstring>
 #include <optional>
 
+#include "server/net/http.h"
+
 namespace vigil::net {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 // An IP as 16 bytes (IPv4 mapped into ::ffff:0:0/96, as Go's net.IP).
 using Ip = std::array<unsigned char, 16>;
@@ -114,7 +98,7 @@ std::optional<Url> SplitUrl(std::string_view url) {
   auto sep = url.find("://");
   if (sep == std::string_view::npos) return std::nullopt;
   Url u;
-  u.scheme = Lower(url.substr(0, sep));
+  u.scheme = LowerAscii(url.substr(0, sep));
   std::string_view rest = url.substr(sep + 3);
   rest = rest.substr(0, rest.find_first_of("/?#"));
   if (auto at = rest.rfind('@'); at != std::string_view::npos) {
@@ -149,7 +133,7 @@ std::string Env(const char* upper, const char* lower) {
 // httpproxy's parseProxy: a value without a known scheme is http://.
 std::string WithScheme(const std::string& proxy) {
   for (std::string_view s : {"http://", "https://", "socks5://"}) {
-    if (Lower(proxy).starts_with(s)) return proxy;
+    if (LowerAscii(proxy).starts_with(s)) return proxy;
   }
   return "http://" + proxy;
 }
@@ -161,11 +145,12 @@ bool BypassProxy(std::string_view no_proxy, std::string_view host_in,
   if (host_in == "localhost") return true;
   const std::optional<Ip> ip = ParseIp(host_in);
   if (ip && IsLoopback(*ip)) return true;
-  const std::string host = Lower(Trim(host_in));
+  const std::string host = LowerAscii(TrimOws(host_in));
   for (size_t start = 0; start <= no_proxy.size();) {
     size_t comma = no_proxy.find(',', start);
     if (comma == std::string_view::npos) comma = no_proxy.size();
-    const std::string p = Lower(Trim(no_proxy.substr(start, comma - start)));
+    const std::string p =
+        LowerAscii(TrimOws(no_proxy.substr(start, comma - start)));
     start = comma + 1;
     if (p.empty()) continue;
     if (p == "*") return true;

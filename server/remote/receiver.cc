@@ -7,6 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
+#include "server/net/http.h"
 #include "server/remote/codec.h"
 
 namespace vigil::remote {
@@ -24,22 +25,12 @@ void Error(net::HttpResponse* r, int status, std::string_view msg) {
 
 std::string Msg(const absl::Status& st) { return std::string(st.message()); }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 // The message a Content-Type names: "application/x-protobuf" with an
 // optional proto=<message> parameter (none: 1.0).
 absl::StatusOr<ProtoMessage> MessageOf(std::string_view content_type) {
-  std::string_view rest = Trim(content_type);
+  std::string_view rest = net::TrimOws(content_type);
   size_t semi = rest.find(';');
-  std::string_view media = Trim(rest.substr(0, semi));
+  std::string_view media = net::TrimOws(rest.substr(0, semi));
   if (absl::AsciiStrToLower(std::string(media)) != kProtoMediaType) {
     return absl::InvalidArgumentError(fmt::format(
         "expected {} as the first (media) part, got {} content-type",
@@ -48,7 +39,7 @@ absl::StatusOr<ProtoMessage> MessageOf(std::string_view content_type) {
   while (semi != std::string_view::npos) {
     rest.remove_prefix(semi + 1);
     semi = rest.find(';');
-    std::string_view param = Trim(rest.substr(0, semi));
+    std::string_view param = net::TrimOws(rest.substr(0, semi));
     size_t eq = param.find('=');
     if (eq == std::string_view::npos) {
       return absl::InvalidArgumentError(fmt::format(
@@ -56,9 +47,9 @@ absl::StatusOr<ProtoMessage> MessageOf(std::string_view content_type) {
           "content-type",
           param, content_type));
     }
-    if (absl::AsciiStrToLower(std::string(Trim(param.substr(0, eq)))) ==
+    if (absl::AsciiStrToLower(std::string(net::TrimOws(param.substr(0, eq)))) ==
         "proto") {
-      std::string_view value = Trim(param.substr(eq + 1));
+      std::string_view value = net::TrimOws(param.substr(eq + 1));
       if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
         value = value.substr(1, value.size() - 2);
       }
@@ -102,7 +93,8 @@ void Receiver::Serve(const net::HttpRequest& req,
     log_error("Error decoding remote write request", Msg(msg.status()));
     return Error(resp, 415, Msg(msg.status()));
   }
-  std::string_view enc = Trim(req.Header("content-encoding").value_or(""));
+  std::string_view enc =
+      net::TrimOws(req.Header("content-encoding").value_or(""));
   if (!enc.empty() && absl::AsciiStrToLower(std::string(enc)) != "snappy") {
     std::string err = fmt::format(
         "{} encoding (compression) is not accepted by this server; only "

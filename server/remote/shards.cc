@@ -11,7 +11,7 @@
 namespace vigil::remote {
 namespace {
 
-int64_t NowMs() { return Clock::Real()->NowMs(); }
+int64_t ShardsNowMs() { return Clock::Real()->NowMs(); }
 constexpr auto kPoll = std::chrono::milliseconds(100);
 
 }  // namespace
@@ -27,7 +27,7 @@ bool QueueManager::Shard::Enqueue(std::vector<Pending> samples, int capacity,
     counted = true;
     space_cv.wait_for(l, kPoll);
   }
-  if (pending.empty()) first_pending_ms = NowMs();
+  if (pending.empty()) first_pending_ms = ShardsNowMs();
   m.samples_pending->Add(static_cast<double>(samples.size()));
   for (Pending& p : samples) pending.push_back(std::move(p));
   if (pending.size() >= static_cast<size_t>(wake_at)) cv.notify_one();
@@ -47,7 +47,7 @@ void QueueManager::ShardLoop(Shard* s) {
         if (s->pending.size() >= max_send) break;
         if (!s->pending.empty() &&
             (s->closing ||
-             NowMs() - s->first_pending_ms >= q.batch_send_deadline_ms)) {
+             ShardsNowMs() - s->first_pending_ms >= q.batch_send_deadline_ms)) {
           break;
         }
         if (s->pending.empty() && s->closing) return;
@@ -59,7 +59,7 @@ void QueueManager::ShardLoop(Shard* s) {
         batch.push_back(std::move(s->pending.front()));
         s->pending.pop_front();
       }
-      s->first_pending_ms = NowMs();
+      s->first_pending_ms = ShardsNowMs();
     }
     s->space_cv.notify_all();
     const double n = static_cast<double>(batch.size());
@@ -83,7 +83,7 @@ void QueueManager::SendBatch(Shard* s, std::vector<Pending>* batch) {
   };
   WireRequest req;
   absl::flat_hash_map<const Series*, size_t> index;
-  const int64_t now = NowMs();
+  const int64_t now = ShardsNowMs();
   int64_t aged = 0, n = 0;
   Timestamp highest = 0;
   for (const Pending& p : *batch) {
@@ -141,7 +141,7 @@ void QueueManager::SendBatch(Shard* s, std::vector<Pending>* batch) {
       return finish();
     }
     m_.samples_retried->Inc(static_cast<double>(n));
-    last_failure_ms_.store(NowMs());
+    last_failure_ms_.store(ShardsNowMs());
     const int64_t wait = r.retry_after_ms > 0 ? r.retry_after_ms : backoff;
     logger_->Warn("remote write: failed to send batch, retrying",
                   {{"remote_name", options_.name},

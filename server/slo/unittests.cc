@@ -191,7 +191,7 @@ std::optional<Synth> FromEvents(const EventsSli& e) {
     std::vector<Matcher> must;
     if (auto it = total_by.find(label); it != total_by.end()) must = it->second;
     std::vector<std::string> cands = Candidates(group);
-    for (const std::string& c : {"200", "ok", "vigil-good", "x", ""}) {
+    for (const char* c : {"200", "ok", "vigil-good", "x", ""}) {
       cands.push_back(c);
     }
     for (const std::string& c : cands) {

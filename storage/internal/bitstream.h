@@ -17,14 +17,14 @@
 #include <string>
 #include <string_view>
 
+#include "storage/internal/coding.h"
+
 namespace vigil::storage::internal {
 
-inline uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-inline int64_t UnZigZag(uint64_t u) {
-  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
-}
+// Two's-complement casts for the wrapping arithmetic of the encoders
+// (ZigZag and UnZigZag are coding.h's).
+inline uint64_t U(int64_t v) { return static_cast<uint64_t>(v); }
+inline int64_t S(uint64_t v) { return static_cast<int64_t>(v); }
 // Bits needed to hold u (0 for u == 0).
 inline int BitWidth(uint64_t u) { return std::bit_width(u); }
 // Bits a varint of u takes in a bit stream (8 per 7-bit group).

@@ -11,9 +11,6 @@ namespace {
 constexpr int kRiceEscape = 24;
 constexpr int kHeaderBits = 4;  // 2-bit order + 2-bit packer
 
-uint64_t U(int64_t v) { return static_cast<uint64_t>(v); }
-int64_t S(uint64_t v) { return static_cast<int64_t>(v); }
-
 // Fills res with the order-`order` residuals of x (those after the first
 // `order` initial values). Wrapping arithmetic.
 void Residuals(const int64_t* x, size_t n, int order,

@@ -18,17 +18,12 @@ namespace {
 
 using namespace open_chunk;  // NOLINT: this file implements it
 
-constexpr int64_t kMaxMantissa = int64_t{1} << 53;
-
 // A scale may grow by this many digits without further evidence; larger
 // jumps first show up as exceptions (one long value should not widen every
 // later delta).
 constexpr int kFreeRaise = 3;
 // Before this many samples a raise is always taken (cheap, little known).
 constexpr uint32_t kEarlySamples = 16;
-
-uint64_t U(int64_t v) { return static_cast<uint64_t>(v); }
-int64_t S(uint64_t v) { return static_cast<int64_t>(v); }
 
 // The mantissa of v at scale k, if v == m / 10^k bit for bit.
 bool MantissaAt(double v, int k, int64_t* m) {
@@ -53,7 +48,7 @@ bool MantissaAt(double v, int k, int64_t* m) {
   return false;
 }
 
-void PutBE64(char* p, uint64_t v) {
+void PutBE64At(char* p, uint64_t v) {
   for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<char>(v & 0xff);
 }
 
@@ -185,7 +180,7 @@ void OpenChunk::Start(Timestamp t, double v, int scale) {
   buf_[0] = static_cast<char>(ChunkFormat::kOpenDelta);
   SetCount(1);
   buf_[3] = static_cast<char>(scale < 0 ? kModeXor : scale);
-  PutBE64(buf_ + 4, U(t));
+  PutBE64At(buf_ + 4, U(t));
   last_t_ = t;
   t_delta_ = 0;
   v_mean_ = 0;

@@ -10,9 +10,6 @@
 namespace vigil::storage::internal::open_chunk {
 namespace {
 
-uint64_t U(int64_t v) { return static_cast<uint64_t>(v); }
-int64_t S(uint64_t v) { return static_cast<int64_t>(v); }
-
 int64_t SignExtend(uint64_t u, int width) {
   if (width == 0) return 0;
   if (width >= 64) return S(u);

@@ -24,7 +24,6 @@ constexpr uint64_t kMaxSampleBits = 80 + 91;
 // (exception).
 constexpr uint64_t kMinFirstBits = 9;
 constexpr uint64_t kExceptionBits = 65;
-constexpr int64_t kMaxMantissa = int64_t{1} << 53;
 
 absl::Status Bad(const std::string& what) {
   return absl::DataLossError("open chunk state: " + what);

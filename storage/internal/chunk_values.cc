@@ -8,8 +8,6 @@
 namespace vigil::storage::internal {
 namespace {
 
-constexpr int64_t kMaxMantissa = int64_t{1} << 53;
-
 uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
 
 bool IsDecimal(double v, int64_t m, int k) {

@@ -24,6 +24,9 @@ enum class ValueEncoding : uint8_t { kConst = 0, kXor = 1, kDecimal = 2 };
 // Largest decimal scale k (values m / 10^k); 10^22 is the largest exact
 // power of ten in a double.
 inline constexpr int kMaxDecimalScale = 22;
+// Largest decimal mantissa magnitude: every integer up to 2^53 is exact in
+// a double.
+inline constexpr int64_t kMaxMantissa = int64_t{1} << 53;
 
 // Gorilla XOR state: the previous value's bits and the reused window.
 struct XorState {

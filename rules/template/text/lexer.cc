@@ -12,19 +12,16 @@ namespace vigil::rules::tmpl {
 namespace {
 
 constexpr std::string_view kLeftDelim = "{{";
-constexpr std::string_view kRightDelim = "}}";
 constexpr std::string_view kLeftComment = "/*";
 constexpr std::string_view kRightComment = "*/";
 constexpr std::string_view kSpaceChars = " \t\r\n";
 constexpr size_t kTrimMarkerLen = 2;  // '-' plus one space
 
-bool IsSpace(int r) { return r == ' ' || r == '\t' || r == '\r' || r == '\n'; }
-
 bool HasLeftTrimMarker(std::string_view s) {
-  return s.size() >= 2 && s[0] == '-' && IsSpace(s[1]);
+  return s.size() >= 2 && s[0] == '-' && IsTemplateSpace(s[1]);
 }
 bool HasRightTrimMarker(std::string_view s) {
-  return s.size() >= 2 && IsSpace(s[0]) && s[1] == '-';
+  return s.size() >= 2 && IsTemplateSpace(s[0]) && s[1] == '-';
 }
 
 size_t RightTrimLength(std::string_view s) {
@@ -190,12 +187,12 @@ bool Lexer::LexText(Item* out) {
 bool Lexer::AtRightDelim(bool* trim) {
   std::string_view rest = input_.substr(pos_);
   if (HasRightTrimMarker(rest) &&
-      rest.substr(kTrimMarkerLen).starts_with(kRightDelim)) {
+      rest.substr(kTrimMarkerLen).starts_with(kDefaultRightDelim)) {
     *trim = true;
     return true;
   }
   *trim = false;
-  return rest.starts_with(kRightDelim);
+  return rest.starts_with(kDefaultRightDelim);
 }
 
 bool Lexer::LexLeftDelim(Item* out) {
@@ -230,7 +227,7 @@ bool Lexer::LexComment(Item* out) {
     return true;
   }
   if (trim) pos_ += kTrimMarkerLen;
-  pos_ += kRightDelim.size();
+  pos_ += kDefaultRightDelim.size();
   if (trim) pos_ += LeftTrimLength(input_.substr(pos_));
   Ignore();
   state_ = State::kText;
@@ -243,7 +240,7 @@ bool Lexer::LexRightDelim(Item* out) {
     pos_ += kTrimMarkerLen;
     Ignore();
   }
-  pos_ += kRightDelim.size();
+  pos_ += kDefaultRightDelim.size();
   *out = Emit(ItemType::kRightDelim);
   if (trim) {
     pos_ += LeftTrimLength(input_.substr(pos_));
@@ -268,7 +265,7 @@ bool Lexer::LexInsideAction(Item* out) {
     *out = Errorf("unclosed action");
     return true;
   }
-  if (IsSpace(r)) {
+  if (IsTemplateSpace(r)) {
     Backup();  // the space may start " -}}"
     state_ = State::kSpace;
     return false;
@@ -341,13 +338,13 @@ bool Lexer::LexPunctuation(int r, Item* out) {
 
 bool Lexer::LexSpace(Item* out) {
   int num_spaces = 0;
-  while (IsSpace(Peek())) {
+  while (IsTemplateSpace(Peek())) {
     NextRune();
     ++num_spaces;
   }
   std::string_view from = input_.substr(pos_ - 1);
   if (HasRightTrimMarker(from) &&
-      from.substr(kTrimMarkerLen).starts_with(kRightDelim)) {
+      from.substr(kTrimMarkerLen).starts_with(kDefaultRightDelim)) {
     Backup();  // before the space
     if (num_spaces == 1) {
       state_ = State::kRightDelim;

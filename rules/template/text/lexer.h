@@ -15,6 +15,13 @@
 
 namespace vigil::rules::tmpl {
 
+// The lexer's default right delimiter, and what it counts as space (Go's
+// text/template isSpace: no vertical tab or form feed).
+inline constexpr std::string_view kDefaultRightDelim = "}}";
+inline bool IsTemplateSpace(int r) {
+  return r == ' ' || r == '\t' || r == '\r' || r == '\n';
+}
+
 enum class ItemType {
   kError,         // value is the error text
   kBool,          // true / false

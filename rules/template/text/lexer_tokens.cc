@@ -8,10 +8,6 @@ namespace vigil::rules::tmpl {
 
 namespace {
 
-constexpr std::string_view kRightDelim = "}}";
-
-bool IsSpace(int r) { return r == ' ' || r == '\t' || r == '\r' || r == '\n'; }
-
 ItemType Keyword(std::string_view w) {
   if (w == ".") return ItemType::kDot;
   if (w == "block") return ItemType::kBlock;
@@ -76,7 +72,7 @@ bool Lexer::LexFieldOrVariable(ItemType typ, Item* out) {
 
 bool Lexer::AtTerminator() {
   int r = Peek();
-  if (IsSpace(r)) return true;
+  if (IsTemplateSpace(r)) return true;
   switch (r) {
     case kEofRune:
     case '.':
@@ -87,7 +83,7 @@ bool Lexer::AtTerminator() {
     case '(':
       return true;
     default:
-      return input_.substr(pos_).starts_with(kRightDelim);
+      return input_.substr(pos_).starts_with(kDefaultRightDelim);
   }
 }
 

@@ -10,13 +10,13 @@
 namespace vigil::alerting::receivers {
 namespace {
 
-constexpr size_t kMaxTitleRunes = 256;
+constexpr size_t kDiscordMaxTitleRunes = 256;
 constexpr size_t kMaxDescriptionRunes = 4096;
-constexpr int kColorRed = 0x992D22;
-constexpr int kColorGreen = 0x2ECC71;
-constexpr std::string_view kDefaultTitle =
+constexpr int kDiscordColorRed = 0x992D22;
+constexpr int kDiscordColorGreen = 0x2ECC71;
+constexpr std::string_view kDiscordDefaultTitle =
     "{{ template \"vigil.default.discord.title\" . }}";
-constexpr std::string_view kDefaultMessage =
+constexpr std::string_view kDiscordDefaultMessage =
     "{{ template \"vigil.default.discord.message\" . }}";
 
 class Discord : public IntegrationBase {
@@ -28,11 +28,11 @@ class Discord : public IntegrationBase {
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
     Renderer t(templates(), n);
     std::string title =
-        Truncate(t.Text("title", OrDefault(c_.title, kDefaultTitle)),
-                 kMaxTitleRunes, false, "title", n);
-    std::string description =
-        Truncate(t.Text("message", OrDefault(c_.message, kDefaultMessage)),
-                 kMaxDescriptionRunes, false, "message", n);
+        Truncate(t.Text("title", OrDefault(c_.title, kDiscordDefaultTitle)),
+                 kDiscordMaxTitleRunes, false, "title", n);
+    std::string description = Truncate(
+        t.Text("message", OrDefault(c_.message, kDiscordDefaultMessage)),
+        kMaxDescriptionRunes, false, "message", n);
     if (!t.status().ok()) return {t.status(), false};
     bool firing = MakeData(n).firing();
     std::string body = "{\"content\":\"\",\"embeds\":[{\"title\":";
@@ -40,7 +40,7 @@ class Discord : public IntegrationBase {
     body.append(",\"description\":");
     AppendJsonString(&body, description);
     body.append(",\"color\":");
-    body.append(std::to_string(firing ? kColorRed : kColorGreen));
+    body.append(std::to_string(firing ? kDiscordColorRed : kDiscordColorGreen));
     body.append("}]}\n");
     return PostToUrl(c_.http_config, c_.webhook_url, c_.webhook_url_file,
                      "webhook_url_file", std::move(body),
@@ -59,10 +59,10 @@ IntegrationOr NewDiscord(const config::am::DiscordConfig& c, int index,
       !u.ok()) {
     return u;
   }
-  absl::Status s =
-      CheckTemplates(deps.templates.get(),
-                     {{"title", OrDefault(c.title, kDefaultTitle)},
-                      {"message", OrDefault(c.message, kDefaultMessage)}});
+  absl::Status s = CheckTemplates(
+      deps.templates.get(),
+      {{"title", OrDefault(c.title, kDiscordDefaultTitle)},
+       {"message", OrDefault(c.message, kDiscordDefaultMessage)}});
   if (!s.ok()) return s;
   absl::Status http = CheckHttpConfig(c.http_config);
   if (!http.ok()) return http;

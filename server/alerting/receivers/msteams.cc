@@ -8,11 +8,11 @@
 namespace vigil::alerting::receivers {
 namespace {
 
-constexpr std::string_view kColorRed = "8C1A1A";
-constexpr std::string_view kColorGreen = "2DC72D";
-constexpr std::string_view kDefaultTitle =
+constexpr std::string_view kTeamsColorRed = "8C1A1A";
+constexpr std::string_view kTeamsColorGreen = "2DC72D";
+constexpr std::string_view kTeamsDefaultTitle =
     "{{ template \"vigil.default.msteams.title\" . }}";
-constexpr std::string_view kDefaultMessage =
+constexpr std::string_view kTeamsDefaultMessage =
     "{{ template \"vigil.default.msteams.message\" . }}";
 
 class MSTeams : public IntegrationBase {
@@ -23,10 +23,11 @@ class MSTeams : public IntegrationBase {
 
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
     Renderer t(templates(), n);
-    std::string title = t.Text("title", OrDefault(c_.title, kDefaultTitle));
+    std::string title =
+        t.Text("title", OrDefault(c_.title, kTeamsDefaultTitle));
     std::string summary =
-        t.Text("summary", OrDefault(c_.summary, kDefaultTitle));
-    std::string text = t.Text("text", OrDefault(c_.text, kDefaultMessage));
+        t.Text("summary", OrDefault(c_.summary, kTeamsDefaultTitle));
+    std::string text = t.Text("text", OrDefault(c_.text, kTeamsDefaultMessage));
     if (!t.status().ok()) return {t.status(), false};
     bool firing = MakeData(n).firing();
     // Microsoft's MessageCard reference names the type "@type"
@@ -40,7 +41,7 @@ class MSTeams : public IntegrationBase {
     body.append(",\"text\":");
     AppendJsonString(&body, text);
     body.append(",\"themeColor\":");
-    AppendJsonString(&body, firing ? kColorRed : kColorGreen);
+    AppendJsonString(&body, firing ? kTeamsColorRed : kTeamsColorGreen);
     body.append("}\n");
     return PostToUrl(c_.http_config, c_.webhook_url, c_.webhook_url_file,
                      "webhook_url_file", std::move(body),
@@ -59,10 +60,11 @@ IntegrationOr NewMSTeams(const config::am::MSTeamsConfig& c, int index,
       !u.ok()) {
     return u;
   }
-  absl::Status s = CheckTemplates(
-      deps.templates.get(), {{"title", OrDefault(c.title, kDefaultTitle)},
-                             {"summary", OrDefault(c.summary, kDefaultTitle)},
-                             {"text", OrDefault(c.text, kDefaultMessage)}});
+  absl::Status s =
+      CheckTemplates(deps.templates.get(),
+                     {{"title", OrDefault(c.title, kTeamsDefaultTitle)},
+                      {"summary", OrDefault(c.summary, kTeamsDefaultTitle)},
+                      {"text", OrDefault(c.text, kTeamsDefaultMessage)}});
   if (!s.ok()) return s;
   absl::Status http = CheckHttpConfig(c.http_config);
   if (!http.ok()) return http;

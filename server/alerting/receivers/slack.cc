@@ -15,16 +15,16 @@ namespace vigil::alerting::receivers {
 namespace {
 
 // Slack's documented limit for an attachment title (runes).
-constexpr size_t kMaxTitleRunes = 1024;
+constexpr size_t kSlackMaxTitleRunes = 1024;
 
-constexpr std::string_view kDefaultTitle =
+constexpr std::string_view kSlackDefaultTitle =
     "{{ template \"vigil.default.slack.title\" . }}";
-constexpr std::string_view kDefaultMessage =
+constexpr std::string_view kSlackDefaultMessage =
     "{{ template \"vigil.default.slack.message\" . }}";
 // Alertmanager's defaults: the sender's name and a link to the sender.
 constexpr std::string_view kDefaultUsername =
     "{{ template \"slack.default.username\" . }}";
-constexpr std::string_view kDefaultTitleLink =
+constexpr std::string_view kSlackDefaultTitleLink =
     "{{ template \"slack.default.titlelink\" . }}";
 constexpr std::string_view kDefaultColor =
     "{{ if eq .Status \"firing\" }}danger{{ else }}good{{ end }}";
@@ -67,8 +67,8 @@ class Slack : public IntegrationBase {
  private:
   std::string Payload(Renderer* t, const Notification& n) {
     std::string title =
-        Truncate(t->Text("title", OrDefault(c_.title, kDefaultTitle)),
-                 kMaxTitleRunes, false, "title", n);
+        Truncate(t->Text("title", OrDefault(c_.title, kSlackDefaultTitle)),
+                 kSlackMaxTitleRunes, false, "title", n);
     std::string out = "{";
     bool first = true;
     channel_ = t->Text("channel", c_.channel);
@@ -89,14 +89,15 @@ class Slack : public IntegrationBase {
     AppendOptional(&out, "title", title, &af);
     AppendOptional(
         &out, "title_link",
-        t->Text("title_link", OrDefault(c_.title_link, kDefaultTitleLink)),
+        t->Text("title_link", OrDefault(c_.title_link, kSlackDefaultTitleLink)),
         &af);
     AppendOptional(&out, "pretext", t->Text("pretext", c_.pretext), &af);
     AppendRequired(&out, "text",
-                   t->Text("text", OrDefault(c_.text, kDefaultMessage)), &af);
-    AppendRequired(&out, "fallback",
-                   t->Text("fallback", OrDefault(c_.fallback, kDefaultTitle)),
+                   t->Text("text", OrDefault(c_.text, kSlackDefaultMessage)),
                    &af);
+    AppendRequired(
+        &out, "fallback",
+        t->Text("fallback", OrDefault(c_.fallback, kSlackDefaultTitle)), &af);
     AppendRequired(&out, "callback_id", t->Text("callback_id", c_.callback_id),
                    &af);
     AppendFields(&out, t, &af);
@@ -209,12 +210,12 @@ IntegrationOr NewSlack(const config::am::SlackConfig& c, int index,
       ts, {{"channel", c.channel},
            {"username", OrDefault(c.username, kDefaultUsername)},
            {"color", OrDefault(c.color, kDefaultColor)},
-           {"title", OrDefault(c.title, kDefaultTitle)},
-           {"title_link", OrDefault(c.title_link, kDefaultTitleLink)},
+           {"title", OrDefault(c.title, kSlackDefaultTitle)},
+           {"title_link", OrDefault(c.title_link, kSlackDefaultTitleLink)},
            {"pretext", c.pretext},
-           {"text", OrDefault(c.text, kDefaultMessage)},
+           {"text", OrDefault(c.text, kSlackDefaultMessage)},
            {"footer", c.footer},
-           {"fallback", OrDefault(c.fallback, kDefaultTitle)},
+           {"fallback", OrDefault(c.fallback, kSlackDefaultTitle)},
            {"callback_id", c.callback_id},
            {"icon_emoji", c.icon_emoji},
            {"icon_url", c.icon_url},

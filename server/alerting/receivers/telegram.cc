@@ -14,7 +14,7 @@ namespace vigil::alerting::receivers {
 namespace {
 
 constexpr size_t kMaxMessageRunes = 4096;
-constexpr std::string_view kDefaultMessage =
+constexpr std::string_view kTelegramDefaultMessage =
     "{{ template \"vigil.default.telegram.message\" . }}";
 
 // The Bot API's answer: {"ok":false,"error_code":400,"description":"..."}.
@@ -38,7 +38,7 @@ class Telegram : public IntegrationBase {
 
   NotifyResult Notify(const Notification& n, Timestamp deadline) override {
     Renderer t(templates(), n);
-    std::string_view tmpl = OrDefault(c_.message, kDefaultMessage);
+    std::string_view tmpl = OrDefault(c_.message, kTelegramDefaultMessage);
     std::string text = c_.parse_mode == "HTML" ? t.Html("message", tmpl)
                                                : t.Text("message", tmpl);
     text = Truncate(std::move(text), kMaxMessageRunes, false, "message", n);
@@ -118,9 +118,9 @@ IntegrationOr NewTelegram(const config::am::TelegramConfig& c, int index,
         ReadSecretFile(c.bot_token_file, "bot_token_file");
     if (!t.ok()) return t.status();
   }
-  absl::Status s =
-      CheckTemplates(deps.templates.get(),
-                     {{"message", OrDefault(c.message, kDefaultMessage)}});
+  absl::Status s = CheckTemplates(
+      deps.templates.get(),
+      {{"message", OrDefault(c.message, kTelegramDefaultMessage)}});
   if (!s.ok()) return s;
   absl::Status http = CheckHttpConfig(c.http_config);
   if (!http.ok()) return http;

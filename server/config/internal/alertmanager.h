@@ -14,12 +14,26 @@
 
 #include "core/goyaml/decoder.h"
 #include "server/config/alertmanager.h"
+#include "server/config/internal/decode.h"
 
 namespace vigil::config::am::internal {
 
 using goyaml::Field;
 using goyaml::GoYamlDecoder;
 using goyaml::SourcePos;
+
+// An absent key or an explicit null.
+inline bool NullNode(const YAML::Node& n) {
+  return config::internal::IsNullNode(n);
+}
+
+// Where a secret's plain value goes in error texts ("config.plain").
+inline constexpr std::string_view kPlain = "config.plain";
+
+// A YAML bool, as Go decodes it (config::internal::Bool, result dropped).
+inline void Bool(GoYamlDecoder& d, const YAML::Node& n, bool* out) {
+  config::internal::Bool(d, n, out);
+}
 
 // One receiver config with where it is and whether it set http_config.
 template <class T>

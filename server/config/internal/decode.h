@@ -20,6 +20,9 @@ namespace vigil::config::internal {
 using goyaml::Field;
 using goyaml::GoYamlDecoder;
 
+// An absent key or an explicit null.
+inline bool IsNullNode(const YAML::Node& n) { return !n || n.IsNull(); }
+
 // yaml.v2 booleans (true/false, yes/no, on/off, y/n in their cases).
 bool Bool(GoYamlDecoder& d, const YAML::Node& n, bool* out);
 // A Go unsigned integer; `type` names it in errors ("uint", "uint64").

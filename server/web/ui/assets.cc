@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "server/net/gzip.h"
+#include "server/net/http.h"
 
 namespace vigil::web::ui {
 namespace {
@@ -60,15 +61,6 @@ std::string ReplaceAll(std::string_view s, std::string_view from,
   return out;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 // The pieces of `s` between `sep`s.
 std::vector<std::string_view> Split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -87,14 +79,14 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 bool AcceptsGzip(std::string_view header) {
   for (std::string_view part : Split(header, ',')) {
     std::vector<std::string_view> fields = Split(part, ';');
-    std::string coding(Trim(fields[0]));
+    std::string coding(net::TrimOws(fields[0]));
     for (char& c : coding) {
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
     if (coding != "gzip" && coding != "*") continue;
     double q = 1;
     for (size_t i = 1; i < fields.size(); ++i) {
-      std::string_view f = Trim(fields[i]);
+      std::string_view f = net::TrimOws(fields[i]);
       if (f.size() >= 2 && (f[0] == 'q' || f[0] == 'Q') && f[1] == '=') {
         std::string v(f.substr(2));
         char* end = nullptr;

@@ -23,9 +23,9 @@ struct Api::QueryParams {
 
 namespace {
 
-using Clock = promql::QueryContext::Clock;
+using QueryClock = promql::QueryContext::Clock;
 
-double Seconds(Clock::duration d) {
+double Seconds(QueryClock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
@@ -157,7 +157,7 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
     }
   }
 
-  const Clock::time_point t0 = Clock::now();
+  const QueryClock::time_point t0 = QueryClock::now();
   std::unique_ptr<promql::QueryContext> ctx;
   // Timeouts beyond ~30 years are no deadline (and cannot overflow).
   if (p.timeout_ns && *p.timeout_ns < (int64_t{1} << 60)) {
@@ -169,7 +169,7 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
   watcher_->Add(req.client_gone, ctx.get());
   if (opts_.queries_delta) opts_.queries_delta(1);
   const absl::Status admitted = gate_->Acquire(*ctx, req.client_gone);
-  const Clock::time_point t1 = Clock::now();
+  const QueryClock::time_point t1 = QueryClock::now();
   absl::StatusOr<promql::Result> res;
   if (!admitted.ok()) {
     res = admitted;
@@ -179,7 +179,7 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
     gate_->Release();
   }
   watcher_->Remove(ctx.get());
-  const Clock::time_point t2 = Clock::now();
+  const QueryClock::time_point t2 = QueryClock::now();
   if (opts_.queries_delta) opts_.queries_delta(-1);
   if (admitted.ok() && opts_.observe_inner_eval) {
     opts_.observe_inner_eval(Seconds(t2 - t1));

@@ -38,7 +38,7 @@ void Matchers(JsonWriter& w, const std::vector<Matcher>& ms) {
 
 // "offset", "offsetExpr", then the `@` fields, written by the callers in
 // key order around their own keys.
-void Timestamp(JsonWriter& w, const Modifiers& m) {
+void TimestampFields(JsonWriter& w, const Modifiers& m) {
   w.Key("timestamp");
   if (m.at == AtKind::kTimestamp) {
     w.Int(m.at_ms);
@@ -84,7 +84,7 @@ void Selector(JsonWriter& w, const VectorSelector& vs,
   w.Key("smoothed");
   w.Bool(false);
   StartOrEnd(w, vs.mod);
-  Timestamp(w, vs.mod);
+  TimestampFields(w, vs.mod);
   w.Key("type");
   w.String(ms != nullptr ? "matrixSelector" : "vectorSelector");
   w.EndObject();
@@ -206,7 +206,7 @@ void WriteAstJson(JsonWriter& w, const Expr& e) {
       w.Int(n.step_ms);
       w.Key("stepExpr");
       w.Null();
-      Timestamp(w, n.mod);
+      TimestampFields(w, n.mod);
       w.Key("type");
       w.String("subquery");
       w.EndObject();
