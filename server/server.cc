@@ -1,7 +1,11 @@
 #include "server/server.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +46,33 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_reload{false};
+// An eventfd that wakes the main loop when a flag above is set, so that it
+// sleeps until there is work instead of polling the flags (write(2) is
+// async-signal-safe). -1 until the first Run().
+std::atomic<int> g_wake_fd{-1};
+
+void Wake() {
+  const int fd = g_wake_fd.load();
+  if (fd < 0) return;
+  const uint64_t one = 1;
+  const ssize_t n = write(fd, &one, sizeof one);
+  (void)n;  // a full counter still wakes the loop
+}
+
+// Sleeps until Wake() or `timeout_ms`, whichever is first.
+void WaitForWake(int timeout_ms) {
+  const int fd = g_wake_fd.load();
+  if (fd < 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+    return;
+  }
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, timeout_ms) > 0) {
+    uint64_t count;
+    const ssize_t n = read(fd, &count, sizeof count);
+    (void)n;
+  }
+}
 
 void OnSignal(int sig) {
   if (sig == SIGHUP) {
@@ -49,9 +80,13 @@ void OnSignal(int sig) {
   } else {
     g_stop.store(true);
   }
+  Wake();
 }
 
 void InstallSignalHandlers() {
+  if (g_wake_fd.load() < 0) {
+    g_wake_fd.store(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  }
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
@@ -86,8 +121,14 @@ absl::StatusOr<LoadedConfig> LoadConfig(const std::string& path) {
   return out;
 }
 
-void RequestStop() { g_stop.store(true); }
-void RequestReload() { g_reload.store(true); }
+void RequestStop() {
+  g_stop.store(true);
+  Wake();
+}
+void RequestReload() {
+  g_reload.store(true);
+  Wake();
+}
 
 namespace {
 
@@ -510,7 +551,9 @@ int Run(const ServerFlags& flags, Logger* log) {
                    {{"err", std::string(st.message())}});
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Asleep until a signal, /-/reload or /-/quit, or the next retention
+    // pass (at most a second: a safety net, not a poll).
+    WaitForWake(int(std::clamp<int64_t>(next_retention - now, 1, 1000)));
   }
   log->Info("Stopping", {{"reason", "signal"}});
   web.Stop();

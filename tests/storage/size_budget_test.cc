@@ -28,10 +28,13 @@ int64_t DirBytes(const std::string& dir) {
   return total;
 }
 
-TEST_CASE("size budget: RocksDB's defaults without a limit", "[db][size]") {
+TEST_CASE(
+    "size budget: RocksDB's defaults without a limit, but a 16 MiB chunks "
+    "memtable",
+    "[db][size]") {
   const SizeBudget b = SizeBudgetFor(0);
   CHECK(b.target_file_bytes == 64u << 20);
-  CHECK(b.write_buffer_bytes == 64u << 20);
+  CHECK(b.write_buffer_bytes == 16u << 20);
   CHECK(b.max_wal_bytes == 512u << 20);
   CHECK(b.retention_goal_bytes == 0);
 }
@@ -47,7 +50,7 @@ TEST_CASE("size budget: the room kept fits a compaction and a flush",
     CHECK(b.retention_goal_bytes < limit);
     CHECK(b.target_file_bytes <= b.max_compaction_bytes);
     CHECK(b.target_file_bytes <= 64u << 20);
-    CHECK(b.write_buffer_bytes <= 64u << 20);
+    CHECK(b.write_buffer_bytes <= 16u << 20);
     CHECK(b.max_wal_bytes <= 512u << 20);
     const uint64_t room = uint64_t(limit - b.retention_goal_bytes);
     if (limit >= int64_t(8) << 20) {
