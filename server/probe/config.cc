@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/goyaml/decoder.h"
@@ -245,12 +246,14 @@ void DecodeModule(GoYamlDecoder& d, const Field& entry, Module* m) {
   auto fs =
       d.Struct(entry.value, "config.Module",
                {"prober", "timeout", "http", "tcp", "icmp", "dns", "grpc"});
-  const Field* prober = nullptr;
+  // Where `prober` is, taken in the loop: the loop's fields are a copy that
+  // ends with it (a pointer kept past it read freed memory: ASan).
+  std::optional<goyaml::SourcePos> prober_pos;
   for (const Field& f : fs ? *fs : std::vector<Field>{}) {
     if (d.fatal()) break;
     if (f.key == "prober") {
       d.String(f.value, &m->prober);
-      prober = &f;
+      prober_pos = PosOf(f.value);
     } else if (f.key == "timeout") {
       Duration(d, f.value, &m->timeout_ms);
     } else if (f.key == "http") {
@@ -263,7 +266,7 @@ void DecodeModule(GoYamlDecoder& d, const Field& entry, Module* m) {
   }
   if (!fs || d.failed()) return;
   const goyaml::SourcePos pos =
-      prober != nullptr ? PosOf(prober->value) : PosOf(entry.key_node);
+      prober_pos ? *prober_pos : PosOf(entry.key_node);
   if (m->prober == "http" || m->prober == "tcp") return;
   if (m->prober == "icmp" || m->prober == "dns" || m->prober == "grpc") {
     d.Fail(pos, fmt::format("line {}: prober {} is not supported by vigil "

@@ -133,6 +133,7 @@ absl::StatusOr<std::unique_ptr<RemoteMetrics>> RemoteMetrics::Create(
       metrics::Opts{Name("highest_timestamp_in_seconds"),
                     "Highest timestamp that has come into the storage, in "
                     "seconds since epoch.",
+                    {},
                     {}},
       [f = std::move(highest_timestamp_ms)] { return f() / 1000.0; });
   m->registered_.push_back(m->highest_);

@@ -296,7 +296,8 @@ TEST_CASE("The page passes vigil check metrics and promtool check metrics",
   REQUIRE(r.Register(std::make_shared<Histogram>(
                          Opts{"prometheus_engine_query_duration_seconds",
                               "Query timings.",
-                              {"slice"}},
+                              {"slice"},
+                              {}},
                          Histogram::DefaultBuckets()))
               .ok());
   REQUIRE(r.Register(std::make_shared<ProcessCollector>()).ok());

@@ -99,7 +99,7 @@ TEST_CASE(
   vigil::testing::VigilWithRouter vigil;
   REQUIRE(am.Start(dir, config, &client));
   REQUIRE(vigil.Start(dir, config, &client));
-  Side am_side{am.url}, vigil_side{vigil.url};
+  Side am_side{am.url, {}, {}}, vigil_side{vigil.url, {}, {}};
 
   // In the future, whole seconds, the same text for both.
   const vigil::Timestamp now = vigil::Clock::Real()->NowMs() / 1000 * 1000;
@@ -201,7 +201,7 @@ TEST_CASE(
   }
   CHECK(status.find("\\u003csecret\\u003e") != std::string::npos);
   CHECK(status.find("oncall@example.org") != std::string::npos);
-  Side am_side{am.url}, vigil_side{vigil.url};
+  Side am_side{am.url, {}, {}}, vigil_side{vigil.url, {}, {}};
   for (const char* c :
        {"config routes", "config routes test severity=page", "config show"}) {
     Output want = Amtool(&am_side, c);

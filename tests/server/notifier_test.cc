@@ -382,7 +382,7 @@ TEST_CASE("external labels fill in only labels the alert lacks",
   n->Start();
   REQUIRE(fake.WaitRequests(1));
   n->Stop();
-  const std::string& body = fake.Requests()[0].body;
+  const std::string body = fake.Requests()[0].body;
   CHECK(body.find("\"labels\":{\"alertname\":\"Own\",\"cluster\":\"mine\","
                   "\"replica\":\"a\"}") != std::string::npos);
   CHECK(body.find("\"labels\":{\"alertname\":\"Plain\",\"cluster\":"

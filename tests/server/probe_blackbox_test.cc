@@ -169,8 +169,8 @@ TEST_CASE("/probe agrees with blackbox_exporter on every kind of target",
   }
   {
     INFO("the same error answers");
-    for (const std::string q : {std::string("/probe?module=nope&target=x"),
-                                std::string("/probe?module=llm_completion")}) {
+    for (const std::string& q : {std::string("/probe?module=nope&target=x"),
+                                 std::string("/probe?module=llm_completion")}) {
       net::FetchResult want = Get(bb_url + q);
       net::FetchResult got = Get(vigil.url() + q);
       CHECK(got.status == want.status);

@@ -208,7 +208,9 @@ TEST_CASE("A target that comes back before its markers keeps its series",
   f.mgr.SyncTargets("j", {Group({"a:1"})});
   Sleep(600);
   f.mgr.Stop();
-  for (auto& [t, v] : f.db.Metric("m").begin()->second) {
+  const auto m = f.db.Metric("m");  // the loop must not read a temporary
+  REQUIRE_FALSE(m.empty());
+  for (auto& [t, v] : m.begin()->second) {
     CHECK_FALSE(IsStaleNaN(v));
   }
 }
