@@ -52,6 +52,17 @@ struct Field {
 // A map[string]string's entries in file order, with each key's node.
 using StringMapEntries = std::vector<std::pair<Field, std::string>>;
 
+// What Struct() or Sequence() returned, or no elements when it failed:
+// `for (const Field& f : Items(fields))` iterates the decoder's vector in
+// place. (`fields ? *fields : std::vector<Field>{}` copies it into a
+// temporary that ends with the loop, so a pointer to an element kept past
+// the loop dangles: ASan found one in server/probe/config.cc.)
+template <class T>
+const std::vector<T>& Items(const std::optional<std::vector<T>>& v) {
+  static const std::vector<T> kNone;
+  return v ? *v : kNone;
+}
+
 class GoYamlDecoder {
  public:
   // `source` is the document text; it is used to place empty values the

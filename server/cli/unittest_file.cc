@@ -65,7 +65,7 @@ UtAlertTest DecodeAlertTest(GoYamlDecoder& d, const YAML::Node& n) {
   UtAlertTest t;
   auto fields = d.Struct(n, "main.alertTestCase",
                          {"eval_time", "alertname", "exp_alerts"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "eval_time") {
       d.Duration(f.value, &t.eval_time_ms);
     } else if (f.key == "alertname") {
@@ -75,7 +75,7 @@ UtAlertTest DecodeAlertTest(GoYamlDecoder& d, const YAML::Node& n) {
         UtAlert a;
         auto af =
             d.Struct(item, "main.alert", {"exp_labels", "exp_annotations"});
-        for (const Field& g : af ? *af : std::vector<Field>{}) {
+        for (const Field& g : goyaml::Items(af)) {
           (g.key == "exp_labels" ? a.exp_labels : a.exp_annotations) =
               Map(d, g.value);
         }
@@ -90,7 +90,7 @@ UtExprTest DecodeExprTest(GoYamlDecoder& d, const YAML::Node& n) {
   UtExprTest t;
   auto fields =
       d.Struct(n, "main.promqlTestCase", {"expr", "eval_time", "exp_samples"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "expr") {
       d.String(f.value, &t.expr);
     } else if (f.key == "eval_time") {
@@ -100,7 +100,7 @@ UtExprTest DecodeExprTest(GoYamlDecoder& d, const YAML::Node& n) {
         UtSample s;
         auto sf =
             d.Struct(item, "main.sample", {"labels", "value", "histogram"});
-        for (const Field& g : sf ? *sf : std::vector<Field>{}) {
+        for (const Field& g : goyaml::Items(sf)) {
           std::string ignored;
           if (g.key == "labels") {
             d.String(g.value, &s.labels);
@@ -120,10 +120,10 @@ UtExprTest DecodeExprTest(GoYamlDecoder& d, const YAML::Node& n) {
 void DecodeSeries(GoYamlDecoder& d, const YAML::Node& n,
                   std::vector<UtSeries>* out) {
   auto items = d.Sequence(n, "[]main.series");
-  for (const auto& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const auto& item : goyaml::Items(items)) {
     UtSeries s;
     auto sf = d.Struct(item, "main.series", {"series", "values"});
-    for (const Field& g : sf ? *sf : std::vector<Field>{}) {
+    for (const Field& g : goyaml::Items(sf)) {
       d.String(g.value, g.key == "series" ? &s.series : &s.values);
     }
     out->push_back(std::move(s));
@@ -136,19 +136,19 @@ UtTestGroup DecodeTestGroup(GoYamlDecoder& d, const YAML::Node& n) {
       d.Struct(n, "main.testGroup",
                {"interval", "input_series", "alert_rule_test",
                 "promql_expr_test", "external_labels", "external_url", "name"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "interval") {
       d.Duration(f.value, &g.interval_ms);
     } else if (f.key == "input_series") {
       DecodeSeries(d, f.value, &g.input_series);
     } else if (f.key == "alert_rule_test") {
       auto items = d.Sequence(f.value, "[]main.alertTestCase");
-      for (const auto& item : items ? *items : std::vector<YAML::Node>{}) {
+      for (const auto& item : goyaml::Items(items)) {
         g.alert_rule_tests.push_back(DecodeAlertTest(d, item));
       }
     } else if (f.key == "promql_expr_test") {
       auto items = d.Sequence(f.value, "[]main.promqlTestCase");
-      for (const auto& item : items ? *items : std::vector<YAML::Node>{}) {
+      for (const auto& item : goyaml::Items(items)) {
         g.expr_tests.push_back(DecodeExprTest(d, item));
       }
     } else if (f.key == "external_labels") {
@@ -180,7 +180,7 @@ absl::StatusOr<UtFile> DecodeUnitTestFile(std::string_view yaml) {
   auto top = d.Struct(root, "main.unitTestFile",
                       {"rule_files", "evaluation_interval", "group_eval_order",
                        "tests", "fuzzy_compare"});
-  for (const Field& f : top ? *top : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(top)) {
     if (d.fatal()) break;
     if (f.key == "rule_files") {
       StringList(d, f.value, &file.rule_files);
@@ -190,7 +190,7 @@ absl::StatusOr<UtFile> DecodeUnitTestFile(std::string_view yaml) {
       StringList(d, f.value, &file.group_eval_order);
     } else if (f.key == "tests") {
       auto items = d.Sequence(f.value, "[]main.testGroup");
-      for (const auto& item : items ? *items : std::vector<YAML::Node>{}) {
+      for (const auto& item : goyaml::Items(items)) {
         file.tests.push_back(DecodeTestGroup(d, item));
       }
     } else {

@@ -345,8 +345,7 @@ void DecodeRoute(GoYamlDecoder& d, const YAML::Node& n, Route* r,
                        ? std::optional<std::vector<YAML::Node>>(
                              std::vector<YAML::Node>(v.begin(), v.end()))
                        : std::nullopt;
-      for (const YAML::Node& item :
-           items ? *items : std::vector<YAML::Node>{}) {
+      for (const YAML::Node& item : goyaml::Items(items)) {
         (mute ? pos->mute : pos->active).push_back(PosOf(item));
       }
     } else if (f.key == "continue") {
@@ -354,8 +353,7 @@ void DecodeRoute(GoYamlDecoder& d, const YAML::Node& n, Route* r,
       Bool(d, v, &r->continue_);
     } else if (f.key == "routes") {
       auto items = d.Sequence(v, "[]*config.Route");
-      for (const YAML::Node& item :
-           items ? *items : std::vector<YAML::Node>{}) {
+      for (const YAML::Node& item : goyaml::Items(items)) {
         if (d.fatal()) return;
         if (NullNode(item)) continue;  // yaml.v2 leaves a nil *Route
         Route child;
@@ -393,7 +391,7 @@ void DecodeRoute(GoYamlDecoder& d, const YAML::Node& n, Route* r,
 void DecodeInhibitRules(GoYamlDecoder& d, const YAML::Node& n,
                         std::vector<InhibitRule>* out) {
   auto items = d.Sequence(n, "[]*config.InhibitRule");
-  for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& item : goyaml::Items(items)) {
     if (d.fatal()) return;
     if (NullNode(item)) continue;
     auto fields = d.Struct(
@@ -419,8 +417,7 @@ void DecodeInhibitRules(GoYamlDecoder& d, const YAML::Node& n,
         DecodeMatcherList(d, v, &rule.target_matchers);
       } else if (f.key == "equal") {
         auto names = d.Sequence(v, "model.LabelNames");
-        for (const YAML::Node& name :
-             names ? *names : std::vector<YAML::Node>{}) {
+        for (const YAML::Node& name : goyaml::Items(names)) {
           std::string s;
           if (!d.String(name, &s)) continue;
           if (!IsValidLabelName(s)) {

@@ -116,7 +116,7 @@ absl::StatusOr<AlertmanagerFile> ParseAlertmanagerConfig(
   auto top = d.Struct(root, "config.plain",
                       {"global", "route", "inhibit_rules", "receivers",
                        "templates", "mute_time_intervals", "time_intervals"});
-  for (const Field& f : top ? *top : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(top)) {
     if (d.fatal()) break;
     const YAML::Node& v = f.value;
     if (f.key == "global") {

@@ -22,7 +22,7 @@ void DecodeList(GoYamlDecoder& d, const YAML::Node& n, std::string_view type,
                 std::initializer_list<std::string_view> keys,
                 std::vector<Item<T>>* out, Fn field, Check check) {
   auto items = d.Sequence(n, type);
-  for (const YAML::Node& node : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& node : goyaml::Items(items)) {
     if (d.fatal()) return;
     if (NullNode(node)) continue;
     const size_t errors_before = d.type_errors().size();
@@ -165,7 +165,7 @@ void DecodeEmails(GoYamlDecoder& d, const YAML::Node& n,
 
 void DecodeSlackField(GoYamlDecoder& d, const YAML::Node& n, SlackField* sf) {
   auto fields = d.Struct(n, kPlain, {"title", "value", "short"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "title") d.String(f.value, &sf->title);
     if (f.key == "value") d.String(f.value, &sf->value);
     if (f.key == "short" && !NullNode(f.value)) {
@@ -185,7 +185,7 @@ void DecodeSlackField(GoYamlDecoder& d, const YAML::Node& n, SlackField* sf) {
 void DecodeSlackAction(GoYamlDecoder& d, const YAML::Node& n, SlackAction* a) {
   auto fields = d.Struct(
       n, kPlain, {"type", "text", "url", "style", "name", "value", "confirm"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "type") d.String(f.value, &a->type);
     if (f.key == "text") d.String(f.value, &a->text);
     if (f.key == "url") d.String(f.value, &a->url);
@@ -252,7 +252,7 @@ void DecodeSlacks(GoYamlDecoder& d, const YAML::Node& n,
           config::internal::StringList(d, v, "[]string", &c.mrkdwn_in);
         } else if (f.key == "fields") {
           auto list = d.Sequence(v, "[]*config.SlackField");
-          for (const YAML::Node& x : list ? *list : std::vector<YAML::Node>{}) {
+          for (const YAML::Node& x : goyaml::Items(list)) {
             if (NullNode(x)) continue;
             SlackField sf;
             DecodeSlackField(d, x, &sf);
@@ -260,7 +260,7 @@ void DecodeSlacks(GoYamlDecoder& d, const YAML::Node& n,
           }
         } else if (f.key == "actions") {
           auto list = d.Sequence(v, "[]*config.SlackAction");
-          for (const YAML::Node& x : list ? *list : std::vector<YAML::Node>{}) {
+          for (const YAML::Node& x : goyaml::Items(list)) {
             if (NullNode(x)) continue;
             SlackAction a;
             DecodeSlackAction(d, x, &a);
@@ -411,7 +411,7 @@ void DecodeRobots(GoYamlDecoder& d, const YAML::Node& n, std::string_view type,
 void DecodeReceivers(GoYamlDecoder& d, const YAML::Node& n,
                      std::vector<RawReceiver>* out) {
   auto items = d.Sequence(n, "[]*config.Receiver");
-  for (const YAML::Node& node : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& node : goyaml::Items(items)) {
     if (d.fatal()) return;
     if (NullNode(node)) continue;
     const size_t errors_before = d.type_errors().size();

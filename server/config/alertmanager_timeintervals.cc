@@ -139,7 +139,7 @@ absl::StatusOr<InclusiveRange> ParseRange(Kind kind, const std::string& orig) {
 void DecodeRanges(GoYamlDecoder& d, const YAML::Node& n, Kind kind,
                   std::string_view type, std::vector<InclusiveRange>* out) {
   auto items = d.Sequence(n, type);
-  for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& item : goyaml::Items(items)) {
     std::string s;
     if (!d.String(item, &s)) continue;
     auto r = ParseRange(kind, s);
@@ -161,7 +161,7 @@ absl::StatusOr<int> ParseClock(const std::string& in) {
 void DecodeTimes(GoYamlDecoder& d, const YAML::Node& n,
                  std::vector<TimeRange>* out) {
   auto items = d.Sequence(n, "[]timeinterval.TimeRange");
-  for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& item : goyaml::Items(items)) {
     const size_t errors_before = d.type_errors().size();
     auto fields = d.Struct(item, "timeinterval.yamlTimeRange",
                            {"start_time", "end_time"});
@@ -213,7 +213,7 @@ void DecodeInterval(GoYamlDecoder& d, const YAML::Node& n, TimeInterval* ti) {
   auto fields = d.Struct(
       n, "timeinterval.TimeInterval",
       {"times", "weekdays", "days_of_month", "months", "years", "location"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (d.fatal()) return;
     const YAML::Node& v = f.value;
     if (f.key == "times") {
@@ -241,7 +241,7 @@ void DecodeTimeIntervals(GoYamlDecoder& d, const YAML::Node& n, bool old_block,
                          std::vector<RawNamedInterval>* out) {
   auto items = d.Sequence(
       n, old_block ? "[]config.MuteTimeInterval" : "[]config.TimeInterval");
-  for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& item : goyaml::Items(items)) {
     if (d.fatal()) return;
     const size_t errors_before = d.type_errors().size();
     auto fields = d.Struct(item, "config.plain", {"name", "time_intervals"});
@@ -255,7 +255,7 @@ void DecodeTimeIntervals(GoYamlDecoder& d, const YAML::Node& n, bool old_block,
         continue;
       }
       auto list = d.Sequence(f.value, "[]timeinterval.TimeInterval");
-      for (const YAML::Node& ti : list ? *list : std::vector<YAML::Node>{}) {
+      for (const YAML::Node& ti : goyaml::Items(list)) {
         if (d.fatal()) return;
         TimeInterval interval;
         DecodeInterval(d, ti, &interval);

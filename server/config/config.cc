@@ -325,7 +325,7 @@ void DecodeAlerting(GoYamlDecoder& d, const YAML::Node& n, AlertingConfig* a) {
       continue;
     }
     auto items = d.Sequence(f.value, "config.AlertmanagerConfigs");
-    for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+    for (const YAML::Node& item : goyaml::Items(items)) {
       AlertmanagerConfig am;
       DecodeAlertmanager(d, item, &am);
       a->alertmanagers.push_back(std::move(am));
@@ -439,7 +439,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml,
                       {"global", "runtime", "alerting", "rule_files",
                        "scrape_config_files", "scrape_configs", "storage",
                        "tracing", "remote_write", "remote_read", "otlp"});
-  for (const Field& f : top ? *top : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(top)) {
     if (d.fatal()) break;  // Go stops at the first non-type error
     if (f.key == "global") {
       DecodeGlobal(d, f.value, &c.global);
@@ -455,7 +455,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view yaml,
       // Go runtime tuning (gogc): meaningless for Vigil; the shape is
       // still checked.
       auto rf = d.Struct(f.value, "config.RuntimeConfig", {"gogc"});
-      for (const Field& g : rf ? *rf : std::vector<Field>{}) {
+      for (const Field& g : goyaml::Items(rf)) {
         int ignored;
         d.Int(g.value, &ignored);
       }

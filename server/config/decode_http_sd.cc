@@ -17,7 +17,7 @@ void DecodeBasicAuth(GoYamlDecoder& d, const YAML::Node& n, BasicAuth* b) {
   auto fields = d.Struct(n, "config.plain",
                          {"username", "username_file", "username_ref",
                           "password", "password_file", "password_ref"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "username") d.String(f.value, &b->username);
     if (f.key == "username_file") d.String(f.value, &b->username_file);
     if (f.key == "password") d.String(f.value, &b->password);
@@ -32,7 +32,7 @@ void DecodeAuthorization(GoYamlDecoder& d, const YAML::Node& n,
   auto fields =
       d.Struct(n, "config.Authorization",
                {"type", "credentials", "credentials_file", "credentials_ref"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "type") d.String(f.value, &a->type);
     if (f.key == "credentials") d.String(f.value, &a->credentials);
     if (f.key == "credentials_file") d.String(f.value, &a->credentials_file);
@@ -120,7 +120,7 @@ void DecodeProxyHeader(GoYamlDecoder& d, const YAML::Node& n,
     if (!d.String(it->first, &name)) continue;
     std::vector<std::string> values;
     auto items = d.Sequence(it->second, "[]config.Secret");
-    for (const YAML::Node& v : items ? *items : std::vector<YAML::Node>{}) {
+    for (const YAML::Node& v : goyaml::Items(items)) {
       if (d.String(v, &values.emplace_back())) continue;
       values.pop_back();
     }
@@ -138,7 +138,7 @@ void DecodeHeaders(GoYamlDecoder& d, const YAML::Node& n, HTTPClientConfig* c) {
   auto strings = [&](const YAML::Node& v, std::string_view type,
                      std::vector<std::string>* out) {
     auto items = d.Sequence(v, type);
-    for (const YAML::Node& s : items ? *items : std::vector<YAML::Node>{}) {
+    for (const YAML::Node& s : goyaml::Items(items)) {
       if (!d.String(s, &out->emplace_back())) out->pop_back();
     }
   };
@@ -148,7 +148,7 @@ void DecodeHeaders(GoYamlDecoder& d, const YAML::Node& n, HTTPClientConfig* c) {
     HTTPClientConfig::Header h;
     auto fields =
         d.Struct(it->second, "config.Header", {"values", "secrets", "files"});
-    for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+    for (const Field& f : goyaml::Items(fields)) {
       if (f.key == "values") strings(f.value, "[]string", &h.values);
       if (f.key == "secrets") strings(f.value, "[]config.Secret", &h.secrets);
       if (f.key == "files") strings(f.value, "[]string", &h.files);
@@ -331,7 +331,7 @@ void DecodeStatic(GoYamlDecoder& d, const YAML::Node& n,
     TargetGroup g;
     g.source = std::to_string(out->size());
     auto fields = d.Struct(item, kGroupType, {"targets", "labels"});
-    for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+    for (const Field& f : goyaml::Items(fields)) {
       if (f.key == "targets") {
         std::vector<std::string> targets;
         StringList(d, f.value, "[]string", &targets);
@@ -354,7 +354,7 @@ void DecodeFileSD(GoYamlDecoder& d, const YAML::Node& n,
     FileSDConfig c;
     const size_t errors_before = d.type_errors().size();
     auto fields = d.Struct(item, "file.plain", {"files", "refresh_interval"});
-    for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+    for (const Field& f : goyaml::Items(fields)) {
       if (f.key == "files") StringList(d, f.value, "[]string", &c.files);
       if (f.key == "refresh_interval") {
         d.Duration(f.value, &c.refresh_interval_ms);
@@ -387,7 +387,7 @@ void DecodeDNSSD(GoYamlDecoder& d, const YAML::Node& n,
     const size_t errors_before = d.type_errors().size();
     auto fields = d.Struct(item, "dns.plain",
                            {"names", "refresh_interval", "type", "port"});
-    for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+    for (const Field& f : goyaml::Items(fields)) {
       if (f.key == "names") StringList(d, f.value, "[]string", &c.names);
       if (f.key == "refresh_interval") {
         d.Duration(f.value, &c.refresh_interval_ms);

@@ -112,17 +112,17 @@ absl::StatusOr<std::vector<TargetGroup>> ParseYAML(std::string_view text,
   std::vector<TargetGroup> out;
   auto items = d.Sequence(root, "[]*targetgroup.Group");
   bool nil_item = false;
-  for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& item : goyaml::Items(items)) {
     if (item.IsNull()) {
       nil_item = true;
       continue;
     }
     TargetGroup tg;
     auto fields = d.Struct(item, kGroupType, {"targets", "labels"});
-    for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+    for (const Field& f : goyaml::Items(fields)) {
       if (f.key == "targets") {
         auto ts = d.Sequence(f.value, "[]string");
-        for (const YAML::Node& t : ts ? *ts : std::vector<YAML::Node>{}) {
+        for (const YAML::Node& t : goyaml::Items(ts)) {
           std::string s;
           if (d.String(t, &s)) tg.targets.push_back(Labels{{"__address__", s}});
         }

@@ -47,7 +47,7 @@ void DecodeQueue(GoYamlDecoder& d, const YAML::Node& n,
                {"capacity", "max_shards", "min_shards", "max_samples_per_send",
                 "batch_send_deadline", "min_backoff", "max_backoff",
                 "retry_on_http_429", "sample_age_limit"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     const YAML::Node& v = f.value;
     if (f.key == "capacity") {
       d.Int(v, &q->capacity);
@@ -75,7 +75,7 @@ void DecodeMetadata(GoYamlDecoder& d, const YAML::Node& n,
                     RemoteWriteMetadataConfig* m) {
   auto fields = d.Struct(n, "config.MetadataConfig",
                          {"send", "send_interval", "max_samples_per_send"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "send") {
       Bool(d, f.value, &m->send);
     } else if (f.key == "send_interval") {

@@ -243,7 +243,7 @@ absl::StatusOr<WebConfig> ParseWebConfig(std::string_view text,
   auto top =
       d.Struct(root, "web.Config",
                {"tls_server_config", "http_server_config", "basic_auth_users"});
-  for (const Field& f : top ? *top : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(top)) {
     if (d.fatal()) break;
     if (f.key == "tls_server_config") {
       tls_pos = goyaml::PosOf(f.key_node);

@@ -137,18 +137,18 @@ void DecodeSections(Decoder& x, const YAML::Node& root, Thresholds* t) {
   auto top =
       d.Struct(root, "diagnose.Thresholds",
                {"windows", "jobs", "latency", "capacity", "gpu", "engine"});
-  for (const Field& s : top ? *top : std::vector<Field>{}) {
+  for (const Field& s : goyaml::Items(top)) {
     if (s.key == "windows") {
       auto fs = d.Struct(s.value, "diagnose.Windows",
                          {"recent", "baseline", "baseline_offset"});
-      for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+      for (const Field& f : goyaml::Items(fs)) {
         if (f.key == "recent") x.Duration(f, &t->window_ms);
         if (f.key == "baseline") x.Duration(f, &t->baseline_window_ms);
         if (f.key == "baseline_offset") x.Duration(f, &t->baseline_offset_ms);
       }
     } else if (s.key == "jobs") {
       auto fs = d.Struct(s.value, "diagnose.Jobs", {"engine", "gpu", "probe"});
-      for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+      for (const Field& f : goyaml::Items(fs)) {
         if (f.key == "engine") x.Regex(f, &t->engine_jobs);
         if (f.key == "gpu") x.Regex(f, &t->gpu_jobs);
         if (f.key == "probe") x.Regex(f, &t->probe_job);
@@ -157,7 +157,7 @@ void DecodeSections(Decoder& x, const YAML::Node& root, Thresholds* t) {
       auto fs = d.Struct(s.value, "diagnose.Latency",
                          {"ttft_p99_seconds", "tpot_p95_seconds", "rise_ratio",
                           "flat_throughput_tolerance"});
-      for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+      for (const Field& f : goyaml::Items(fs)) {
         if (f.key == "ttft_p99_seconds") x.Float(f, &t->ttft_p99_seconds);
         if (f.key == "tpot_p95_seconds") x.Float(f, &t->tpot_p95_seconds);
         if (f.key == "rise_ratio") x.Float(f, &t->rise_ratio);
@@ -168,7 +168,7 @@ void DecodeSections(Decoder& x, const YAML::Node& root, Thresholds* t) {
     } else if (s.key == "capacity") {
       auto fs = d.Struct(s.value, "diagnose.Capacity",
                          {"queue_high", "kv_cache_high"});
-      for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+      for (const Field& f : goyaml::Items(fs)) {
         if (f.key == "queue_high") x.Float(f, &t->queue_high);
         if (f.key == "kv_cache_high") x.Float(f, &t->kv_high);
       }
@@ -176,7 +176,7 @@ void DecodeSections(Decoder& x, const YAML::Node& root, Thresholds* t) {
       auto fs = d.Struct(s.value, "diagnose.GPU",
                          {"temp_celsius", "throttle_reasons",
                           "ecc_sbe_increase", "ecc_dbe_window"});
-      for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+      for (const Field& f : goyaml::Items(fs)) {
         if (f.key == "temp_celsius") x.Float(f, &t->gpu_temp_celsius);
         if (f.key == "throttle_reasons") x.Reasons(f, &t->throttle_mask);
         if (f.key == "ecc_sbe_increase") x.Float(f, &t->ecc_sbe_increase);
@@ -187,7 +187,7 @@ void DecodeSections(Decoder& x, const YAML::Node& root, Thresholds* t) {
           d.Struct(s.value, "diagnose.Engine",
                    {"prefix_cache_collapse_ratio", "prefix_cache_min_baseline",
                     "spec_decode_acceptance_low"});
-      for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+      for (const Field& f : goyaml::Items(fs)) {
         if (f.key == "prefix_cache_collapse_ratio") {
           x.Float(f, &t->prefix_collapse_ratio);
         }

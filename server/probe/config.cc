@@ -95,7 +95,7 @@ void Duration(GoYamlDecoder& d, const YAML::Node& n, int64_t* ms) {
 
 void Regexps(GoYamlDecoder& d, const YAML::Node& n, std::vector<Regexp>* out) {
   auto items = d.Sequence(n, "[]config.Regexp");
-  for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& item : goyaml::Items(items)) {
     Regexp r;
     if (!d.String(item, &r.text)) continue;
     re2::RE2::Options o;
@@ -115,11 +115,11 @@ void Regexps(GoYamlDecoder& d, const YAML::Node& n, std::vector<Regexp>* out) {
 void HeaderMatches(GoYamlDecoder& d, const YAML::Node& n,
                    std::vector<HeaderMatch>* out) {
   auto items = d.Sequence(n, "[]config.HeaderMatch");
-  for (const YAML::Node& item : items ? *items : std::vector<YAML::Node>{}) {
+  for (const YAML::Node& item : goyaml::Items(items)) {
     HeaderMatch m;
     auto fs = d.Struct(item, "config.HeaderMatch",
                        {"header", "regexp", "allow_missing"});
-    for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+    for (const Field& f : goyaml::Items(fs)) {
       if (f.key == "header") {
         d.String(f.value, &m.header);
       } else if (f.key == "regexp") {
@@ -157,12 +157,12 @@ void DecodeHttp(GoYamlDecoder& d, const YAML::Node& n, HttpProbe* h) {
        "fail_if_header_not_matches", "body", "compression", "body_size_limit",
        VIGIL_CONFIG_HTTP_KEYS});
   bool no_follow = false;
-  for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fs)) {
     if (d.fatal()) break;
     const std::string& k = f.key;
     if (k == "valid_status_codes") {
       auto items = d.Sequence(f.value, "[]int");
-      for (const YAML::Node& i : items ? *items : std::vector<YAML::Node>{}) {
+      for (const YAML::Node& i : goyaml::Items(items)) {
         int c = 0;
         if (d.Int(i, &c)) h->valid_status_codes.push_back(c);
       }
@@ -225,7 +225,7 @@ void DecodeTcp(GoYamlDecoder& d, const YAML::Node& n, TcpProbe* t) {
       d.Struct(n, "config.TCPProbe",
                {"preferred_ip_protocol", "ip_protocol_fallback",
                 "source_ip_address", "query_response", "tls", "tls_config"});
-  for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fs)) {
     if (f.key == "preferred_ip_protocol") {
       IpProtocol(d, f.value, &t->prefer_ip6);
     } else if (f.key == "ip_protocol_fallback") {
@@ -249,7 +249,7 @@ void DecodeModule(GoYamlDecoder& d, const Field& entry, Module* m) {
   // Where `prober` is, taken in the loop: the loop's fields are a copy that
   // ends with it (a pointer kept past it read freed memory: ASan).
   std::optional<goyaml::SourcePos> prober_pos;
-  for (const Field& f : fs ? *fs : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fs)) {
     if (d.fatal()) break;
     if (f.key == "prober") {
       d.String(f.value, &m->prober);
@@ -332,7 +332,7 @@ absl::StatusOr<ProbeConfig> ParseProbeConfig(std::string_view yaml,
   GoYamlDecoder d(yaml);
   d.set_yaml_v2(true);
   auto top = d.Struct(root, "config.plain", {"modules"});
-  for (const Field& f : top ? *top : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(top)) {
     if (f.value.IsNull()) continue;
     if (!f.value.IsMap()) {
       d.TypeMismatch(f.value, "map[string]config.Module");

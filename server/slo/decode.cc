@@ -53,7 +53,7 @@ void NotSupported(GoYamlDecoder& d, const Field& f, std::string_view what) {
 
 void DecodeAlert(GoYamlDecoder& d, const YAML::Node& n, AlertSpec* a) {
   auto fields = d.Struct(n, "v1.Alert", {"disable", "labels", "annotations"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "disable") {
       config::internal::Bool(d, f.value, &a->disable);
     } else if (f.key == "labels") {
@@ -68,7 +68,7 @@ void DecodeAlerting(GoYamlDecoder& d, const YAML::Node& n, Alerting* a) {
   auto fields =
       d.Struct(n, "v1.Alerting",
                {"name", "labels", "annotations", "page_alert", "ticket_alert"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "name") {
       d.String(f.value, &a->name);
     } else if (f.key == "labels") {
@@ -96,7 +96,7 @@ void DecodeLatency(GoYamlDecoder& d, const YAML::Node& n, LatencySli* l) {
   l->pos = goyaml::PosOf(n);
   auto fields = d.Struct(n, "vigil.LatencySLI",
                          {"histogram", "threshold", "matchers", "by"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "histogram") {
       StringOrList(d, f.value, &l->histograms);
     } else if (f.key == "threshold") {
@@ -111,20 +111,20 @@ void DecodeLatency(GoYamlDecoder& d, const YAML::Node& n, LatencySli* l) {
 
 void DecodeSli(GoYamlDecoder& d, const YAML::Node& n, Sli* s) {
   auto fields = d.Struct(n, "v1.SLI", {"events", "raw", "plugin", "latency"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (!f.value || f.value.IsNull()) continue;  // a nil pointer in Go
     if (f.key == "events") {
       s->events.emplace();
       auto ef =
           d.Struct(f.value, "v1.SLIEvents", {"error_query", "total_query"});
-      for (const Field& e : ef ? *ef : std::vector<Field>{}) {
+      for (const Field& e : goyaml::Items(ef)) {
         d.String(e.value, e.key == "error_query" ? &s->events->error_query
                                                  : &s->events->total_query);
       }
     } else if (f.key == "raw") {
       s->raw.emplace();
       auto rf = d.Struct(f.value, "v1.SLIRaw", {"error_ratio_query"});
-      for (const Field& r : rf ? *rf : std::vector<Field>{}) {
+      for (const Field& r : goyaml::Items(rf)) {
         d.String(r.value, &s->raw->error_ratio_query);
       }
     } else if (f.key == "plugin") {
@@ -141,7 +141,7 @@ void DecodeSlo(GoYamlDecoder& d, const YAML::Node& n, SloSpec* s) {
   auto fields = d.Struct(n, "v1.SLO",
                          {"name", "description", "objective", "plugins",
                           "labels", "sli", "alerting"});
-  for (const Field& f : fields ? *fields : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(fields)) {
     if (f.key == "name") {
       d.String(f.value, &s->name);
     } else if (f.key == "description") {
@@ -194,7 +194,7 @@ absl::StatusOr<SloFile> ParseSloFile(std::string_view text,
   SloFile out;
   auto top = d.Struct(root, "v1.Spec",
                       {"version", "service", "labels", "slo_plugins", "slos"});
-  for (const Field& f : top ? *top : std::vector<Field>{}) {
+  for (const Field& f : goyaml::Items(top)) {
     if (d.fatal()) break;
     if (f.key == "version") {
       d.String(f.value, &out.version);
