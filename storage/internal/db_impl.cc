@@ -170,6 +170,12 @@ absl::Status DBImpl::OpenImpl() {
   // to leave retention room for them (size_budget.h).
   const SizeBudget budget = SizeBudgetFor(options_.retention_bytes);
   dbo.max_total_wal_size = budget.max_wal_bytes;
+  // No preallocation: RocksDB would reserve a log's worth of space (1.1 x
+  // the largest memtable) up front, so on a full disk appends kept going
+  // into the reserve and the failure showed only at the next flush, minutes
+  // later; without it the first append that finds no space fails and
+  // /-/ready says so (the disk-full drills check within seconds).
+  dbo.allow_fallocate = false;
   // A damaged RocksDB log record is an error naming the log (`vigil tsdb
   // repair` skips it), not the silent end of recovery; a torn last record
   // (power loss mid-write) is still dropped.
