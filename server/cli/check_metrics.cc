@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "core/textparse/parser.h"
 #include "fmt/format.h"
 #include "server/cli/cli.h"
@@ -75,9 +76,7 @@ bool HasCamelCase(std::string_view s) {
 
 std::string ToLower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  absl::AsciiStrToLower(&out);
   return out;
 }
 

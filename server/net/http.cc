@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "absl/strings/ascii.h"
+
 namespace vigil::net {
 namespace {
 
