@@ -5,7 +5,10 @@
 // Keys and values of the `cold` family (head GC; storage/FORMAT.md, "The
 // cold family"), shared by the DB (db_cold.cc) and verify.
 //   "s" ref(BE64)                         -> newest sample: t (ordered i64), v
-//   "p" lp(name) lp(value) ref(BE64)      -> newest sample's t (ordered i64)
+//   "q" lp(name) lp(value) t ref(BE64)    -> "" (t: the series' newest
+//                                            sample, ordered i64)
+//   "p" lp(name) lp(value) ref(BE64)      -> t (the first layout; LoadCold
+//                                            rewrites these as "q")
 //   "h" hash of the labels (BE64)         -> refs (BE64 each)
 // lp() is a varint length then the bytes.
 #ifndef VIGIL_STORAGE_INTERNAL_COLD_KEYS_H_
@@ -31,19 +34,42 @@ inline std::string ColdSeriesValue(Timestamp last_t, double last_v) {
   PutDouble(&v, last_v);
   return v;
 }
-inline std::string ColdPostingValue(Timestamp last_t) {
-  std::string v;
-  PutOrderedI64(&v, last_t);
-  return v;
-}
+// Postings are ordered by label pair, then by the series' newest sample, so
+// a query seeks past the series that went cold before its range.
 inline std::string ColdNamePrefix(std::string_view name) {
-  std::string k = "p";
+  std::string k = "q";
   PutLengthPrefixed(&k, name);
   return k;
 }
-inline std::string ColdPostingKey(std::string_view name, std::string_view value,
-                                  uint64_t ref) {
+inline std::string ColdValuePrefix(std::string_view name,
+                                   std::string_view value) {
   std::string k = ColdNamePrefix(name);
+  PutLengthPrefixed(&k, value);
+  return k;
+}
+// Where the postings of a value prefix (ColdValuePrefix) with newest
+// sample >= t start.
+inline std::string ColdPostingsFrom(std::string prefix, Timestamp t) {
+  PutOrderedI64(&prefix, t);
+  return prefix;
+}
+// Past every posting of a value prefix.
+inline std::string ColdPostingsEnd(std::string prefix) {
+  prefix.append(16, '\xff');
+  return prefix;
+}
+inline std::string ColdPostingKey(std::string_view name, std::string_view value,
+                                  Timestamp last_t, uint64_t ref) {
+  std::string k = ColdPostingsFrom(ColdValuePrefix(name, value), last_t);
+  PutBE64(&k, ref);
+  return k;
+}
+// The first layout of a posting ("p", no time in the key; the time is the
+// value).
+inline std::string LegacyPostingKey(std::string_view name,
+                                    std::string_view value, uint64_t ref) {
+  std::string k = "p";
+  PutLengthPrefixed(&k, name);
   PutLengthPrefixed(&k, value);
   PutBE64(&k, ref);
   return k;
@@ -53,9 +79,24 @@ inline std::string ColdHashKey(uint64_t hash) {
   PutBE64(&k, hash);
   return k;
 }
-// A posting key's value and ref; false if malformed.
+// A posting key's name, value, newest sample time and ref; false if
+// malformed.
 inline bool ParsePostingKey(std::string_view key, std::string_view* name,
-                            std::string_view* value, uint64_t* ref) {
+                            std::string_view* value, Timestamp* last_t,
+                            uint64_t* ref) {
+  if (key.empty() || key[0] != 'q') return false;
+  key.remove_prefix(1);
+  if (!GetLengthPrefixed(&key, name) || !GetLengthPrefixed(&key, value) ||
+      key.size() != 16) {
+    return false;
+  }
+  *last_t = GetOrderedI64(key.data());
+  *ref = GetBE64(key.data() + 8);
+  return true;
+}
+// A first-layout ("p") posting key's name, value and ref.
+inline bool ParseLegacyPostingKey(std::string_view key, std::string_view* name,
+                                  std::string_view* value, uint64_t* ref) {
   if (key.empty() || key[0] != 'p') return false;
   key.remove_prefix(1);
   if (!GetLengthPrefixed(&key, name) || !GetLengthPrefixed(&key, value) ||

@@ -39,6 +39,16 @@ namespace {
 
 std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
+// Moves `it` to the first key >= target: a few Next()s when it is close
+// (postings of neighbouring values), else a Seek.
+void SkipTo(rocksdb::Iterator* it, const std::string& target) {
+  for (int step = 0; step < 4; ++step) {
+    it->Next();
+    if (!it->Valid() || it->key().compare(target) >= 0) return;
+  }
+  it->Seek(target);
+}
+
 // Adds `add` to, and drops the refs in `drop` from, the cold label-hash
 // record of `hash`, in `batch` (deleting the record once it is empty).
 absl::Status UpdateColdHash(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
@@ -92,7 +102,72 @@ absl::Status DBImpl::LoadCold() {
   VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold series"));
   cold_series_ = n;
   cold_max_t_ = max_t;
+  return MigrateColdPostings();
+}
+
+absl::Status DBImpl::MigrateColdPostings() {
+  rocksdb::ColumnFamilyHandle* cf = cf_cold_.load();
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf));
+  it->Seek("p");
+  if (!it->Valid() || !it->key().starts_with("p")) {
+    return FromRocks(it->status(), "read cold postings");
+  }
+  if (options_.read_only) {
+    legacy_postings_ = true;  // read as they are (LegacyColdLabels)
+    return absl::OkStatus();
+  }
+  // The first layout kept a posting's time in its value: each is rewritten
+  // with the time in the key, in batches (a crash in between leaves both
+  // layouts; the next open goes on).
+  rocksdb::WriteBatch batch;
+  uint64_t moved = 0;
+  for (; it->Valid() && it->key().starts_with("p"); it->Next()) {
+    std::string_view name, value;
+    uint64_t ref;
+    if (!ParseLegacyPostingKey(View(it->key()), &name, &value, &ref) ||
+        it->value().size() != 8) {
+      return absl::DataLossError(
+          "cold posting (first layout): malformed record (vigil tsdb verify "
+          "names it)");
+    }
+    const Timestamp t = GetOrderedI64(it->value().data());
+    batch.Put(cf, ColdPostingKey(name, value, t, ref), rocksdb::Slice());
+    batch.Delete(cf, it->key());
+    if (batch.Count() >= 20000) {
+      VIGIL_RETURN_IF_ERROR(WriteChecked(rocksdb::WriteOptions(), &batch,
+                                         "rewrite cold postings"));
+      moved += batch.Count() / 2;
+      batch.Clear();
+    }
+  }
+  VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read cold postings"));
+  moved += batch.Count() / 2;
+  VIGIL_RETURN_IF_ERROR(
+      WriteChecked(rocksdb::WriteOptions(), &batch, "rewrite cold postings"));
+  logger_->Info("cold postings rewritten with their time in the key",
+                {{"postings", std::to_string(moved)}});
   return absl::OkStatus();
+}
+
+absl::Status DBImpl::LegacyColdLabels(Timestamp mint, const std::string* name,
+                                      std::vector<std::string>* out) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), cf_cold_.load()));
+  std::string prefix = "p";
+  if (name) PutLengthPrefixed(&prefix, *name);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    std::string_view n, value;
+    uint64_t ref;
+    if (!ParseLegacyPostingKey(View(it->key()), &n, &value, &ref) ||
+        it->value().size() != 8) {
+      return absl::DataLossError("cold posting: malformed record");
+    }
+    if (GetOrderedI64(it->value().data()) < mint) continue;
+    out->emplace_back(name ? value : n);
+  }
+  return FromRocks(it->status(), "read cold postings");
 }
 
 absl::StatusOr<bool> DBImpl::IsColdRef(uint64_t ref) {
@@ -160,6 +235,7 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
   struct Prepared {
     MemSeries* s;
     uint64_t hash;
+    // ColdValuePrefix of each label: the key needs the newest sample too.
     std::vector<std::string> postings;
   };
   std::vector<Prepared> prep;
@@ -174,7 +250,7 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
     Prepared p{s, labels.Hash(), {}};
     p.postings.reserve(labels.size());
     for (const Label& lb : labels) {
-      p.postings.push_back(ColdPostingKey(lb.name, lb.value, ref));
+      p.postings.push_back(ColdValuePrefix(lb.name, lb.value));
     }
     prep.push_back(std::move(p));
   }
@@ -202,8 +278,11 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
     }
     batch.Delete(cf_head_, SeriesKey(s->ref));
     batch.Put(cf, ColdSeriesKey(s->ref), ColdSeriesValue(s->last_t, s->last_v));
-    const std::string when = ColdPostingValue(s->last_t);
-    for (const std::string& k : p.postings) batch.Put(cf, k, when);
+    for (std::string& k : p.postings) {
+      PutOrderedI64(&k, s->last_t);
+      PutBE64(&k, s->ref);
+      batch.Put(cf, k, rocksdb::Slice());
+    }
     by_hash[p.hash].push_back(s->ref);
     max_t = std::max(max_t, s->last_t);
   }
@@ -275,7 +354,7 @@ absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
   rocksdb::WriteBatch batch;
   batch.Delete(cf, ColdSeriesKey(ref));
   for (const Label& lb : labels) {
-    batch.Delete(cf, ColdPostingKey(lb.name, lb.value, ref));
+    batch.Delete(cf, ColdPostingKey(lb.name, lb.value, last_t, ref));
   }
   absl::Status st =
       UpdateColdHash(db_.get(), cf, labels.Hash(), {}, {ref}, &batch);
@@ -364,23 +443,42 @@ absl::StatusOr<std::vector<DBImpl::ColdSeries>> DBImpl::SelectCold(
   rocksdb::ReadOptions ro;
   ro.snapshot = snap.snapshot();
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
-  if (drive != nullptr) {
-    std::string prefix = ColdNamePrefix(drive->name());
-    if (drive->type() == MatchType::kEqual) {
-      PutLengthPrefixed(&prefix, drive->value());
-    }
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-         it->Next()) {
+  if (drive != nullptr && legacy_postings_) {
+    drive = nullptr;  // read-only, first layout: the "s" scan below
+  }
+  if (drive != nullptr && drive->type() == MatchType::kEqual) {
+    // The value's postings are in newest-sample order: all from mint on.
+    const std::string prefix = ColdValuePrefix(drive->name(), drive->value());
+    for (it->Seek(ColdPostingsFrom(prefix, mint));
+         it->Valid() && it->key().starts_with(prefix); it->Next()) {
       std::string_view name, value;
+      Timestamp last_t;
       uint64_t ref;
-      if (!ParsePostingKey(View(it->key()), &name, &value, &ref) ||
-          it->value().size() < 8) {
+      if (!ParsePostingKey(View(it->key()), &name, &value, &last_t, &ref)) {
         return absl::DataLossError("cold posting: malformed record");
       }
-      if (GetOrderedI64(it->value().data()) < mint) continue;
-      if (drive->type() != MatchType::kEqual && !drive->Matches(value))
-        continue;
       refs.push_back(ref);
+    }
+  } else if (drive != nullptr) {
+    // Each value of the name: skipped if it does not match, else read from
+    // mint on.
+    const std::string prefix = ColdNamePrefix(drive->name());
+    it->Seek(prefix);
+    while (it->Valid() && it->key().starts_with(prefix)) {
+      std::string_view name, value;
+      Timestamp last_t;
+      uint64_t ref;
+      if (!ParsePostingKey(View(it->key()), &name, &value, &last_t, &ref)) {
+        return absl::DataLossError("cold posting: malformed record");
+      }
+      if (!drive->Matches(value)) {
+        SkipTo(it.get(), ColdPostingsEnd(ColdValuePrefix(name, value)));
+      } else if (last_t < mint) {
+        SkipTo(it.get(), ColdPostingsFrom(ColdValuePrefix(name, value), mint));
+      } else {
+        refs.push_back(ref);
+        it->Next();
+      }
     }
   } else {
     for (it->Seek("s"); it->Valid() && it->key().starts_with("s"); it->Next()) {
@@ -437,26 +535,23 @@ absl::Status DBImpl::ColdLabelNames(Timestamp mint,
   if (cf == nullptr || !MayHaveCold(mint)) return absl::OkStatus();
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), cf));
-  // One posting per name is enough once its time fits; past that, seek to
-  // the next name.
-  std::string last;
-  bool have_last = false;
-  for (it->Seek("p"); it->Valid() && it->key().starts_with("p");) {
+  if (legacy_postings_) return LegacyColdLabels(mint, nullptr, out);
+  // A name is in once one of its values has a posting at or after mint
+  // (found by seeking to mint in each value's postings); then on to the
+  // next name.
+  for (it->Seek("q"); it->Valid() && it->key().starts_with("q");) {
     std::string_view name, value;
+    Timestamp last_t;
     uint64_t ref;
-    if (!ParsePostingKey(View(it->key()), &name, &value, &ref) ||
-        it->value().size() < 8) {
+    if (!ParsePostingKey(View(it->key()), &name, &value, &last_t, &ref)) {
       return absl::DataLossError("cold posting: malformed record");
     }
-    if (GetOrderedI64(it->value().data()) < mint ||
-        (have_last && name == last)) {
-      it->Next();
+    if (last_t < mint) {
+      SkipTo(it.get(), ColdPostingsFrom(ColdValuePrefix(name, value), mint));
       continue;
     }
-    last = std::string(name);
-    have_last = true;
-    out->push_back(last);
-    std::string next = ColdNamePrefix(last);
+    out->emplace_back(name);
+    std::string next = ColdNamePrefix(name);
     next.push_back('\xff');
     it->Seek(next);
   }
@@ -469,24 +564,24 @@ absl::Status DBImpl::ColdLabelValues(const std::string& name, Timestamp mint,
   if (cf == nullptr || !MayHaveCold(mint)) return absl::OkStatus();
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), cf));
+  if (legacy_postings_) return LegacyColdLabels(mint, &name, out);
   const std::string prefix = ColdNamePrefix(name);
-  // Once a value has a posting in range, seek past the rest of its refs.
+  // A value is in once it has a posting at or after mint (a seek to mint in
+  // its postings); then on to the next value.
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);) {
     std::string_view n, value;
+    Timestamp last_t;
     uint64_t ref;
-    if (!ParsePostingKey(View(it->key()), &n, &value, &ref) ||
-        it->value().size() < 8) {
+    if (!ParsePostingKey(View(it->key()), &n, &value, &last_t, &ref)) {
       return absl::DataLossError("cold posting: malformed record");
     }
-    if (GetOrderedI64(it->value().data()) < mint) {
-      it->Next();
+    const std::string vp = ColdValuePrefix(n, value);
+    if (last_t < mint) {
+      SkipTo(it.get(), ColdPostingsFrom(vp, mint));
       continue;
     }
     out->emplace_back(value);
-    std::string next = prefix;
-    PutLengthPrefixed(&next, value);
-    next.append(8, '\xff');
-    it->Seek(next);  // no ref is 2^64-1: lands past the value's refs
+    it->Seek(ColdPostingsEnd(vp));
   }
   return FromRocks(it->status(), "read cold postings");
 }
@@ -502,12 +597,13 @@ absl::Status DBImpl::ForgetExpiredCold(Timestamp before) {
   uint64_t n = 0;
   for (it->Seek("s"); it->Valid() && it->key().starts_with("s"); it->Next()) {
     if (it->key().size() != 9 || it->value().size() != 16) continue;
-    if (GetOrderedI64(it->value().data()) >= before) continue;
+    const Timestamp last_t = GetOrderedI64(it->value().data());
+    if (last_t >= before) continue;
     const uint64_t ref = GetBE64(it->key().data() + 1);
     VIGIL_ASSIGN_OR_RETURN(Labels labels, LabelsOfRef(ref));
     batch.Delete(cf, ColdSeriesKey(ref));
     for (const Label& lb : labels) {
-      batch.Delete(cf, ColdPostingKey(lb.name, lb.value, ref));
+      batch.Delete(cf, ColdPostingKey(lb.name, lb.value, last_t, ref));
     }
     batch.Delete(cf_series_, SeriesKey(ref));
     by_hash[labels.Hash()].insert(ref);

@@ -256,6 +256,12 @@ class DBImpl : public DB {
                           size_t* moved, size_t* forgotten)
       ABSL_LOCKS_EXCLUDED(commit_mu_);
   absl::Status LoadCold();
+  // Rewrites first-layout cold postings ("p") as "q" (cold_keys.h); a
+  // read-only DB reads them as they are (legacy_postings_).
+  absl::Status MigrateColdPostings();
+  // ColdLabelNames (name null) / ColdLabelValues over "p" postings.
+  absl::Status LegacyColdLabels(Timestamp mint, const std::string* name,
+                                std::vector<std::string>* out);
   absl::StatusOr<bool> IsColdRef(uint64_t ref);
   absl::StatusOr<uint64_t> FindColdLocked(const Labels& labels)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(series_mu_);
@@ -349,6 +355,8 @@ class DBImpl : public DB {
   vigil::Mutex series_mu_;
   std::atomic<uint64_t> cold_series_{0};
   std::atomic<int64_t> cold_max_t_{kMinTimestamp};
+  // Read-only with first-layout cold postings (MigrateColdPostings).
+  bool legacy_postings_ = false;
   // Odd while an eviction moves series from the head to cold.
   std::atomic<uint64_t> gc_seq_{0};
 

@@ -408,10 +408,17 @@ struct Scan {
         }
         return;
       }
-      if (!k.empty() && k[0] == 'p') {
+      if (!k.empty() && (k[0] == 'q' || k[0] == 'p')) {
+        // "p": the first layout, rewritten as "q" by the next writable open.
         std::string_view name, value;
+        Timestamp last_t;
         uint64_t ref;
-        if (!ParsePostingKey(k, &name, &value, &ref) || v.size() != 8) {
+        const bool ok =
+            k[0] == 'q'
+                ? ParsePostingKey(k, &name, &value, &last_t, &ref) && v.empty()
+                : ParseLegacyPostingKey(k, &name, &value, &ref) &&
+                      v.size() == 8;
+        if (!ok) {
           Add(kCfCold, k, v, "record", "malformed cold posting");
         } else if (!series.contains(ref)) {
           Add(kCfCold, k, v, "dangling", Dangling(ref));
