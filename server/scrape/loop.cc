@@ -177,7 +177,7 @@ void ScrapeLoop::UpdateOptions(const ScrapePoolOptions& opts) {
       !same_relabel(opts.metric_relabel_configs, opts_.metric_relabel_configs);
   opts_ = opts;
   if (reshape) {
-    // cur_/prev_ hold storage refs, so staleness survives the flush.
+    // prev_ holds storage refs, so staleness survives the flush.
     cache_.Clear();
   }
 }
@@ -380,7 +380,7 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
         return ref.status();
     }
   }
-  if (!ts || opts_.track_timestamps_staleness) cur_.push_back(*ref);
+  if (!ts || opts_.track_timestamps_staleness) cur_->push_back(*ref);
   if (ce) {
     ce->ref = *ref;
     ce->last_iter = iter;
@@ -429,30 +429,22 @@ absl::Status ScrapeLoop::AppendPage(storage::Appender* app,
   }
 }
 
-void ScrapeLoop::MarkStale(storage::Appender* app,
-                           const std::vector<storage::SeriesRef>& series,
+void ScrapeLoop::MarkStale(storage::Appender* app, const RefSet& series,
                            const std::vector<storage::SeriesRef>* except,
                            Timestamp t) {
-  // Both sorted: a merge walk finds the refs that left the page.
-  static const std::vector<storage::SeriesRef> kNone;
-  const std::vector<storage::SeriesRef>& kept = except ? *except : kNone;
-  auto keep = kept.begin();
-  const auto keep_end = kept.end();
-  for (storage::SeriesRef ref : series) {
-    while (keep != keep_end && *keep < ref) ++keep;
-    if (keep != keep_end && *keep == ref) continue;
+  series.ForEachExcept(except, [&](storage::SeriesRef ref) {
     // Out of order / duplicate: the series came back (another loop of the
     // same target) or already has a sample here; unknown: deleted. Either
     // way there is nothing to mark.
     (void)app->Append(ref, Labels(), t, StaleNaN());
-  }
+  });
 }
 
 void ScrapeLoop::SortSeen() {
-  if (!std::is_sorted(cur_.begin(), cur_.end())) {
-    std::sort(cur_.begin(), cur_.end());
+  if (!std::is_sorted(cur_->begin(), cur_->end())) {
+    std::sort(cur_->begin(), cur_->end());
   }
-  cur_.erase(std::unique(cur_.begin(), cur_.end()), cur_.end());
+  cur_->erase(std::unique(cur_->begin(), cur_->end()), cur_->end());
 }
 
 void ScrapeLoop::AppendReport(storage::Appender* app, const ScrapeReport& rep,
@@ -498,7 +490,10 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
   rep.duration_ms = duration_ms;
   rep.error = std::string(fetch_error);
   std::unique_ptr<storage::Appender> app = appendable_->NewAppender();
-  cur_.clear();
+  // Sized by the largest page this worker thread saw, not kept per target.
+  static thread_local std::vector<storage::SeriesRef> seen;
+  seen.clear();
+  cur_ = &seen;
   cache_.BeginScrape();
   if (rep.error.empty()) {
     absl::Status s = AppendPage(app.get(), body, content_type, start, &rep);
@@ -509,21 +504,20 @@ ScrapeReport ScrapeLoop::Process(std::string_view body,
     app->Rollback();
     cache_.RollBack();
     MarkStale(app.get(), prev_, nullptr, start);
-    prev_.clear();
-    cur_.clear();
+    prev_.Clear();
   } else {
     SortSeen();
-    MarkStale(app.get(), prev_, &cur_, start);
-    std::swap(prev_, cur_);
-    cur_.clear();
+    MarkStale(app.get(), prev_, cur_, start);
+    prev_.Assign(*cur_);
     CleanCache(rep.samples_scraped);
   }
+  cur_ = nullptr;
   rep.up = rep.error.empty();
   AppendReport(app.get(), rep, start, /*stale=*/false);
   if (absl::Status s = app->Commit(); !s.ok()) {
     // Refs handed out for this batch may not exist: start afresh.
     cache_.Clear();
-    prev_.clear();
+    prev_.Clear();
     report_refs_.assign(kNumReport, 0);
     rep.up = false;
     rep.error = fmt::format("commit: {}", std::string(s.message()));
@@ -568,7 +562,7 @@ void ScrapeLoop::Stop(bool stale, Timestamp t) {
     logger_->Warn("Writing stale markers failed",
                   {{"target", url_}, {"err", std::string(s.message())}});
   }
-  prev_.clear();
+  prev_.Clear();
 }
 
 }  // namespace vigil::scrape

@@ -33,6 +33,7 @@
 #include "core/textparse/parser.h"
 #include "core/time.h"
 #include "server/scrape/options.h"
+#include "server/scrape/ref_set.h"
 #include "server/scrape/series_cache.h"
 #include "storage/appender.h"
 
@@ -156,11 +157,10 @@ class ScrapeLoop {
   // The final labels of the parser's current series: empty if metric
   // relabelling dropped it; an error if a label limit is exceeded.
   absl::StatusOr<Labels> SeriesLabels(PageParser* p) const;
-  // Stale markers for the refs of `series` not in `except` (both sorted).
-  void MarkStale(storage::Appender* app,
-                 const std::vector<storage::SeriesRef>& series,
+  // Stale markers for the refs of `series` not in `except` (sorted).
+  void MarkStale(storage::Appender* app, const RefSet& series,
                  const std::vector<storage::SeriesRef>* except, Timestamp t);
-  // Sorts and dedups cur_ (usually sorted already: refs follow page order).
+  // Sorts and dedups *cur_ (usually sorted already: refs follow page order).
   void SortSeen();
   void AppendReport(storage::Appender* app, const ScrapeReport& rep,
                     Timestamp t, bool stale);
@@ -175,9 +175,11 @@ class ScrapeLoop {
   uint64_t iter_ = 0;
   // Raw series text -> storage ref, or dropped by metric relabelling.
   SeriesCache cache_;
-  // Refs of the series seen in the current / previous successful scrape,
-  // for staleness markers (prev_ sorted and unique).
-  std::vector<storage::SeriesRef> cur_, prev_;
+  // Refs of the series seen in the current scrape (a per-thread scratch
+  // vector while Process runs, null otherwise) and in the previous
+  // successful one, for staleness markers.
+  std::vector<storage::SeriesRef>* cur_ = nullptr;
+  RefSet prev_;
   // Report series: labels and refs, by kReport* index.
   std::vector<Labels> report_labels_;
   std::vector<storage::SeriesRef> report_refs_;
