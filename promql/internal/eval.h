@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -62,6 +63,7 @@ class Annotations {
   // work split across threads: merging in series order keeps the order a
   // single thread would have produced).
   void MergeFrom(const Annotations& other);
+  bool empty() const { return entries_.empty(); }
   // Renders "PromQL warning: <msg> (<line>:<col>)" into `out`.
   void Render(std::string_view query, std::vector<std::string>* warnings,
               std::vector<std::string>* infos) const;
@@ -341,6 +343,14 @@ class Evaluator {
   // ---- eval_call.cc
   absl::StatusOr<EvalValue> EvalCall(const Call& e);
   absl::StatusOr<EvalValue> EvalRangeCall(const Call& e, int matrix_arg);
+  // EvalRangeCall of a function over a matrix selector (not a subquery, not
+  // absent_over_time): through RangeOverSelector.
+  absl::StatusOr<EvalValue> EvalRangeCallStreamed(const Call& e,
+                                                  int matrix_arg);
+  // A range function's result for one series: counted against the sample
+  // limit, annotated, and added to `out` unless empty.
+  absl::Status FinishRangeSeries(const Call& e, bool keep_name, Labels&& metric,
+                                 Series&& ser, Matrix* out);
   // Loads the samples a matrix argument (selector or subquery) covers.
   absl::StatusOr<std::vector<RawSeries>> LoadMatrixArg(const Expr& arg,
                                                        WindowSpec* w);
@@ -352,6 +362,15 @@ class Evaluator {
                            const std::vector<std::vector<double>>& params,
                            Series* out, std::vector<char>* present,
                            Annotations* annos) const;
+  // A range function over a matrix selector, each series' window samples
+  // read, passed to `fn` and dropped before the next series is read (only
+  // the results of all series are held at once). `finish(metric, series)`
+  // gets each result in series order on the calling thread.
+  using RangeSink = std::function<absl::Status(Labels&& metric, Series&& s)>;
+  absl::Status RangeOverSelector(const Call& e, RangeFn fn,
+                                 const MatrixSelector& ms, const WindowSpec& w,
+                                 const std::vector<std::vector<double>>& params,
+                                 const RangeSink& finish);
   // RangeSeries over all of `raw` into (*out)[i], on two threads when there
   // are enough series to pay for one.
   absl::Status RangeSeriesAll(const Call& e, RangeFn fn,

@@ -200,10 +200,64 @@ absl::Status Evaluator::RangeSeriesAll(
   return absl::OkStatus();
 }
 
+absl::Status Evaluator::FinishRangeSeries(const Call& e, bool keep_name,
+                                          Labels&& metric, Series&& ser,
+                                          Matrix* out) {
+  ser.drop_name = !keep_name;
+  if (ser.ts.empty()) return absl::OkStatus();
+  VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
+  const std::string_view name = e.func->name;
+  std::string_view metric_name = metric.MetricName();
+  if ((name == "rate" || name == "increase") && !metric_name.empty() &&
+      !HasCounterSuffix(metric_name)) {
+    annos_->Info(
+        "metric might not be a counter, name does not end in "
+        "_total/_sum/_count/_bucket: " +
+            go::Quote(metric_name),
+        e.args[0]->pos);
+  }
+  ser.metric = std::move(metric);
+  out->push_back(std::move(ser));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EvalValue> Evaluator::EvalRangeCallStreamed(const Call& e,
+                                                           int matrix_arg) {
+  const std::string_view name = e.func->name;
+  const auto& ms = Unparen(*e.args[matrix_arg]).As<MatrixSelector>();
+  WindowSpec w;
+  w.range_ms = ms.range_ms;
+  w.offset_ms = ms.vs->mod.offset_ms;
+  w.pinned = ms.vs->mod.at != AtKind::kNone;
+  w.at_ms = AtTime(ms.vs->mod);
+  std::vector<std::vector<double>> params;
+  for (size_t i = 0; i < e.args.size(); i++) {
+    if (static_cast<int>(i) == matrix_arg) continue;
+    VIGIL_ASSIGN_OR_RETURN(EvalValue p, Eval(*e.args[i]));
+    params.push_back(std::move(p.scalar));
+  }
+  RangeFn fn = LookupRangeFunction(name);
+  if (fn == nullptr) {
+    return absl::UnimplementedError(
+        fmt::format("unsupported function \"{}\"", std::string(name)));
+  }
+  const bool keep_name = name == "last_over_time" || name == "first_over_time";
+  Matrix out;
+  VIGIL_RETURN_IF_ERROR(RangeOverSelector(
+      e, fn, ms, w, params, [&](Labels&& metric, Series&& ser) {
+        return FinishRangeSeries(e, keep_name, std::move(metric),
+                                 std::move(ser), &out);
+      }));
+  return MakeVector(std::move(out));
+}
+
 absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e,
                                                    int matrix_arg) {
   const std::string_view name = e.func->name;
   const Expr& arg = Unparen(*e.args[matrix_arg]);
+  if (name != "absent_over_time" && arg.kind == NodeKind::kMatrixSelector) {
+    return EvalRangeCallStreamed(e, matrix_arg);
+  }
   WindowSpec w;
   VIGIL_ASSIGN_OR_RETURN(std::vector<RawSeries> raw, LoadMatrixArg(arg, &w));
   // Scalar parameters, one value per step.
@@ -236,21 +290,10 @@ absl::StatusOr<EvalValue> Evaluator::EvalRangeCall(const Call& e,
   for (size_t i = 0; i < computed.size(); i++) {
     RawSeries& rs = raw[i];
     Series& ser = computed[i];
-    ser.drop_name = !keep_name || rs.drop_name;
-    if (ser.ts.empty()) continue;
-    VIGIL_RETURN_IF_ERROR(AddSamples(static_cast<int64_t>(ser.ts.size())));
-    std::string_view metric = rs.metric.MetricName();
-    if ((name == "rate" || name == "increase") && !metric.empty() &&
-        !HasCounterSuffix(metric)) {
-      annos_->Info(
-          "metric might not be a counter, name does not end in "
-          "_total/_sum/_count/_bucket: " +
-              go::Quote(metric),
-          e.args[0]->pos);
-    }
     // `raw` is not read again: its labels move instead of being copied.
-    ser.metric = std::move(rs.metric);
-    out.push_back(std::move(ser));
+    VIGIL_RETURN_IF_ERROR(FinishRangeSeries(e, keep_name && !rs.drop_name,
+                                            std::move(rs.metric),
+                                            std::move(ser), &out));
   }
   if (!absent) return MakeVector(std::move(out));
   Series ser;

@@ -203,6 +203,53 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(
   return out;
 }
 
+absl::Status Evaluator::RangeOverSelector(
+    const Call& e, RangeFn fn, const MatrixSelector& ms, const WindowSpec& w,
+    const std::vector<std::vector<double>>& params, const RangeSink& finish) {
+  const VectorSelector& vs = *ms.vs;
+  const bool pinned = vs.mod.at != AtKind::kNone;
+  const int64_t at = AtTime(vs.mod);
+  int64_t first_ref = WrapSub(pinned ? at : start_, vs.mod.offset_ms);
+  int64_t last_ref = WrapSub(pinned ? at : end_, vs.mod.offset_ms);
+  struct Result {
+    Labels metric;
+    Series ser;
+    std::unique_ptr<Annotations> annos;  // null when it added none
+    absl::Status st;
+  };
+  // Runs on the reading threads, while nothing adds samples (the sink runs
+  // after every series was read), as RangeSeriesAll requires.
+  auto make = [&](Labels&& lbls, const std::vector<int64_t>& ts,
+                  const std::vector<double>& vals, Result* r) {
+    static thread_local RawSeries rs;  // columns reused across series
+    rs.metric = std::move(lbls);
+    rs.ts.clear();
+    rs.vs.clear();
+    for (size_t i = 0; i < ts.size(); i++) {
+      if (IsStaleNaN(vals[i])) continue;
+      rs.ts.push_back(ts[i]);
+      rs.vs.push_back(vals[i]);
+    }
+    r->annos = std::make_unique<Annotations>();
+    r->st = RangeSeries(e, fn, rs, w, params, &r->ser, nullptr, r->annos.get());
+    if (r->annos->empty()) r->annos.reset();
+    r->metric = std::move(rs.metric);
+    if (rs.ts.capacity() > 65536) {  // one huge series: give it back
+      rs.ts = {};
+      rs.vs = {};
+    }
+  };
+  auto sink = [&](Result r) -> absl::Status {
+    VIGIL_RETURN_IF_ERROR(r.st);
+    if (r.annos) annos_->MergeFrom(*r.annos);
+    return finish(std::move(r.metric), std::move(r.ser));
+  };
+  auto reserve = [](size_t) {};
+  return ForEachSeries<Result>(queryable_, vs,
+                               WrapAdd(WrapSub(first_ref, w.range_ms), 1),
+                               last_ref, *this, reserve, make, sink);
+}
+
 absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(
     const SubqueryExpr& sq) {
   const bool pinned = sq.mod.at != AtKind::kNone;

@@ -41,7 +41,7 @@ class RefSet {
       uint64_t gap = 0;
       for (int shift = 0; i < bytes_.size() && shift < 64; shift += 7) {
         const auto b = static_cast<uint8_t>(bytes_[i++]);
-        gap |= uint64_t{b & 0x7f} << shift;
+        gap |= static_cast<uint64_t>(b & 0x7f) << shift;
         if ((b & 0x80) == 0) break;
       }
       ref += gap;
