@@ -79,31 +79,37 @@ inline std::string ColdHashKey(uint64_t hash) {
   PutBE64(&k, hash);
   return k;
 }
+// Both posting layouts: `letter`, lp(name), lp(value), then a tail of
+// `tail_size` bytes (returned in *tail); false if the key is not that.
+inline bool SplitPostingKey(std::string_view key, char letter, size_t tail_size,
+                            std::string_view* name, std::string_view* value,
+                            const char** tail) {
+  if (key.empty() || key[0] != letter) return false;
+  key.remove_prefix(1);
+  if (!GetLengthPrefixed(&key, name) || !GetLengthPrefixed(&key, value) ||
+      key.size() != tail_size) {
+    return false;
+  }
+  *tail = key.data();
+  return true;
+}
 // A posting key's name, value, newest sample time and ref; false if
 // malformed.
 inline bool ParsePostingKey(std::string_view key, std::string_view* name,
                             std::string_view* value, Timestamp* last_t,
                             uint64_t* ref) {
-  if (key.empty() || key[0] != 'q') return false;
-  key.remove_prefix(1);
-  if (!GetLengthPrefixed(&key, name) || !GetLengthPrefixed(&key, value) ||
-      key.size() != 16) {
-    return false;
-  }
-  *last_t = GetOrderedI64(key.data());
-  *ref = GetBE64(key.data() + 8);
+  const char* tail;
+  if (!SplitPostingKey(key, 'q', 16, name, value, &tail)) return false;
+  *last_t = GetOrderedI64(tail);
+  *ref = GetBE64(tail + 8);
   return true;
 }
 // A first-layout ("p") posting key's name, value and ref.
 inline bool ParseLegacyPostingKey(std::string_view key, std::string_view* name,
                                   std::string_view* value, uint64_t* ref) {
-  if (key.empty() || key[0] != 'p') return false;
-  key.remove_prefix(1);
-  if (!GetLengthPrefixed(&key, name) || !GetLengthPrefixed(&key, value) ||
-      key.size() != 8) {
-    return false;
-  }
-  *ref = GetBE64(key.data());
+  const char* tail;
+  if (!SplitPostingKey(key, 'p', 8, name, value, &tail)) return false;
+  *ref = GetBE64(tail);
   return true;
 }
 inline std::vector<uint64_t> DecodeRefs(std::string_view v) {
