@@ -26,6 +26,7 @@
 #ifndef VIGIL_STORAGE_QUERIER_H_
 #define VIGIL_STORAGE_QUERIER_H_
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,6 +110,32 @@ class SeriesSet {
   // a copy of every label set. The default copies.
   virtual Labels TakeLabels() { return At().labels(); }
   virtual absl::Status err() const { return absl::OkStatus(); }
+
+  // The next up to `max` (> 0) series at once, for a reader that is done
+  // with each batch before it asks for the next: this call may free the
+  // series of earlier batches (their labels, samples and iterators must not
+  // be touched afterwards). Fills *series and moves the labels of each into
+  // *labels (both cleared first, same order); false, both empty, at the end
+  // or on an error (then err()). Do not mix with Next().
+  //
+  // A storage may load each batch when it is asked for, so that the reader
+  // holds one batch at a time instead of the whole selection: the DB does
+  // for SelectUnsorted and SelectLatest. Each batch then reads the data as
+  // of its own call: it still has every sample of commits that returned
+  // before Select() and nothing of uncommitted ones, and of a commit
+  // running meanwhile a prefix per series, but a commit that returned after
+  // Select() may be seen by later batches. The series and their order do
+  // not change. The default collects Next() and TakeLabels().
+  virtual bool NextBatch(size_t max, std::vector<const Series*>* series,
+                         std::vector<Labels>* labels) {
+    series->clear();
+    labels->clear();
+    while (series->size() < max && Next()) {
+      series->push_back(&At());
+      labels->push_back(TakeLabels());
+    }
+    return !series->empty();
+  }
 };
 
 // A read view of [mint, maxt] (inclusive, milliseconds). Thread-compatible;

@@ -355,9 +355,8 @@ absl::Status Evaluator::CheckSeriesLimit(size_t n,
   counters_->series_limit_hit = true;
   return absl::ResourceExhaustedError(fmt::format(
       "query processing would load too many series into memory in query "
-      "execution: {} selects {} series, more than the limit of {} "
-      "(--query.max-series)",
-      Format(vs), n, opts_.max_series));
+      "execution: {} selects more than {} series (--query.max-series)",
+      Format(vs), opts_.max_series));
 }
 
 absl::Status Evaluator::CheckRoomFor(int64_t n) const {

@@ -40,13 +40,6 @@ absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
   return it->err();
 }
 
-// Reads all series matching `vs` with samples in [mint, maxt]: once the
-// series are known, `reserve(n)` is told how many; for each,
-// `make(std::move(labels), ts, vs, &r)` turns its columns into an R (on
-// any thread; it must not touch shared state), then `sink(std::move(r))`
-// consumes the results on the calling thread, in series order. The labels
-// are moved out of the storage's series set, not copied. Decoding and `make`
-// run on two threads when there are enough series to pay for the second one.
 // The newest sample of `s` in [mint, maxt] into ts/vals (cleared first):
 // all an instant selector of a one-step query looks at.
 absl::Status ReadLatest(const storage::Series& s, int64_t mint, int64_t maxt,
@@ -64,55 +57,64 @@ absl::Status ReadLatest(const storage::Series& s, int64_t mint, int64_t maxt,
   return absl::OkStatus();
 }
 
-// With `latest_only`, each series gets only its newest sample in range.
-template <typename R, typename Reserve, typename Make, typename Sink>
+// Reads all series matching `vs` with samples in [mint, maxt], a batch of
+// them at a time (the storage may load each batch when asked, so memory
+// holds one batch's samples, not the selection's): for each,
+// `make(std::move(labels), ts, vs, &r)` turns its columns into an R (on any
+// thread; it must not touch shared state), then `sink(std::move(r))`
+// consumes the results on the calling thread, in series order, once the
+// batch is read. The labels are moved out of the storage's series set, not
+// copied. Decoding and `make` run on two threads when a batch has enough
+// series to pay for the second one. With `latest_only`, each series gets
+// only its newest sample in range.
+template <typename R, typename Make, typename Sink>
 absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
                            int64_t mint, int64_t maxt, const Evaluator& ev,
-                           Reserve reserve, Make make, Sink sink,
-                           bool latest_only = false) {
+                           Make make, Sink sink, bool latest_only = false) {
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
   // Unsorted, as Prometheus's engine selects: the storage's order (series
   // creation order) is what decides ties in topk/bottomk.
   VIGIL_ASSIGN_OR_RETURN(auto set, latest_only
                                        ? querier->SelectLatest(vs.matchers)
                                        : querier->SelectUnsorted(vs.matchers));
+  constexpr size_t kSeriesBatch = 1024;
   std::vector<const storage::Series*> all;
   std::vector<Labels> labels;
-  while (set->Next()) {
-    all.push_back(&set->At());
-    labels.push_back(set->TakeLabels());
-  }
-  VIGIL_RETURN_IF_ERROR(set->err());
-  VIGIL_RETURN_IF_ERROR(ev.CheckSeriesLimit(all.size(), vs));
-  reserve(all.size());
-  std::vector<R> results(all.size());
-  // Each block keeps its first error; the first in series order wins, as
-  // on one thread.
-  constexpr size_t kBlock = 32, kMinParallelSeries = 128;
-  const size_t blocks = (all.size() + kBlock - 1) / kBlock;
-  std::vector<absl::Status> errs(blocks);
-  ForEachBlock(blocks, all.size() >= kMinParallelSeries, [&](size_t b) {
-    std::vector<int64_t> ts;
-    std::vector<double> vals;
-    absl::Status st;
-    BlockRange r = BlockOf(b, kBlock, all.size());
-    for (size_t i = r.begin; st.ok() && i < r.end; i++) {
-      st = ev.CheckDeadline();
-      if (st.ok()) {
-        st = latest_only ? ReadLatest(*all[i], mint, maxt, &ts, &vals)
-                         : ReadColumns(*all[i], mint, maxt, &ts, &vals);
+  std::vector<R> results;
+  size_t seen = 0;
+  while (set->NextBatch(kSeriesBatch, &all, &labels)) {
+    seen += all.size();
+    VIGIL_RETURN_IF_ERROR(ev.CheckSeriesLimit(seen, vs));
+    results.clear();
+    results.resize(all.size());
+    // Each block keeps its first error; the first in series order wins, as
+    // on one thread.
+    constexpr size_t kBlock = 32, kMinParallelSeries = 128;
+    const size_t blocks = (all.size() + kBlock - 1) / kBlock;
+    std::vector<absl::Status> errs(blocks);
+    ForEachBlock(blocks, all.size() >= kMinParallelSeries, [&](size_t b) {
+      std::vector<int64_t> ts;
+      std::vector<double> vals;
+      absl::Status st;
+      BlockRange r = BlockOf(b, kBlock, all.size());
+      for (size_t i = r.begin; st.ok() && i < r.end; i++) {
+        st = ev.CheckDeadline();
+        if (st.ok()) {
+          st = latest_only ? ReadLatest(*all[i], mint, maxt, &ts, &vals)
+                           : ReadColumns(*all[i], mint, maxt, &ts, &vals);
+        }
+        if (st.ok()) make(std::move(labels[i]), ts, vals, &results[i]);
       }
-      if (st.ok()) make(std::move(labels[i]), ts, vals, &results[i]);
+      errs[b] = std::move(st);
+    });
+    for (size_t b = 0; b < blocks; b++) {
+      VIGIL_RETURN_IF_ERROR(errs[b]);
+      BlockRange r = BlockOf(b, kBlock, all.size());
+      for (size_t i = r.begin; i < r.end; i++)
+        VIGIL_RETURN_IF_ERROR(sink(std::move(results[i])));
     }
-    errs[b] = std::move(st);
-  });
-  for (size_t b = 0; b < blocks; b++) {
-    VIGIL_RETURN_IF_ERROR(errs[b]);
-    BlockRange r = BlockOf(b, kBlock, all.size());
-    for (size_t i = r.begin; i < r.end; i++)
-      VIGIL_RETURN_IF_ERROR(sink(std::move(results[i])));
   }
-  return absl::OkStatus();
+  return set->err();
 }
 
 }  // namespace
@@ -163,9 +165,8 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
     return absl::OkStatus();
   };
   // One step (an instant query, a rule): only the newest sample matters.
-  auto reserve = [&](size_t n) { out.reserve(n); };
   VIGIL_RETURN_IF_ERROR(ForEachSeries<Series>(queryable_, vs, mint, maxt, *this,
-                                              reserve, make, sink, steps == 1));
+                                              make, sink, steps == 1));
   return MakeVector(std::move(out));
 }
 
@@ -196,10 +197,9 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadRange(
     out.push_back(std::move(rs));
     return absl::OkStatus();
   };
-  auto reserve = [&](size_t n) { out.reserve(n); };
   VIGIL_RETURN_IF_ERROR(ForEachSeries<RawSeries>(
       queryable_, vs, WrapAdd(WrapSub(first_ref, range_ms), 1), last_ref, *this,
-      reserve, make, sink));
+      make, sink));
   return out;
 }
 
@@ -218,7 +218,7 @@ absl::Status Evaluator::RangeOverSelector(
     absl::Status st;
   };
   // Runs on the reading threads, while nothing adds samples (the sink runs
-  // after every series was read), as RangeSeriesAll requires.
+  // between batches, never while one is read), as RangeSeriesAll requires.
   auto make = [&](Labels&& lbls, const std::vector<int64_t>& ts,
                   const std::vector<double>& vals, Result* r) {
     static thread_local RawSeries rs;  // columns reused across series
@@ -244,10 +244,9 @@ absl::Status Evaluator::RangeOverSelector(
     if (r.annos) annos_->MergeFrom(*r.annos);
     return finish(std::move(r.metric), std::move(r.ser));
   };
-  auto reserve = [](size_t) {};
   return ForEachSeries<Result>(queryable_, vs,
                                WrapAdd(WrapSub(first_ref, w.range_ms), 1),
-                               last_ref, *this, reserve, make, sink);
+                               last_ref, *this, make, sink);
 }
 
 absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(

@@ -293,6 +293,19 @@ class DBQuerier : public Querier {
   // One series over [mint_, maxt_] with `deleted` applied: any sample left?
   absl::StatusOr<bool> AnySample(MemSeries* s, const Intervals& deleted);
 
+  // A selected series: in the head (s), or cold (labels, from RocksDB only).
+  struct Selected {
+    uint64_t ref;
+    MemSeries* s;
+    const Labels* labels;
+  };
+  // Reads the chunks of matched[begin, end) and appends those series that
+  // have samples in range to *out, in matched's order; two threads for
+  // many. `latest`: as SelectLatest.
+  absl::Status LoadSeries(const std::vector<Selected>& matched, size_t begin,
+                          size_t end, bool latest,
+                          std::vector<std::unique_ptr<DBSeries>>* out);
+
  private:
   // A chunk iterator shared by the series of one Select, with what is
   // needed to avoid Refresh() and Seek() calls that cannot change anything.
@@ -304,12 +317,6 @@ class DBQuerier : public Querier {
     bool positioned = false;
     uint32_t day = 0;
     uint64_t ref = 0;
-  };
-  // A selected series: in the head (s), or cold (labels, from RocksDB only).
-  struct Selected {
-    uint64_t ref;
-    MemSeries* s;
-    const Labels* labels;
   };
   // Loads the chunks of series `ref` overlapping the range, in time order,
   // but for those wholly inside `deleted` (may be null): the head's part
@@ -587,6 +594,101 @@ std::vector<MemSeries*> DBQuerier::Listed(
   return out;
 }
 
+// The series of an unsorted selection, read batch by batch (NextBatch) or
+// all at the first Next(): see SeriesSet::NextBatch.
+class LazySeriesSet : public SeriesSet {
+ public:
+  LazySeriesSet(DBQuerier* q, std::vector<DBQuerier::Selected> matched,
+                std::vector<DBImpl::ColdSeries> cold, bool latest)
+      : q_(q),
+        matched_(std::move(matched)),
+        cold_(std::move(cold)),
+        latest_(latest) {}
+
+  bool Next() override {
+    if (next_ < matched_.size()) {  // the first call reads them all
+      err_ =
+          q_->LoadSeries(matched_, next_, matched_.size(), latest_, &loaded_);
+      next_ = matched_.size();
+      if (!err_.ok()) {
+        loaded_.clear();
+        return false;
+      }
+    }
+    return ++pos_ < loaded_.size();
+  }
+  const Series& At() const override { return *loaded_[pos_]; }
+  Labels TakeLabels() override { return loaded_[pos_]->TakeLabels(); }
+  absl::Status err() const override { return err_; }
+
+  bool NextBatch(size_t max, std::vector<const Series*>* series,
+                 std::vector<Labels>* labels) override {
+    series->clear();
+    labels->clear();
+    loaded_.clear();  // the previous batch
+    // Series without samples in range drop out as they are read: read on
+    // until something is left or nothing is.
+    while (loaded_.empty() && next_ < matched_.size() && err_.ok()) {
+      const size_t end = std::min(matched_.size(), next_ + max);
+      err_ = q_->LoadSeries(matched_, next_, end, latest_, &loaded_);
+      next_ = end;
+    }
+    if (!err_.ok()) loaded_.clear();
+    for (auto& s : loaded_) {
+      series->push_back(s.get());
+      labels->push_back(s->TakeLabels());
+    }
+    if (next_ == matched_.size()) {
+      // Done with the selection: give its memory back now.
+      std::vector<DBQuerier::Selected>().swap(matched_);
+      std::vector<DBImpl::ColdSeries>().swap(cold_);
+      next_ = 0;
+    }
+    return !series->empty();
+  }
+
+ private:
+  DBQuerier* const q_;
+  std::vector<DBQuerier::Selected> matched_;
+  // What the cold entries of matched_ point to.
+  std::vector<DBImpl::ColdSeries> cold_;
+  const bool latest_;
+  size_t next_ = 0;  // first entry of matched_ not read
+  std::vector<std::unique_ptr<DBSeries>> loaded_;
+  size_t pos_ = size_t(-1);
+  absl::Status err_;
+};
+
+absl::Status DBQuerier::LoadSeries(
+    const std::vector<Selected>& matched, size_t begin, size_t end, bool latest,
+    std::vector<std::unique_ptr<DBSeries>>* out) {
+  // Blocks of series in ref order, each walked by its own chunk iterator;
+  // large selections use two threads.
+  constexpr size_t kBlock = 128, kMinParallel = 256;
+  const size_t n = end - begin;
+  const size_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<std::vector<std::unique_ptr<DBSeries>>> parts(blocks);
+  std::vector<absl::Status> errs(blocks);
+  ForEachBlock(blocks, n >= kMinParallel, [&](size_t b) {
+    ChunkCursor cur;  // its iterator is made by the first seek
+    BlockRange r = BlockOf(b, kBlock, n);
+    for (size_t i = begin + r.begin; i < begin + r.end; ++i) {
+      auto ser = Load(matched[i], &cur, latest);
+      if (!ser.ok()) {
+        errs[b] = std::move(ser).status();
+        return;
+      }
+      if (*ser) parts[b].push_back(std::move(*ser));
+    }
+  });
+  out->reserve(out->size() + n);
+  for (size_t b = 0; b < blocks; ++b) {
+    VIGIL_RETURN_IF_ERROR(errs[b]);
+    for (auto& ser : parts[b]) out->push_back(std::move(ser));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
     const std::vector<Matcher>& matchers, bool sorted, bool latest) {
   std::vector<MemSeries*> hot;
@@ -603,41 +705,23 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
     if (s->last_t != kMinTimestamp && s->last_t < mint_) continue;
     matched.push_back({s->ref, s, nullptr});
   }
+  std::vector<MemSeries*>().swap(hot);
   for (const auto& c : cold) matched.push_back({c.ref, nullptr, &c.labels});
   if (!cold.empty()) {
     std::sort(
         matched.begin(), matched.end(),
         [](const Selected& a, const Selected& b) { return a.ref < b.ref; });
   }
-  // Blocks of series in ref order, each walked by its own chunk iterator;
-  // large selections use two threads.
-  constexpr size_t kBlock = 128, kMinParallel = 256;
-  const size_t blocks = (matched.size() + kBlock - 1) / kBlock;
-  std::vector<std::vector<std::unique_ptr<DBSeries>>> parts(blocks);
-  std::vector<absl::Status> errs(blocks);
-  ForEachBlock(blocks, matched.size() >= kMinParallel, [&](size_t b) {
-    ChunkCursor cur;  // its iterator is made by the first seek
-    BlockRange r = BlockOf(b, kBlock, matched.size());
-    for (size_t i = r.begin; i < r.end; ++i) {
-      auto ser = Load(matched[i], &cur, latest);
-      if (!ser.ok()) {
-        errs[b] = std::move(ser).status();
-        return;
-      }
-      if (*ser) parts[b].push_back(std::move(*ser));
-    }
-  });
+  if (!sorted) {
+    // Read when asked for: a reader going batch by batch holds one batch.
+    return std::unique_ptr<SeriesSet>(
+        new LazySeriesSet(this, std::move(matched), std::move(cold), latest));
+  }
   std::vector<std::unique_ptr<DBSeries>> out;
-  out.reserve(matched.size());
-  for (size_t b = 0; b < blocks; ++b) {
-    VIGIL_RETURN_IF_ERROR(errs[b]);
-    for (auto& ser : parts[b]) out.push_back(std::move(ser));
-  }
-  if (sorted) {
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-      return Compare(a->labels(), b->labels()) < 0;
-    });
-  }
+  VIGIL_RETURN_IF_ERROR(LoadSeries(matched, 0, matched.size(), latest, &out));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return Compare(a->labels(), b->labels()) < 0;
+  });
   return std::unique_ptr<SeriesSet>(new VectorSeriesSet(std::move(out)));
 }
 
