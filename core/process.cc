@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <chrono>
+
 #include "core/sync.h"
 
 namespace vigil {
@@ -24,6 +26,19 @@ void TuneMallocForServer() {
   mallopt(M_ARENA_MAX, 2);
   mallopt(M_TRIM_THRESHOLD, 16 << 20);
 #endif
+}
+
+int64_t ReleaseFreeMemory(size_t keep_top) {
+  const auto start = std::chrono::steady_clock::now();
+#ifdef M_TRIM_THRESHOLD
+  malloc_trim(keep_top);
+#else
+  (void)keep_top;
+#endif
+  return static_cast<int64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - start)
+          .count());
 }
 
 void DisableLockGraph() {

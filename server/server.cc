@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "core/clock.h"
 #include "core/metrics.h"
+#include "core/process.h"
 #include "core/sync.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
@@ -537,10 +538,28 @@ int Run(const ServerFlags& flags, Logger* log) {
   alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");
 
+  // Free heap pages go back to the kernel every 10 s: otherwise the
+  // biggest query or rule evaluation so far stays resident (core/process.h).
+  auto trims = std::make_shared<metrics::Counter>(
+      metrics::Opts{"vigil_malloc_trims_total",
+                    "Times the server gave free heap pages back to the kernel.",
+                    {},
+                    {}});
+  auto trim_seconds = std::make_shared<metrics::Counter>(
+      metrics::Opts{"vigil_malloc_trim_seconds_total",
+                    "Time spent giving free heap pages back to the kernel.",
+                    {},
+                    {}});
+  (void)registry.Register(trims);
+  (void)registry.Register(trim_seconds);
+  constexpr int64_t kTrimEveryMs = 10000;
+  constexpr size_t kTrimKeepTop = 16 << 20;  // as TuneMallocForServer
+
   // Retention is applied at start-up (as Prometheus does when it opens its
   // blocks), then once a minute, as Prometheus checks it at each head
   // compaction.
   Timestamp next_retention = Clock::Real()->NowMs();
+  Timestamp next_trim = next_retention + kTrimEveryMs;
   while (!g_stop.load()) {
     if (g_reload.exchange(false)) (void)reload();
     const Timestamp now = Clock::Real()->NowMs();
@@ -551,9 +570,15 @@ int Run(const ServerFlags& flags, Logger* log) {
                    {{"err", std::string(st.message())}});
       }
     }
+    if (now >= next_trim) {
+      next_trim = now + kTrimEveryMs;
+      trim_seconds->Inc(double(ReleaseFreeMemory(kTrimKeepTop)) / 1e6);
+      trims->Inc();
+    }
     // Asleep until a signal, /-/reload or /-/quit, or the next retention
-    // pass (at most a second: a safety net, not a poll).
-    WaitForWake(int(std::clamp<int64_t>(next_retention - now, 1, 1000)));
+    // or trim (at most a second: a safety net, not a poll).
+    WaitForWake(int(std::clamp<int64_t>(
+        std::min(next_retention, next_trim) - now, 1, 1000)));
   }
   log->Info("Stopping", {{"reason", "signal"}});
   web.Stop();

@@ -327,7 +327,7 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
   const SeriesCache::Key key = lookup->key;
   const uint32_t pos = lookup->pos;
   const uint8_t fbit = lookup->format_bit();
-  const auto iter = static_cast<uint32_t>(iter_);
+  const auto iter = static_cast<SeriesCache::Iter>(iter_);
   lookup->Reset();
   Labels lset;
   SeriesCache::Entry* ce = nullptr;
@@ -386,7 +386,7 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
     ce->last_iter = iter;
     return absl::OkStatus();
   }
-  cache_.Add({.key = key, .ref = *ref, .last_iter = iter, .formats = fbit});
+  cache_.Add({.key = key, .last_iter = iter, .formats = fbit, .ref = *ref});
   if (!*limit_hit) ++rep->series_added;
   return absl::OkStatus();
 }
@@ -469,7 +469,7 @@ void ScrapeLoop::CleanCache(uint64_t samples) {
   // Series churn and alternative spellings of a series grow the cache; drop
   // what this scrape did not see, now and then (Prometheus's iterDone).
   if (iter_ % 10 != 0 && cache_.size() <= 2 * samples) return;
-  cache_.KeepOnly(static_cast<uint32_t>(iter_));
+  cache_.KeepOnly(static_cast<SeriesCache::Iter>(iter_));
   vigil::MutexLock l(&mu_);
   for (auto it = metadata_.begin(); it != metadata_.end();) {
     if (iter_ - it->second.last_iter > 10) {

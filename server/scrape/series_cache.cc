@@ -50,7 +50,7 @@ SeriesCache::Key SeriesCache::KeyOf(std::string_view text) {
 }
 
 uint32_t SeriesCache::Find(const Key& key) {
-  if (cursor_ < entries_.size() && entries_[cursor_].key == key) {
+  if (cursor_ < entries_.size() && entries_[cursor_].key.Matches(key)) {
     return static_cast<uint32_t>(cursor_++);
   }
   if (slots_.empty()) return kNotFound;
@@ -58,7 +58,7 @@ uint32_t SeriesCache::Find(const Key& key) {
   for (size_t i = Slot(key);; i = (i + 1) & mask) {
     const uint32_t s = slots_[i];
     if (s == 0) return kNotFound;
-    if (entries_[s - 1].key == key) {
+    if (entries_[s - 1].key.Matches(key)) {
       cursor_ = s;
       return s - 1;
     }
@@ -78,7 +78,7 @@ uint32_t SeriesCache::Add(const Entry& e) {
 
 void SeriesCache::Insert(uint32_t pos) {
   const size_t mask = slots_.size() - 1;
-  size_t i = Slot(entries_[pos].key);
+  size_t i = entries_[pos].key.a & mask;
   while (slots_[i] != 0) i = (i + 1) & mask;
   slots_[i] = pos + 1;
 }
@@ -108,7 +108,7 @@ void SeriesCache::RollBack() {
   cursor_ = 0;
 }
 
-void SeriesCache::KeepOnly(uint32_t iter) {
+void SeriesCache::KeepOnly(Iter iter) {
   auto end =
       std::remove_if(entries_.begin(), entries_.end(),
                      [iter](const Entry& e) { return e.last_iter != iter; });
@@ -144,5 +144,7 @@ size_t SeriesCache::MemoryBytes() const {
   return entries_.capacity() * sizeof(Entry) +
          slots_.capacity() * sizeof(uint32_t);
 }
+
+static_assert(sizeof(SeriesCache::Entry) == 24);
 
 }  // namespace vigil::scrape

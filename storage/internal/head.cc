@@ -68,11 +68,11 @@ bool Head::LabelsEqual(const MemSeries& s, const Labels& labels) const {
 
 MemSeries* Head::FindInShard(const Shard& sh, uint64_t hash,
                              const Labels& labels) const {
-  auto it = sh.by_hash.find(hash);
+  auto it = sh.by_hash.find(Tag(hash));
   if (it == sh.by_hash.end()) return nullptr;
   MemSeries* s = GetByRef(it->second);
   if (s && LabelsEqual(*s, labels)) return s;
-  auto ex = sh.extra.find(hash);
+  auto ex = sh.extra.find(Tag(hash));
   if (ex == sh.extra.end()) return nullptr;
   for (uint32_t ref : ex->second) {
     MemSeries* c = GetByRef(ref);
@@ -131,8 +131,8 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
   {
     Shard& sh = shards_[hash % kShards];
     vigil::MutexLock sl(&sh.mu);
-    auto [it, inserted] = sh.by_hash.try_emplace(hash, uint32_t(ref));
-    if (!inserted) sh.extra[hash].push_back(uint32_t(ref));
+    auto [it, inserted] = sh.by_hash.try_emplace(Tag(hash), uint32_t(ref));
+    if (!inserted) sh.extra[Tag(hash)].push_back(uint32_t(ref));
   }
   postings_->Add(uint32_t(ref), s->syms(), s->num_labels);
   if (ref >= next_ref_.load()) next_ref_.store(ref + 1);
@@ -233,8 +233,8 @@ void Head::Remove(const std::vector<MemSeries*>& series) {
       Shard& sh = shards_[h % kShards];
       {
         vigil::MutexLock sl(&sh.mu);
-        auto ex = sh.extra.find(h);
-        auto it = sh.by_hash.find(h);
+        auto ex = sh.extra.find(Tag(h));
+        auto it = sh.by_hash.find(Tag(h));
         if (it != sh.by_hash.end() && it->second == uint32_t(s->ref)) {
           if (ex != sh.extra.end()) {
             it->second = ex->second.back();
@@ -291,7 +291,7 @@ size_t Head::MemoryBytes() const {
   });
   for (int i = 0; i < kShards; ++i) {
     vigil::ReaderMutexLock l(&shards_[i].mu);
-    total += shards_[i].by_hash.capacity() * 13;
+    total += shards_[i].by_hash.capacity() * 9;
   }
   for (size_t b = 0; b <= MaxRef() / kBlockSize && b < kMaxBlocks; ++b) {
     if (blocks_[b].load() != nullptr) total += kBlockSize * sizeof(void*);

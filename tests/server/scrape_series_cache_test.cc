@@ -25,11 +25,11 @@ int Scrape(SeriesCache* c, uint32_t iter, int from, int to,
     if (pos == SeriesCache::kNotFound) {
       ++misses;
       c->Add({.key = K(i),
-              .ref = static_cast<storage::SeriesRef>(i + 1),
-              .last_iter = iter});
+              .last_iter = static_cast<SeriesCache::Iter>(iter),
+              .ref = static_cast<storage::SeriesRef>(i + 1)});
     } else {
       REQUIRE(c->at(pos).ref == static_cast<storage::SeriesRef>(i + 1));
-      c->at(pos).last_iter = iter;
+      c->at(pos).last_iter = static_cast<SeriesCache::Iter>(iter);
     }
   }
   return misses;
@@ -98,7 +98,7 @@ TEST_CASE("series cache: dropped entries are found but not counted as series",
           "[scrape]") {
   SeriesCache c;
   c.BeginScrape();
-  c.Add({.key = K(1), .ref = 7, .last_iter = 1});
+  c.Add({.key = K(1), .last_iter = 1, .ref = 7});
   c.Add({.key = K(2), .last_iter = 1, .formats = 2, .dropped = true});
   CHECK(c.size() == 2);
   CHECK(c.NumSeries() == 1);
@@ -124,6 +124,22 @@ TEST_CASE("series cache: a steady page costs about 40 bytes a series",
   CHECK(c.size() == 100);
   CHECK(c.MemoryBytes() <= 100 * 40 + 16 * 40);
   CHECK(Scrape(&c, 3, 0, 100) == 0);
+}
+
+TEST_CASE("series cache: an entry keeps all of a and 32 bits of b",
+          "[scrape]") {
+  SeriesCache c;
+  c.BeginScrape();
+  const Key k{0x1234, 0xabcdef0000000001ULL};
+  c.Add({.key = k, .last_iter = 1, .ref = 1});
+  // Same `a` (same slot), another low half of `b`: a different text.
+  const Key other{0x1234, 0xabcdef0000000002ULL};
+  CHECK(c.Find(other) == SeriesCache::kNotFound);
+  c.Add({.key = other, .last_iter = 1, .ref = 2});
+  CHECK(c.at(c.Find(k)).ref == 1);
+  CHECK(c.at(c.Find(other)).ref == 2);
+  CHECK(c.MemoryBytes() >= 2 * 24);
+  static_assert(sizeof(SeriesCache::Entry) == 24);
 }
 
 }  // namespace
