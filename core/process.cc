@@ -28,17 +28,25 @@ void TuneMallocForServer() {
 #endif
 }
 
-int64_t ReleaseFreeMemory(size_t keep_top) {
+TrimResult ReleaseFreeMemory(size_t max_free) {
   const auto start = std::chrono::steady_clock::now();
-#ifdef M_TRIM_THRESHOLD
-  malloc_trim(keep_top);
+  TrimResult r;
+#if defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const struct mallinfo2 mi = mallinfo2();
+  r.free_bytes = mi.fordblks;
+  if (r.free_bytes > max_free) {
+    malloc_trim(0);
+    r.trimmed = true;
+  }
 #else
-  (void)keep_top;
+  (void)max_free;
 #endif
-  return static_cast<int64_t>(
+  r.micros = static_cast<int64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::steady_clock::now() - start)
           .count());
+  return r;
 }
 
 void DisableLockGraph() {

@@ -31,14 +31,22 @@ void TuneMallocForQueries();
 // reuse. Measured with bench/compare_scrape.sh (see bench/README.md).
 void TuneMallocForServer();
 
+// What ReleaseFreeMemory did.
+struct TrimResult {
+  bool trimmed = false;   // malloc_trim ran
+  size_t free_bytes = 0;  // free heap malloc held before (mallinfo2)
+  int64_t micros = 0;     // time taken, the check included
+};
+
 // Gives the free heap's whole pages back to the kernel (glibc's
 // malloc_trim, which also releases pages inside the heap, not only at its
-// top), keeping `keep_top` bytes free at the top for reuse. Without it the
-// largest query or rule evaluation so far stays resident for good: the
-// churn soak measured 981 MB taken from the kernel with 112 MB in use. The
-// server calls it every 10 s from its main loop. Returns the microseconds
-// it took.
-int64_t ReleaseFreeMemory(size_t keep_top);
+// top), but only when malloc holds more than `max_free` bytes free: below
+// that the memory is kept for the next query, which would otherwise fault
+// every page in again (TuneMallocForQueries). Without it the largest query
+// or rule evaluation so far stays resident for good: the churn soak
+// measured 981 MB taken from the kernel with 112 MB in use. The server
+// calls it every 10 s from its main loop.
+TrimResult ReleaseFreeMemory(size_t max_free);
 
 // Turns off Abseil's debug-time lock-order graph, which costs a few percent
 // on every vigil::Mutex operation. Vigil's lock order is fixed by design

@@ -538,28 +538,36 @@ int Run(const ServerFlags& flags, Logger* log) {
   alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");
 
-  // Free heap pages go back to the kernel every 10 s: otherwise the
-  // biggest query or rule evaluation so far stays resident (core/process.h).
-  auto trims = std::make_shared<metrics::Counter>(
-      metrics::Opts{"vigil_malloc_trims_total",
-                    "Times the server gave free heap pages back to the kernel.",
-                    {},
-                    {}});
+  // Every 10 s, free heap beyond 64 MiB goes back to the kernel: otherwise
+  // the biggest query or rule evaluation so far stays resident
+  // (core/process.h).
+  auto trims = std::make_shared<metrics::Counter>(metrics::Opts{
+      "vigil_malloc_trims_total",
+      "Times the server gave free heap pages back to the kernel (when "
+      "malloc held more than 64 MiB free).",
+      {},
+      {}});
   auto trim_seconds = std::make_shared<metrics::Counter>(
       metrics::Opts{"vigil_malloc_trim_seconds_total",
-                    "Time spent giving free heap pages back to the kernel.",
+                    "Time spent checking for and giving back free heap pages.",
+                    {},
+                    {}});
+  auto heap_free = std::make_shared<metrics::Gauge>(
+      metrics::Opts{"vigil_malloc_free_bytes",
+                    "Free heap malloc held at the last check, before any trim.",
                     {},
                     {}});
   (void)registry.Register(trims);
   (void)registry.Register(trim_seconds);
+  (void)registry.Register(heap_free);
   constexpr int64_t kTrimEveryMs = 10000;
-  constexpr size_t kTrimKeepTop = 16 << 20;  // as TuneMallocForServer
+  constexpr size_t kTrimAboveBytes = size_t{64} << 20;
 
   // Retention is applied at start-up (as Prometheus does when it opens its
   // blocks), then once a minute, as Prometheus checks it at each head
   // compaction.
   Timestamp next_retention = Clock::Real()->NowMs();
-  Timestamp next_trim = next_retention + kTrimEveryMs;
+  Timestamp next_trim = next_retention;  // the first check at once
   while (!g_stop.load()) {
     if (g_reload.exchange(false)) (void)reload();
     const Timestamp now = Clock::Real()->NowMs();
@@ -572,8 +580,10 @@ int Run(const ServerFlags& flags, Logger* log) {
     }
     if (now >= next_trim) {
       next_trim = now + kTrimEveryMs;
-      trim_seconds->Inc(double(ReleaseFreeMemory(kTrimKeepTop)) / 1e6);
-      trims->Inc();
+      const TrimResult trim = ReleaseFreeMemory(kTrimAboveBytes);
+      trim_seconds->Inc(double(trim.micros) / 1e6);
+      heap_free->Set(double(trim.free_bytes));
+      if (trim.trimmed) trims->Inc();
     }
     // Asleep until a signal, /-/reload or /-/quit, or the next retention
     // or trim (at most a second: a safety net, not a poll).

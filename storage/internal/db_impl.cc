@@ -909,10 +909,13 @@ DBStats DBImpl::Stats() {
   st.head_gc_evicted = evicted_total_.load();
   st.head_gc_revived = revived_total_.load();
   uint64_t hidden = 0;
+  size_t series_bytes = 0;
+  // One walk of the head for every per-series figure.
   head_->ForEach([&](MemSeries* s) {
     const bool hide = s->indexed.load(std::memory_order_relaxed) && Hidden(s);
     if (hide) ++hidden;
     SpinLockHolder l(&s->mu);
+    series_bytes += Head::SeriesBytesLocked(*s);
     st.head_samples += s->chunk.num_samples();
     if (!hide) {
       st.head_chunks += s->pending.size() + (s->chunk.num_samples() > 0);
@@ -947,8 +950,8 @@ DBStats DBImpl::Stats() {
   db_->GetAggregatedIntProperty(
       rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
   st.rocksdb_memory_bytes = mem + readers + block_cache_->GetUsage();
-  st.head_memory_bytes =
-      head_->MemoryBytes() + symbols_.MemoryBytes() + postings_.MemoryBytes();
+  st.head_memory_bytes = series_bytes + head_->TableBytes() +
+                         symbols_.MemoryBytes() + postings_.MemoryBytes();
   {
     vigil::MutexLock cl(&cl_mu_);
     st.commit_log_readers = readers_.size();

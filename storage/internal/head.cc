@@ -281,14 +281,24 @@ void Head::ForEach(const std::function<void(MemSeries*)>& f) const {
   }
 }
 
+size_t Head::SeriesBytesLocked(const MemSeries& s) {
+  size_t total = sizeof(MemSeries) + s.chunk.MemoryBytes() - sizeof(OpenChunk) +
+                 s.num_labels * 8 + 16;  // + malloc header
+  for (const auto& p : s.pending) total += p.bytes.capacity() + sizeof(p);
+  return total;
+}
+
 size_t Head::MemoryBytes() const {
   size_t total = 0;
   ForEach([&](MemSeries* s) {
     SpinLockHolder l(&s->mu);
-    total += sizeof(MemSeries) + s->chunk.MemoryBytes() - sizeof(OpenChunk) +
-             s->num_labels * 8 + 16;  // + malloc header
-    for (const auto& p : s->pending) total += p.bytes.capacity() + sizeof(p);
+    total += SeriesBytesLocked(*s);
   });
+  return total + TableBytes();
+}
+
+size_t Head::TableBytes() const {
+  size_t total = 0;
   for (int i = 0; i < kShards; ++i) {
     vigil::ReaderMutexLock l(&shards_[i].mu);
     total += shards_[i].by_hash.capacity() * 9;

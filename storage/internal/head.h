@@ -146,7 +146,14 @@ class Head {
   EpochManager::Guard Pin() { return epochs_.Pin(); }
   // Calls f for every series, in ref order.
   void ForEach(const std::function<void(MemSeries*)>& f) const;
+  // Heap bytes of the series and of the head's tables: the sum of
+  // SeriesBytesLocked over ForEach, plus TableBytes. Walks every series.
   size_t MemoryBytes() const;
+  // Heap bytes of one series: its record, open and pending chunks.
+  // REQUIRES: s.mu held.
+  static size_t SeriesBytesLocked(const MemSeries& s);
+  // Heap bytes of the labels lookup and the ref blocks.
+  size_t TableBytes() const;
 
  private:
   static constexpr int kBlockBits = 16;

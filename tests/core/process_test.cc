@@ -56,9 +56,16 @@ TEST_CASE("ReleaseFreeMemory returns free pages inside the heap",
     }
   }
   const size_t before = Rss();
-  const int64_t us = ReleaseFreeMemory(0);
+  // Below the threshold nothing is given back.
+  const TrimResult kept = ReleaseFreeMemory(size_t{1} << 40);
+  CHECK_FALSE(kept.trimmed);
+  CHECK(kept.free_bytes >= 84 * kBlock);
+  CHECK(kept.micros >= 0);
+  CHECK(Rss() + 4 * kBlock >= before);
+  const TrimResult trim = ReleaseFreeMemory(16 * kBlock);
   const size_t after = Rss();
-  CHECK(us >= 0);
+  CHECK(trim.trimmed);
+  CHECK(trim.free_bytes >= 84 * kBlock);
   INFO("RSS " << before << " -> " << after);
   // 84 MiB were free; at least half of that must have gone.
   REQUIRE(before > after);
