@@ -16,7 +16,6 @@
 #include "absl/time/time.h"
 #include "core/clock.h"
 #include "core/metrics.h"
-#include "core/process.h"
 #include "core/sync.h"
 #include "fmt/format.h"
 #include "promql/engine.h"
@@ -24,6 +23,7 @@
 #include "server/alerting/state.h"
 #include "server/alerting_component.h"
 #include "server/diagnose/thresholds.h"
+#include "server/heap_trimmer.h"
 #include "server/limits_metrics.h"
 #include "server/metrics_collectors.h"
 #include "server/net/http_client.h"
@@ -503,6 +503,7 @@ int Run(const ServerFlags& flags, Logger* log) {
                            flags.retention_ms);
   RegisterLimitMetrics(&registry, flags.storage_max_series,
                        flags.query_max_series, &limit_counters);
+  HeapTrimmer trimmer(&registry);  // free heap back to the kernel
   (void)registry.Register(std::make_shared<ScrapeCollector>(
       scrape.manager(), (*notifier)->notifier()));
   (void)registry.Register(
@@ -538,36 +539,10 @@ int Run(const ServerFlags& flags, Logger* log) {
   alert_quality.SetHistory(history->get());
   log->Info("Server is ready to receive web requests.");
 
-  // Every 10 s, free heap beyond 64 MiB goes back to the kernel: otherwise
-  // the biggest query or rule evaluation so far stays resident
-  // (core/process.h).
-  auto trims = std::make_shared<metrics::Counter>(metrics::Opts{
-      "vigil_malloc_trims_total",
-      "Times the server gave free heap pages back to the kernel (when "
-      "malloc held more than 64 MiB free).",
-      {},
-      {}});
-  auto trim_seconds = std::make_shared<metrics::Counter>(
-      metrics::Opts{"vigil_malloc_trim_seconds_total",
-                    "Time spent checking for and giving back free heap pages.",
-                    {},
-                    {}});
-  auto heap_free = std::make_shared<metrics::Gauge>(
-      metrics::Opts{"vigil_malloc_free_bytes",
-                    "Free heap malloc held at the last check, before any trim.",
-                    {},
-                    {}});
-  (void)registry.Register(trims);
-  (void)registry.Register(trim_seconds);
-  (void)registry.Register(heap_free);
-  constexpr int64_t kTrimEveryMs = 10000;
-  constexpr size_t kTrimAboveBytes = size_t{64} << 20;
-
   // Retention is applied at start-up (as Prometheus does when it opens its
   // blocks), then once a minute, as Prometheus checks it at each head
   // compaction.
   Timestamp next_retention = Clock::Real()->NowMs();
-  Timestamp next_trim = next_retention;  // the first check at once
   while (!g_stop.load()) {
     if (g_reload.exchange(false)) (void)reload();
     const Timestamp now = Clock::Real()->NowMs();
@@ -578,17 +553,11 @@ int Run(const ServerFlags& flags, Logger* log) {
                    {{"err", std::string(st.message())}});
       }
     }
-    if (now >= next_trim) {
-      next_trim = now + kTrimEveryMs;
-      const TrimResult trim = ReleaseFreeMemory(kTrimAboveBytes);
-      trim_seconds->Inc(double(trim.micros) / 1e6);
-      heap_free->Set(double(trim.free_bytes));
-      if (trim.trimmed) trims->Inc();
-    }
+    trimmer.MaybeRun(now);
     // Asleep until a signal, /-/reload or /-/quit, or the next retention
     // or trim (at most a second: a safety net, not a poll).
     WaitForWake(int(std::clamp<int64_t>(
-        std::min(next_retention, next_trim) - now, 1, 1000)));
+        std::min(next_retention, trimmer.next()) - now, 1, 1000)));
   }
   log->Info("Stopping", {{"reason", "signal"}});
   web.Stop();

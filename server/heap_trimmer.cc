@@ -1,0 +1,40 @@
+#include "server/heap_trimmer.h"
+
+#include "core/process.h"
+
+namespace vigil::server {
+
+namespace {
+metrics::Opts Unlabelled(const char* name, const char* help) {
+  return metrics::Opts{name, help, {}, {}};
+}
+}  // namespace
+
+HeapTrimmer::HeapTrimmer(metrics::Registry* reg)
+    : trims_(std::make_shared<metrics::Counter>(Unlabelled(
+          "vigil_malloc_trims_total",
+          "Times the server gave free heap pages back to the kernel (when "
+          "malloc held more than 64 MiB free)."))),
+      seconds_(std::make_shared<metrics::Counter>(
+          Unlabelled("vigil_malloc_trim_seconds_total",
+                     "Time spent checking for and giving back free heap "
+                     "pages."))),
+      free_(std::make_shared<metrics::Gauge>(
+          Unlabelled("vigil_malloc_free_bytes",
+                     "Free heap malloc held at the last check, before any "
+                     "trim."))) {
+  (void)reg->Register(trims_);
+  (void)reg->Register(seconds_);
+  (void)reg->Register(free_);
+}
+
+void HeapTrimmer::MaybeRun(Timestamp now) {
+  if (now < next_) return;
+  next_ = now + kEveryMs;
+  const TrimResult r = ReleaseFreeMemory(kAboveBytes);
+  seconds_->Inc(static_cast<double>(r.micros) / 1e6);
+  free_->Set(static_cast<double>(r.free_bytes));
+  if (r.trimmed) trims_->Inc();
+}
+
+}  // namespace vigil::server
