@@ -125,6 +125,16 @@ TEST_CASE("NextBatch gives the series of Next, in order, batch by batch",
   }
 }
 
+// "labels t v" of the series' Latest at the end of the range used below.
+std::string LatestText(const Series& s, const Labels& labels) {
+  bool found = false;
+  Timestamp t = 0;
+  double v = 0;
+  REQUIRE(s.Latest(40 * kMin, &found, &t, &v).ok());
+  REQUIRE(found);
+  return labels.ToString() + " " + std::to_string(t) + " " + std::to_string(v);
+}
+
 TEST_CASE("NextBatch of SelectLatest answers Latest as Next does",
           "[storage][select_batches]") {
   testutil::TempDir dir;
@@ -138,13 +148,7 @@ TEST_CASE("NextBatch of SelectLatest answers Latest as Next does",
   REQUIRE(batched.ok());
   std::vector<std::string> want;
   while ((*one)->Next()) {
-    bool found = false;
-    Timestamp t = 0;
-    double v = 0;
-    REQUIRE((*one)->At().Latest(40 * kMin, &found, &t, &v).ok());
-    REQUIRE(found);
-    want.push_back((*one)->At().labels().ToString() + " " + std::to_string(t) +
-                   " " + std::to_string(v));
+    want.push_back(LatestText((*one)->At(), (*one)->At().labels()));
   }
   CHECK(want.size() == 700);
   std::vector<std::string> got;
@@ -152,13 +156,7 @@ TEST_CASE("NextBatch of SelectLatest answers Latest as Next does",
   std::vector<Labels> labels;
   while ((*batched)->NextBatch(100, &series, &labels)) {
     for (size_t i = 0; i < series.size(); ++i) {
-      bool found = false;
-      Timestamp t = 0;
-      double v = 0;
-      REQUIRE(series[i]->Latest(40 * kMin, &found, &t, &v).ok());
-      REQUIRE(found);
-      got.push_back(labels[i].ToString() + " " + std::to_string(t) + " " +
-                    std::to_string(v));
+      got.push_back(LatestText(*series[i], labels[i]));
     }
   }
   CHECK(got == want);
