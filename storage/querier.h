@@ -92,6 +92,35 @@ class Series {
     }
     return it->err();
   }
+  // Replaces *ts and *vs with the samples in [mint, maxt] (and in the
+  // series' range), in time order: what a range selector reads. The
+  // default copies from Iterator(); a storage may decode into the columns
+  // directly.
+  virtual absl::Status Samples(Timestamp mint, Timestamp maxt,
+                               std::vector<Timestamp>* ts,
+                               std::vector<double>* vs) const {
+    ts->clear();
+    vs->clear();
+    auto it = Iterator();
+    if (!it->Seek(mint) || it->t() > maxt) return it->err();
+    ts->push_back(it->t());
+    vs->push_back(it->v());
+    // Runs of samples at a time: no virtual call per sample.
+    constexpr size_t kRun = 512;
+    Timestamp tb[kRun];
+    double vb[kRun];
+    while (ts->back() <= maxt) {
+      const size_t n = it->NextBatch(tb, vb, kRun);
+      if (n == 0) break;
+      ts->insert(ts->end(), tb, tb + n);
+      vs->insert(vs->end(), vb, vb + n);
+    }
+    while (!ts->empty() && ts->back() > maxt) {
+      ts->pop_back();
+      vs->pop_back();
+    }
+    return it->err();
+  }
 };
 
 // Series in ascending label order (Compare). Thread-compatible; must be

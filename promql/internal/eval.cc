@@ -196,6 +196,12 @@ bool IsNameLabel(const Label& x) {
 }
 }  // namespace
 
+const Expr& Unparen(const Expr& e) {
+  const Expr* p = &e;
+  while (p->kind == NodeKind::kParen) p = p->As<ParenExpr>().expr.get();
+  return *p;
+}
+
 Labels DropMetricName(const Labels& l) {
   std::vector<Label> out;
   out.reserve(l.size());
@@ -381,13 +387,32 @@ bool IsRangeVectorCall(const Expr& e) {
   return false;
 }
 
+// A range-vector call over a selector that names one metric (an `=`
+// matcher on __name__): its output series are the selected ones, all of one
+// name, so dropping the name cannot make two of them the same.
+bool OverOneMetricName(const Expr& e) {
+  for (const auto& a : e.As<Call>().args) {
+    const Expr& arg = Unparen(*a);
+    if (arg.kind != NodeKind::kMatrixSelector) continue;
+    for (const Matcher& m : arg.As<MatrixSelector>().vs->matchers) {
+      if (m.name() == kMetricName && m.type() == MatchType::kEqual) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::Status Evaluator::DropNamesNow(const Expr& e, EvalValue* v) const {
   bool dropped = false;
+  bool names_only = true;  // no __type__/__unit__ went with the names
   for (Series& s : v->mat) {
     if (!s.drop_name) continue;
+    const size_t before = s.metric.size();
     s.metric = DropMetricName(std::move(s.metric));
+    names_only &= before - s.metric.size() <= 1;
     s.drop_name = false;
     dropped = true;
   }
@@ -398,6 +423,9 @@ absl::Status Evaluator::DropNamesNow(const Expr& e, EvalValue* v) const {
   // elsewhere a range query merges them, failing only where two meet at
   // one step.
   if (instant() || IsRangeVectorCall(e)) {
+    if (names_only && IsRangeVectorCall(e) && OverOneMetricName(e)) {
+      return absl::OkStatus();
+    }
     absl::flat_hash_map<uint64_t, int> seen;
     seen.reserve(v->mat.size());
     for (const Series& s : v->mat) {

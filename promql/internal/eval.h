@@ -412,6 +412,8 @@ EvalValue MakeScalar(std::vector<double> v);
 // Matrix with same-labelset series merged (error if they overlap in time).
 absl::StatusOr<Matrix> MergeSameLabelset(Matrix m);
 absl::Status DuplicateLabelsetError();
+// The expression inside any parentheses around `e`.
+const Expr& Unparen(const Expr& e);
 // Labels without __name__ (and __type__/__unit__).
 Labels DropMetricName(const Labels& l);
 // The same, moving the kept labels out of `l`.

@@ -17,12 +17,6 @@ namespace vigil::promql::internal {
 
 namespace {
 
-const Expr& Unparen(const Expr& e) {
-  const Expr* p = &e;
-  while (p->kind == NodeKind::kParen) p = p->As<ParenExpr>().expr.get();
-  return *p;
-}
-
 // Labels absent()/absent_over_time() return: the equality matchers of the
 // selector (a label matched twice or by a non-equality matcher is dropped).
 Labels AbsentLabels(const Expr& arg) {

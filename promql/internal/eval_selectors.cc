@@ -12,34 +12,6 @@ namespace vigil::promql::internal {
 
 namespace {
 
-// Copies the samples of `s` in [mint, maxt] into ts/vals (cleared first).
-absl::Status ReadColumns(const storage::Series& s, int64_t mint, int64_t maxt,
-                         std::vector<int64_t>* ts, std::vector<double>* vals) {
-  ts->clear();
-  vals->clear();
-  auto it = s.Iterator();
-  if (it->Seek(mint) && it->t() <= maxt) {
-    ts->push_back(it->t());
-    vals->push_back(it->v());
-    // Copy the rest in runs; the storage iterator hands out decoded
-    // columns without a virtual call per sample.
-    constexpr size_t kBatch = 512;
-    int64_t tb[kBatch];
-    double vb[kBatch];
-    while (ts->back() <= maxt) {
-      size_t n = it->NextBatch(tb, vb, kBatch);
-      if (n == 0) break;
-      ts->insert(ts->end(), tb, tb + n);
-      vals->insert(vals->end(), vb, vb + n);
-    }
-    while (!ts->empty() && ts->back() > maxt) {
-      ts->pop_back();
-      vals->pop_back();
-    }
-  }
-  return it->err();
-}
-
 // The newest sample of `s` in [mint, maxt] into ts/vals (cleared first):
 // all an instant selector of a one-step query looks at.
 absl::Status ReadLatest(const storage::Series& s, int64_t mint, int64_t maxt,
@@ -101,7 +73,7 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
         st = ev.CheckDeadline();
         if (st.ok()) {
           st = latest_only ? ReadLatest(*all[i], mint, maxt, &ts, &vals)
-                           : ReadColumns(*all[i], mint, maxt, &ts, &vals);
+                           : all[i]->Samples(mint, maxt, &ts, &vals);
         }
         if (st.ok()) make(std::move(labels[i]), ts, vals, &results[i]);
       }
@@ -230,9 +202,12 @@ absl::Status Evaluator::RangeOverSelector(
       rs.ts.push_back(ts[i]);
       rs.vs.push_back(vals[i]);
     }
-    r->annos = std::make_unique<Annotations>();
-    r->st = RangeSeries(e, fn, rs, w, params, &r->ser, nullptr, r->annos.get());
-    if (r->annos->empty()) r->annos.reset();
+    static thread_local Annotations annos;  // kept only when not empty
+    r->st = RangeSeries(e, fn, rs, w, params, &r->ser, nullptr, &annos);
+    if (!annos.empty()) {
+      r->annos = std::make_unique<Annotations>(std::move(annos));
+      annos = Annotations();
+    }
     r->metric = std::move(rs.metric);
     if (rs.ts.capacity() > 65536) {  // one huge series: give it back
       rs.ts = {};

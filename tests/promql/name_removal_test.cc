@@ -193,3 +193,42 @@ TEST_CASE("bool comparisons check unique matches without the dropped names",
 
 }  // namespace
 }  // namespace vigil::promql
+
+namespace vigil::promql {
+namespace {
+
+TEST_CASE("a range function over one metric name skips no real collision",
+          "[promql][names]") {
+  // One name: dropping it leaves the series distinct, even with a
+  // parenthesised selector...
+  promqltest::MemStorage s;
+  for (int i = 0; i <= 10; i++) {
+    s.Append(Labels{{"__name__", "m"}, {"job", "x"}}, i * 60000, 10 * i);
+    s.Append(Labels{{"__name__", "m"}, {"job", "y"}}, i * 60000, 2 * i);
+  }
+  for (const char* q : {"rate(m[5m])", "rate((m[5m]))",
+                        "sum_over_time({__name__=\"m\"}[5m])"}) {
+    CAPTURE(q);
+    auto r = Engine().RangeQuery(&s, q, 300000, 600000, 60000);
+    REQUIRE(r.ok());
+    CHECK(r->value.matrix.size() == 2);
+  }
+  // ...but with __type__ labels (dropped with the name) two series of one
+  // name can still become one: that is still an error (inside sum, which
+  // would otherwise add them up).
+  promqltest::MemStorage typed;
+  for (int i = 0; i <= 10; i++) {
+    typed.Append(Labels{{"__name__", "m"}, {"__type__", "counter"}, {"j", "x"}},
+                 i * 60000, 10 * i);
+    typed.Append(Labels{{"__name__", "m"}, {"__type__", "gauge"}, {"j", "x"}},
+                 i * 60000, 2 * i);
+  }
+  auto r =
+      Engine().RangeQuery(&typed, "sum(rate(m[5m]))", 300000, 600000, 60000);
+  CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
+  r = Engine().InstantQuery(&typed, "sum(rate(m[5m]))", 600000);
+  CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace vigil::promql
