@@ -73,10 +73,15 @@ class BitWriter {
 class BitReader {
  public:
   BitReader() = default;
-  BitReader(const uint8_t* data, size_t size)
-      : data_(data), size_bits_(static_cast<uint64_t>(size) * 8) {}
-  explicit BitReader(std::string_view s)
-      : BitReader(reinterpret_cast<const uint8_t*>(s.data()), s.size()) {}
+  // `padding`: bytes after the end that may be read and are zero (a
+  // padded copy), so that every read takes the 8-byte path.
+  BitReader(const uint8_t* data, size_t size, size_t padding = 0)
+      : data_(data),
+        size_bits_(static_cast<uint64_t>(size) * 8),
+        readable_(size + padding) {}
+  explicit BitReader(std::string_view s, size_t padding = 0)
+      : BitReader(reinterpret_cast<const uint8_t*>(s.data()), s.size(),
+                  padding) {}
 
   // Reads `nbits` (0..64) bits. Past the end: returns 0 and sets overflow().
   uint64_t ReadBits(int nbits) {
@@ -148,7 +153,7 @@ class BitReader {
     size_t byte = pos_ >> 3;
     size_t size = size_bits_ >> 3;
     uint64_t w;
-    if (byte + 8 <= size) {
+    if (byte + 8 <= readable_) [[likely]] {
       std::memcpy(&w, data_ + byte, 8);
       if constexpr (std::endian::native == std::endian::little) {
         w = __builtin_bswap64(w);
@@ -165,6 +170,7 @@ class BitReader {
 
   const uint8_t* data_ = nullptr;
   uint64_t size_bits_ = 0;
+  size_t readable_ = 0;  // bytes that may be read: the size and padding
   uint64_t pos_ = 0;
   bool overflow_ = false;
 };

@@ -105,10 +105,11 @@ inline uint32_t Capacity(uint32_t len) {
 // Decodes the n samples of an open chunk (kOpenXor or kOpenDelta; n read
 // from its header by the caller) into ts[0..n), vs[0..n). DataLoss on
 // malformed input. Values of samples before `from` may be left unset (the
-// caller drops them; decimals then skip their conversion).
+// caller drops them; decimals then skip their conversion). `padding`:
+// zero bytes readable after the chunk (BitReader).
 absl::Status DecodeOpen(std::string_view chunk, size_t n, Timestamp* ts,
                         double* vs, Stats* stats,
-                        Timestamp from = kMinTimestamp);
+                        Timestamp from = kMinTimestamp, size_t padding = 0);
 
 }  // namespace vigil::storage::internal::open_chunk
 

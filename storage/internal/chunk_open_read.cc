@@ -33,9 +33,34 @@ uint64_t ReadDelta(BitReader* r, size_t i, uint64_t pred) {
   return pred + U(SignExtend(r->ReadBits(width), width));
 }
 
+// A decimal sample (i >= 2) of the common shape, read with one 8-byte
+// load instead of four: a delta-of-delta of at most 20 bits and a Rice code
+// without escape, together within the next 57 bits and the chunk. Adds the
+// timestamp delta to *t, sets *u to the zigzag residual and returns true;
+// false, with nothing consumed, for any other shape.
+inline bool FastDecimalSample(BitReader* r, uint64_t pred, int rk, uint64_t* t,
+                              uint64_t* u) {
+  const uint64_t w = r->PeekBits();
+  const int c = std::countl_one(w);
+  if (c > 3) return false;  // a 32- or 64-bit delta-of-delta
+  const int prefix = c + 1;
+  const int width = kDodWidth[c];
+  const uint64_t rest = w << (prefix + width);
+  const int q = std::countl_one(rest);
+  if (q >= kRiceLimit) return false;  // an escape
+  const int used = prefix + width + q + 1 + rk;
+  if (used > 57 || static_cast<uint64_t>(used) > r->bits_left()) return false;
+  const uint64_t dod = width == 0 ? 0 : (w << prefix) >> (64 - width);
+  *t += pred + U(SignExtend(dod, width));
+  *u = (uint64_t{static_cast<uint32_t>(q)} << rk) |
+       (rk == 0 ? 0 : (rest << (q + 1)) >> (64 - rk));
+  r->SkipBits(used);
+  return true;
+}
+
 absl::Status DecodeXor(std::string_view chunk, size_t n, Timestamp* ts,
-                       double* vs) {
-  BitReader r(chunk.substr(kXorHeaderBytes));
+                       double* vs, size_t padding) {
+  BitReader r(chunk.substr(kXorHeaderBytes), padding);
   uint64_t t = U(r.ReadVarint());
   XorState st{r.ReadBits(64)};
   ts[0] = S(t);
@@ -54,7 +79,8 @@ absl::Status DecodeXor(std::string_view chunk, size_t n, Timestamp* ts,
 }
 
 absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
-                         double* vs, Stats* stats, Timestamp from) {
+                         double* vs, Stats* stats, Timestamp from,
+                         size_t padding) {
   if (chunk.size() < kDeltaHeaderBytes) {
     return Corrupt(fmt::format("want {} header bytes; have {}",
                                kDeltaHeaderBytes, chunk.size()));
@@ -66,7 +92,7 @@ absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
   }
   uint64_t t = 0;
   for (int i = 4; i < 12; ++i) t = (t << 8) | static_cast<uint8_t>(chunk[i]);
-  BitReader r(chunk.substr(kDeltaHeaderBytes));
+  BitReader r(chunk.substr(kDeltaHeaderBytes), padding);
   stats->value_encoding = xor_mode ? 1 : 2;
   stats->scale = xor_mode ? 0 : mode;
   stats->exceptions = 0;
@@ -86,6 +112,16 @@ absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
   ds.cost = InitialCost(ds.m);
   int64_t delta = 0;
   for (size_t i = 1; i < n; ++i) {
+    uint64_t fast_u;
+    if (!xor_mode && i >= 2 &&
+        FastDecimalSample(&r, U(int64_t{Clamp32(delta)}), RiceParam(ds), &t,
+                          &fast_u)) {
+      delta = S(t - U(ts[i - 1]));
+      Update(&ds, U(UnZigZag(fast_u)) + U(int64_t{ds.mean}), fast_u, false);
+      if (S(t) >= from) vs[i] = DecimalValue(ds.m, mode);
+      ts[i] = S(t);
+      continue;
+    }
     t += ReadDelta(&r, i, U(int64_t{Clamp32(delta)}));
     delta = S(t - U(ts[i - 1]));
     if (xor_mode) {
@@ -123,14 +159,15 @@ absl::Status DecodeDelta(std::string_view chunk, size_t n, Timestamp* ts,
 }  // namespace
 
 absl::Status DecodeOpen(std::string_view chunk, size_t n, Timestamp* ts,
-                        double* vs, Stats* stats, Timestamp from) {
+                        double* vs, Stats* stats, Timestamp from,
+                        size_t padding) {
   *stats = Stats();
   if (n == 0) return absl::OkStatus();
   if (static_cast<uint8_t>(chunk[0]) ==
       static_cast<uint8_t>(ChunkFormat::kOpenXor)) {
-    return DecodeXor(chunk, n, ts, vs);
+    return DecodeXor(chunk, n, ts, vs, padding);
   }
-  return DecodeDelta(chunk, n, ts, vs, stats, from);
+  return DecodeDelta(chunk, n, ts, vs, stats, from, padding);
 }
 
 }  // namespace vigil::storage::internal::open_chunk
