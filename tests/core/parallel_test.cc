@@ -1,8 +1,10 @@
-// ForEachBlock hands every block to exactly one call, on one thread or two.
+// ForEachBlock hands every block to exactly one call, on one thread or two;
+// its helper threads are kept between calls and shared by concurrent ones.
 #include "core/parallel.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -30,6 +32,47 @@ TEST_CASE("ForEachBlock calls every block exactly once",
       REQUIRE(threads.size() <= 2);
     }
   }
+}
+
+TEST_CASE("ForEachBlock keeps its helper thread between calls",
+          "[parallel][concurrency]") {
+  if (std::thread::hardware_concurrency() < 2) return;  // no helper there
+  const auto caller = std::this_thread::get_id();
+  std::set<std::thread::id> helpers;
+  std::mutex mu;
+  for (int call = 0; call < 10; ++call) {
+    // Slow blocks: the helper takes some of them before the caller is done.
+    ForEachBlock(8, true, [&](size_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::lock_guard<std::mutex> l(mu);
+      if (std::this_thread::get_id() != caller)
+        helpers.insert(std::this_thread::get_id());
+    });
+  }
+  // One call at a time: one helper, the same each time.
+  CHECK(helpers.size() == 1);
+}
+
+TEST_CASE("ForEachBlock from many threads at once calls every block once",
+          "[parallel][concurrency]") {
+  constexpr int kCallers = 8;
+  std::vector<std::thread> callers;
+  std::atomic<int> wrong{0};
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < 50; ++round) {
+        const size_t blocks = 1 + static_cast<size_t>((c * 7 + round) % 40);
+        std::vector<std::atomic<int>> calls(blocks);
+        ForEachBlock(blocks, true, [&](size_t b) {
+          calls[b]++;
+          if (b % 5 == 0) std::this_thread::yield();
+        });
+        for (auto& n : calls) wrong += n != 1;
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("BlockOf covers the items without overlap", "[parallel]") {
