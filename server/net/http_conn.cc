@@ -120,6 +120,11 @@ bool ConnStream::WaitInput() const {
 bool ConnStream::is_readable() const { return Buffered() || WaitInput(); }
 
 bool ConnStream::is_writable() const {
+  // Room in the socket's buffer now: write even while the server stops, so
+  // that a response already made (the answer to /-/quit) is not lost. Only
+  // a wait for room is cut short by the stop.
+  pollfd p{fd_, POLLOUT, 0};
+  if (::poll(&p, 1, 0) > 0 && (p.revents & POLLOUT) != 0) return true;
   return WaitFd(fd_, POLLOUT, After(write_timeout_ms_), stop_fd_);
 }
 
@@ -200,14 +205,18 @@ ssize_t ConnStream::write(const char* ptr, size_t size) {
     if (n > 0) written_ += n;
     return n;
   }
+  // Sends first and waits only for room: a response already made goes out
+  // even while the server stops (is_writable).
+  const auto deadline = After(write_timeout_ms_);
   for (;;) {
-    if (!WaitFd(fd_, POLLOUT, After(write_timeout_ms_), stop_fd_)) return -1;
     ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n >= 0) {
       written_ += n;
       return n;
     }
-    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+    if (!WaitFd(fd_, POLLOUT, deadline, stop_fd_)) return -1;
   }
 }
 

@@ -495,6 +495,33 @@ TEST_CASE("client_gone is set when the peer closes during the handler",
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
 }
 
+TEST_CASE("A response made while the server stops is still sent whole",
+          "[net][server][concurrency]") {
+  // /-/quit's case: the handler asks for the stop, then answers.
+  HttpServer srv;
+  std::thread stopper;
+  std::atomic<bool> stopping{false};
+  srv.Handle("GET", "/quit", [&](const HttpRequest&, HttpResponse* r) {
+    stopper = std::thread([&] {
+      stopping = true;
+      srv.Stop();  // waits for this handler
+    });
+    while (!stopping) std::this_thread::sleep_for(Ms(1));
+    std::this_thread::sleep_for(Ms(50));  // the stop is signalled by now
+    r->body = std::string(5000, 'x');
+  });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  int fd = Dial(*port);
+  REQUIRE(SendAll(fd, "GET /quit HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string got = ReadUntilClose(fd, 5000);
+  ::close(fd);
+  stopper.join();
+  CHECK(got.rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(got.size() > 5000);
+  CHECK(got.substr(got.size() - 5000) == std::string(5000, 'x'));
+}
+
 TEST_CASE("Pipelined requests on one connection are all answered",
           "[net][server][concurrency]") {
   HttpServer srv;
