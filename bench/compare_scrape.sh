@@ -17,7 +17,8 @@
 #     divided by the server's own count of active series
 #     (prometheus_tsdb_head_series; vm_cache_entries{type=
 #     "storage/hour_metric_ids"});
-#   - the median latency (curl's time_total, --repeat runs) through each
+#   - the median latency (curl's time_total, --repeat runs 0.2 s apart, so
+#     that a burst of load on the machine touches few of them) through each
 #     server's HTTP API of three queries: Q1 an instant
 #     sum(rate(vllm:generation_tokens_total[1m])), Q2 a 5-minute range at
 #     15 s of histogram_quantile(0.99, sum by (le) (rate(
@@ -125,6 +126,7 @@ counts() {  # NAME -> "samples series"
 median_ms() {  # repeat curl of a query URL; median time_total in ms
   local url=$1 out=()
   for ((r = 0; r < repeat; r++)); do
+    [ "$r" -gt 0 ] && sleep 0.2
     out+=("$(curl -s -o "$work/q.json" -w '%{time_total}' "$url")")
     grep -q '"status":"success"' "$work/q.json" || {
       echo "compare_scrape.sh: query failed: $url: $(head -c 300 "$work/q.json")" >&2

@@ -658,9 +658,8 @@ void HttpServer::Impl::WriteResponse(HttpResponse&& resp,
 void HttpServer::Impl::Watch(RequestState* st) {
   std::lock_guard<std::mutex> l(watch_mu_);
   if (stopping_.load()) st->client_gone = true;
-  // No wake-up: the watcher looks for new requests every 50 ms, so one
-  // that finishes sooner (most) costs no thread switch.
   watched_.push_back(st);
+  watch_cv_.notify_one();
 }
 
 void HttpServer::Impl::Unwatch(RequestState* st) {
@@ -670,20 +669,14 @@ void HttpServer::Impl::Unwatch(RequestState* st) {
 }
 
 // One thread for every running request: poll their sockets for the peer's
-// FIN (POLLRDHUP, which pipelined input does not trigger) or an error. A
-// request is first polled within ~50 ms of its start (Watch does not wake
-// this thread).
+// FIN (POLLRDHUP, which pipelined input does not trigger) or an error.
 void HttpServer::Impl::WatchLoop() {
   std::vector<pollfd> fds;
   std::vector<RequestState*> states;
   for (;;) {
     {
       std::unique_lock<std::mutex> l(watch_mu_);
-      if (!watch_cv_.wait_for(l, std::chrono::milliseconds(50), [this] {
-            return watch_stop_ || !watched_.empty();
-          })) {
-        continue;
-      }
+      watch_cv_.wait(l, [this] { return watch_stop_ || !watched_.empty(); });
       if (watch_stop_) return;
       states = watched_;
     }

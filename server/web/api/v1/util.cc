@@ -246,9 +246,11 @@ void Api::CancelWatcher::Run() {
   vigil::MutexLock l(&mu_);
   while (!stop_) {
     if (watched_.empty()) {
-      // Add() does not wake this thread (a short query would pay for a
-      // thread switch): a new query is first looked at within 50 ms.
-      mu_.AwaitWithTimeout(vigil::Condition(&stop_), absl::Milliseconds(50));
+      mu_.Await(vigil::Condition(
+          +[](CancelWatcher* w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+            return w->stop_ || !w->watched_.empty();
+          },
+          this));
       continue;
     }
     for (const auto& [gone, ctx] : watched_) {
