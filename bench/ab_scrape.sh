@@ -10,21 +10,26 @@
 # Prints one line per build: samples=N cpu=Ss cpu_s_per_M=X (utime+stime
 # from /proc/PID/stat over the window; samples from the build's own
 # prometheus_tsdb_head_samples_appended_total).
+#
+# With --queries N (0: none) it then times compare_scrape.sh's three
+# queries through both builds' HTTP APIs, which hold the same data: three
+# rounds, A then B, each the median of N curl runs 0.2 s apart (ms).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 # free_port, metric, cpu_seconds
 source "$here/lib.sh"
 shared=${VIGIL_SHARED_DIR:-$root/../shared}
-[ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,17p' "$0"; exit 2; }
 a=$1 b=$2; shift 2
-targets=100 series=1000 warmup=60 window=120
+targets=100 series=1000 warmup=60 window=120 queries=0
 while [ $# -gt 0 ]; do
   case $1 in
     --targets) targets=$2; shift 2 ;;
     --series) series=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --window) window=$2; shift 2 ;;
+    --queries) queries=$2; shift 2 ;;
     *) echo "ab_scrape.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -73,4 +78,26 @@ for k in 0 1; do
   s1=$(metric "http://127.0.0.1:${ports[$k]}/metrics" prometheus_tsdb_head_samples_appended_total)
   c1=$(cpu_seconds "${vpids[$k]}")
   python3 -c "s = $s1 - ${s0[$k]}; c = $c1 - ${c0[$k]}; print(f'${names[$k]}: samples={s} cpu={c:.2f}s cpu_s_per_M={c / max(s, 1) * 1e6:.3f}')"
+done
+
+[ "$queries" -gt 0 ] || exit 0
+median_ms() {  # URL: median curl time_total of $queries runs, in ms
+  local out=()
+  for ((r = 0; r < queries; r++)); do
+    [ "$r" -gt 0 ] && sleep 0.2
+    out+=("$(curl -s -o /dev/null -w '%{time_total}' "$1")")
+  done
+  printf '%s\n' "${out[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] * 1000 }'
+}
+urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+q1=$(urlenc 'sum(rate(vllm:generation_tokens_total[1m]))')
+q2=$(urlenc 'histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[1m])))')
+q3=$(urlenc 'topk(20, count by (__name__)({__name__=~".+"}))')
+for round in 1 2 3; do
+  for k in 0 1; do
+    api=http://127.0.0.1:${ports[$k]}/api/v1 now=$(date +%s)
+    echo "round $round ${names[$k]%% *}: Q1 $(median_ms "$api/query?query=$q1&time=$now") ms," \
+      "Q2 $(median_ms "$api/query_range?query=$q2&start=$((now - 300))&end=$now&step=15") ms," \
+      "Q3 $(median_ms "$api/query?query=$q3&time=$now") ms"
+  done
 done
