@@ -81,23 +81,12 @@ for k in 0 1; do
 done
 
 [ "$queries" -gt 0 ] || exit 0
-median_ms() {  # URL: median curl time_total of $queries runs, in ms
-  local out=()
-  for ((r = 0; r < queries; r++)); do
-    [ "$r" -gt 0 ] && sleep 0.2
-    out+=("$(curl -s -o /dev/null -w '%{time_total}' "$1")")
-  done
-  printf '%s\n' "${out[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] * 1000 }'
-}
-urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
-q1=$(urlenc 'sum(rate(vllm:generation_tokens_total[1m]))')
-q2=$(urlenc 'histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[1m])))')
-q3=$(urlenc 'topk(20, count by (__name__)({__name__=~".+"}))')
 for round in 1 2 3; do
   for k in 0 1; do
     api=http://127.0.0.1:${ports[$k]}/api/v1 now=$(date +%s)
-    echo "round $round ${names[$k]%% *}: Q1 $(median_ms "$api/query?query=$q1&time=$now") ms," \
-      "Q2 $(median_ms "$api/query_range?query=$q2&start=$((now - 300))&end=$now&step=15") ms," \
-      "Q3 $(median_ms "$api/query?query=$q3&time=$now") ms"
+    echo "round $round ${names[$k]%% *}:" \
+      "Q1 $(median_query_ms "$api/query?query=$BENCH_Q1&time=$now" "$queries") ms," \
+      "Q2 $(median_query_ms "$api/query_range?query=$BENCH_Q2&start=$((now - 300))&end=$now&step=15" "$queries") ms," \
+      "Q3 $(median_query_ms "$api/query?query=$BENCH_Q3&time=$now" "$queries") ms"
   done
 done

@@ -123,23 +123,6 @@ counts() {  # NAME -> "samples series"
   fi
 }
 
-median_ms() {  # repeat curl of a query URL; median time_total in ms
-  local url=$1 out=()
-  for ((r = 0; r < repeat; r++)); do
-    [ "$r" -gt 0 ] && sleep 0.2
-    out+=("$(curl -s -o "$work/q.json" -w '%{time_total}' "$url")")
-    grep -q '"status":"success"' "$work/q.json" || {
-      echo "compare_scrape.sh: query failed: $url: $(head -c 300 "$work/q.json")" >&2
-      printf 'failed'; return 0; }
-  done
-  printf '%s\n' "${out[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] * 1000 }'
-}
-
-urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
-q1=$(urlenc 'sum(rate(vllm:generation_tokens_total[1m]))')
-q2=$(urlenc 'histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[1m])))')
-q3=$(urlenc 'topk(20, count by (__name__)({__name__=~".+"}))')
-
 rows=()
 for n in $sizes; do
   tport=$(free_port)
@@ -162,9 +145,9 @@ for n in $sizes; do
     read -r samples1 active <<<"$(counts "$s")"
     rss=$(sort -g "$work/rss" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
     now=$(date +%s)
-    t1=$(median_ms "$SAPI/api/v1/query?query=$q1&time=$now")
-    t2=$(median_ms "$SAPI/api/v1/query_range?query=$q2&start=$((now - 300))&end=$now&step=15")
-    t3=$(median_ms "$SAPI/api/v1/query?query=$q3&time=$now")
+    t1=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q1&time=$now" "$repeat")
+    t2=$(median_query_ms "$SAPI/api/v1/query_range?query=$BENCH_Q2&start=$((now - 300))&end=$now&step=15" "$repeat")
+    t3=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q3&time=$now" "$repeat")
     stop_server
     rows+=("$(awk -v s="$s" -v n="$n" -v c0="$cpu0" -v c1="$cpu1" -v a="$samples0" \
       -v b="$samples1" -v rss="$rss" -v act="$active" -v t1="$t1" -v t2="$t2" -v t3="$t3" \

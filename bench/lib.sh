@@ -57,3 +57,28 @@ metric() {
 cpu_seconds() {
   awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
 }
+
+# median_query_ms URL REPEAT: GETs URL REPEAT times, 0.2 s apart (a burst
+# of load on the machine then touches a few runs, not all), and prints the
+# median of curl's time_total in ms; "failed" (the response on stderr) if
+# a response is not a success.
+median_query_ms() {
+  local url=$1 repeat=$2 out=() body
+  body=$(mktemp)
+  for ((r = 0; r < repeat; r++)); do
+    [ "$r" -gt 0 ] && sleep 0.2
+    out+=("$(curl -s -o "$body" -w '%{time_total}' "$url")")
+    grep -q '"status":"success"' "$body" || {
+      echo "query failed: $url: $(head -c 300 "$body")" >&2
+      rm -f "$body"; printf 'failed'; return 0; }
+  done
+  rm -f "$body"
+  printf '%s\n' "${out[@]}" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] * 1000 }'
+}
+
+# The three queries of issue 9's comparison, URL-encoded: Q1 an instant
+# rate sum, Q2 a histogram quantile (run as a range), Q3 a count by name.
+urlenc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+BENCH_Q1=$(urlenc 'sum(rate(vllm:generation_tokens_total[1m]))')
+BENCH_Q2=$(urlenc 'histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[1m])))')
+BENCH_Q3=$(urlenc 'topk(20, count by (__name__)({__name__=~".+"}))')
