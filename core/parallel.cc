@@ -9,17 +9,15 @@ namespace vigil::parallel_internal {
 
 namespace {
 
-// Helper threads, started when a job finds none idle (up to kMaxThreads,
-// enough for a few concurrent queries on a small machine) and kept until
-// the process exits.
+// Helper threads, started when a job finds none idle (up to
+// kMaxHelperThreads, enough for a few concurrent queries on a small
+// machine) and kept until the process exits.
 class HelperPool {
  public:
-  static constexpr int kMaxThreads = 4;
-
   bool Start(HelperJob* job) {
     std::unique_lock<std::mutex> l(mu_);
     if (idle_ == 0) {
-      if (threads_ >= kMaxThreads) return false;
+      if (threads_ >= kMaxHelperThreads) return false;
       try {
         std::thread(&HelperPool::Loop, this).detach();
       } catch (const std::system_error&) {
@@ -33,6 +31,11 @@ class HelperPool {
     l.unlock();
     cv_.notify_one();
     return true;
+  }
+
+  int started() {
+    std::lock_guard<std::mutex> l(mu_);
+    return threads_;
   }
 
   bool Withdraw(HelperJob* job) {
@@ -94,5 +97,7 @@ bool StartOnHelper(HelperJob* job) {
 }
 
 bool Withdraw(HelperJob* job) { return Pool()->Withdraw(job); }
+
+int HelperThreadsStarted() { return Pool()->started(); }
 
 }  // namespace vigil::parallel_internal

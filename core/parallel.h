@@ -47,6 +47,9 @@ class HelperJob {
 bool StartOnHelper(HelperJob* job);
 // Takes `job` back if no helper has taken it from the queue yet.
 bool Withdraw(HelperJob* job);
+// The most helper threads the process starts, and how many it has.
+inline constexpr int kMaxHelperThreads = 4;
+int HelperThreadsStarted();
 
 }  // namespace parallel_internal
 

@@ -34,23 +34,23 @@ TEST_CASE("ForEachBlock calls every block exactly once",
   }
 }
 
-TEST_CASE("ForEachBlock keeps its helper thread between calls",
+TEST_CASE("ForEachBlock keeps its helper threads between calls",
           "[parallel][concurrency]") {
   if (std::thread::hardware_concurrency() < 2) return;  // no helper there
   const auto caller = std::this_thread::get_id();
-  std::set<std::thread::id> helpers;
-  std::mutex mu;
-  for (int call = 0; call < 10; ++call) {
-    // Slow blocks: the helper takes some of them before the caller is done.
+  std::atomic<int> by_helpers{0};
+  for (int call = 0; call < 20; ++call) {
+    // Slow blocks: a helper takes some of them before the caller is done.
     ForEachBlock(8, true, [&](size_t) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      std::lock_guard<std::mutex> l(mu);
-      if (std::this_thread::get_id() != caller)
-        helpers.insert(std::this_thread::get_id());
+      if (std::this_thread::get_id() != caller) by_helpers++;
     });
   }
-  // One call at a time: one helper, the same each time.
-  CHECK(helpers.size() == 1);
+  CHECK(by_helpers > 0);
+  // Twenty calls, at most a few threads ever started (one per call before).
+  CHECK(parallel_internal::HelperThreadsStarted() >= 1);
+  CHECK(parallel_internal::HelperThreadsStarted() <=
+        parallel_internal::kMaxHelperThreads);
 }
 
 TEST_CASE("ForEachBlock from many threads at once calls every block once",
