@@ -3,6 +3,7 @@
 // samples for any window, with chunks in the head and in RocksDB, cold
 // series, tombstones, and SelectLatest's one-sample series.
 #include <catch2/catch.hpp>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,17 @@ void Fill(DB* db, int n) {
   }
 }
 
+// A DB of `n` series filled and flushed with 8-sample chunks: most chunks
+// cut and written to RocksDB, the newest still in the head.
+std::unique_ptr<DB> OpenFlushed(const std::string& dir, int n) {
+  Options o;
+  o.max_chunk_samples = 8;
+  auto db = MustOpen(dir, o);
+  Fill(db.get(), n);
+  REQUIRE(db->Flush().ok());
+  return db;
+}
+
 // Every window of a grid over the querier's range and a little beyond.
 void CheckWindows(Querier* q, bool latest, size_t want_series) {
   auto set = latest ? q->SelectLatest({Eq("__name__", "m")})
@@ -74,11 +86,7 @@ void CheckWindows(Querier* q, bool latest, size_t want_series) {
 TEST_CASE("Samples equals the iterator's samples, head and RocksDB chunks",
           "[storage][samples]") {
   testutil::TempDir dir;
-  Options o;
-  o.max_chunk_samples = 8;  // most chunks cut and written to RocksDB
-  auto db = MustOpen(dir.path(), o);
-  Fill(db.get(), 20);
-  REQUIRE(db->Flush().ok());
+  auto db = OpenFlushed(dir.path(), 20);
   for (auto [mint, maxt] : {std::pair<Timestamp, Timestamp>{0, 60 * kMin},
                             {13 * kMin + 1, 41 * kMin - 1},
                             {59 * kMin, 70 * kMin}}) {
@@ -92,11 +100,7 @@ TEST_CASE("Samples equals the iterator's samples, head and RocksDB chunks",
 TEST_CASE("Samples skips tombstoned samples as the iterator does",
           "[storage][samples]") {
   testutil::TempDir dir;
-  Options o;
-  o.max_chunk_samples = 8;
-  auto db = MustOpen(dir.path(), o);
-  Fill(db.get(), 10);
-  REQUIRE(db->Flush().ok());
+  auto db = OpenFlushed(dir.path(), 10);
   // One chunk wholly deleted, others cut in the middle.
   std::vector<Matcher> all{Eq("__name__", "m")};
   REQUIRE(db->DeleteSeries(all, 10 * kMin, 14 * kMin).ok());
