@@ -29,6 +29,7 @@ namespace {
 using vigil::testutil::HaveCommand;
 using vigil::testutil::Process;
 using vigil::testutil::ReadFile;
+using vigil::testutil::RssKb;
 using vigil::testutil::Run;
 using vigil::testutil::TempDir;
 
@@ -58,15 +59,6 @@ std::string Query(const std::string& url, const std::string& q) {
 int Status(const std::string& args) {
   auto r = Run("curl -s -o /dev/null -w '%{http_code}' --max-time 30 " + args);
   return std::atoi(r.out.c_str());
-}
-
-long RssKb(pid_t pid) {
-  std::istringstream in(ReadFile("/proc/" + std::to_string(pid) + "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return -1;
 }
 
 // Sends `data` on a raw TCP connection and returns what came back (up to

@@ -10,11 +10,23 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace vigil::testutil {
+
+// VmRSS of process `pid` in KiB, or -1 if it is gone.
+inline long RssKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return -1;
+}
 
 class Process {
  public:
@@ -44,6 +56,9 @@ class Process {
   }
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  // VmRSS in KiB, or -1 once it has exited.
+  long RssKb() const { return exited_ ? -1 : testutil::RssKb(pid_); }
   void Signal(int sig) {
     if (pid_ > 0 && !exited_) kill(pid_, sig);
   }
