@@ -146,7 +146,15 @@ class QueryContext {
 
   // Makes running and later queries with this context fail with Cancelled.
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
-  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  // Also cancelled once `*flag` is true (an HTTP request's client_gone): the
+  // engine reads it where it checks Cancel(), so no thread has to watch the
+  // flag and forward it. `flag` may be null (no-op) and must outlive every
+  // query given this context. REQUIRES: called before the context is used.
+  void CancelWhen(const std::atomic<bool>* flag) { also_ = flag; }
+  bool cancelled() const {
+    return cancelled_.load(std::memory_order_relaxed) ||
+           (also_ != nullptr && also_->load(std::memory_order_relaxed));
+  }
 
   bool has_deadline() const { return has_deadline_; }
   // REQUIRES: has_deadline().
@@ -156,6 +164,7 @@ class QueryContext {
   Clock::time_point deadline_{};
   bool has_deadline_ = false;
   std::atomic<bool> cancelled_{false};
+  const std::atomic<bool>* also_ = nullptr;
 };
 
 // Prometheus's API error types (web/api/v1's errorType), from a status

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <limits>
@@ -147,12 +148,16 @@ class HttpServer::Impl {
   }
 
   // Requests whose handler or body stream runs, watched for the peer
-  // closing (client_gone).
+  // closing (client_gone). A new request does not wake the watcher: an
+  // idle watcher looks every kWatchIdleMs, a busy one every kWatchPollMs,
+  // so a hang-up is seen within about a quarter of a second, and a short
+  // request costs no thread wake-up.
   std::mutex watch_mu_;
   std::condition_variable watch_cv_;
   std::vector<RequestState*> watched_;
   bool watch_stop_ = false;
   std::thread watcher_;
+  static constexpr int kWatchIdleMs = 200, kWatchPollMs = 50;
   void Watch(RequestState* st);
   void Unwatch(RequestState* st);
   void WatchLoop();
@@ -659,7 +664,6 @@ void HttpServer::Impl::Watch(RequestState* st) {
   std::lock_guard<std::mutex> l(watch_mu_);
   if (stopping_.load()) st->client_gone = true;
   watched_.push_back(st);
-  watch_cv_.notify_one();
 }
 
 void HttpServer::Impl::Unwatch(RequestState* st) {
@@ -676,13 +680,17 @@ void HttpServer::Impl::WatchLoop() {
   for (;;) {
     {
       std::unique_lock<std::mutex> l(watch_mu_);
-      watch_cv_.wait(l, [this] { return watch_stop_ || !watched_.empty(); });
+      if (watched_.empty()) {
+        watch_cv_.wait_for(l, std::chrono::milliseconds(kWatchIdleMs),
+                           [this] { return watch_stop_; });
+      }
       if (watch_stop_) return;
+      if (watched_.empty()) continue;
       states = watched_;
     }
     fds.clear();
     for (RequestState* s : states) fds.push_back({s->fd, POLLRDHUP, 0});
-    int n = ::poll(fds.data(), fds.size(), 50);
+    int n = ::poll(fds.data(), fds.size(), kWatchPollMs);
     if (n <= 0) continue;
     std::lock_guard<std::mutex> l(watch_mu_);
     for (size_t i = 0; i < fds.size(); ++i) {

@@ -146,6 +146,47 @@ TEST_CASE("a cancelled query ends within 100 ms with Cancelled",
   CHECK(ClassifyError(r.status()) == ErrorType::kCanceled);
 }
 
+TEST_CASE("a context given a flag (CancelWhen) ends when the flag is set",
+          "[promql][errors][context][concurrency]") {
+  // The HTTP API's case: the flag is the request's client_gone, set by the
+  // server's watcher when the client hangs up; nothing calls Cancel().
+  auto s = SlowStorage();
+  EngineOptions o;
+  o.max_samples = 50000000;
+  o.timeout_ms = 0;
+  Engine e(o);
+  std::atomic<bool> gone{false};
+  QueryContext ctx;
+  ctx.CancelWhen(&gone);
+  CHECK(!ctx.cancelled());
+  std::atomic<bool> done{false};
+  absl::StatusOr<Result> r;
+  Clock::time_point finished;
+  std::thread th([&] {
+    r = e.RangeQuery(&s, kSlowQuery, kSlowStart, kSlowStart + 1999 * kSlowStep,
+                     kSlowStep, &ctx);
+    finished = Clock::now();
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(!done);  // still running
+  const auto set_at = Clock::now();
+  gone = true;
+  th.join();
+  const double latency_ms =
+      std::chrono::duration<double, std::milli>(finished - set_at).count();
+  INFO("ended " << latency_ms << " ms after the flag was set");
+  CHECK(latency_ms < 100);
+  REQUIRE(!r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kCancelled);
+  CHECK(ctx.cancelled());
+  // A null flag is no flag.
+  QueryContext plain;
+  plain.CancelWhen(nullptr);
+  CHECK(!plain.cancelled());
+  CHECK(e.InstantQuery(&s, "g", kSlowStart, &plain).ok());
+}
+
 TEST_CASE("a context's deadline ends a query with DeadlineExceeded",
           "[promql][errors][context]") {
   auto s = SlowStorage();

@@ -73,8 +73,7 @@ struct Api::Route {
 
 Api::Api(ApiOptions options)
     : opts_(std::move(options)),
-      gate_(std::make_unique<QueryGate>(opts_.max_concurrency)),
-      watcher_(std::make_unique<CancelWatcher>()) {}
+      gate_(std::make_unique<QueryGate>(opts_.max_concurrency)) {}
 
 Api::~Api() = default;
 

@@ -129,7 +129,6 @@ class Api {
  private:
   struct Route;
   class QueryGate;
-  class CancelWatcher;
   using Method = void (Api::*)(const net::HttpRequest&,
                                net::HttpResponse*) const;
   const std::vector<Route>& Routes() const;
@@ -174,7 +173,6 @@ class Api {
 
   ApiOptions opts_;
   std::unique_ptr<QueryGate> gate_;
-  std::unique_ptr<CancelWatcher> watcher_;
 };
 
 }  // namespace vigil::web::api

@@ -33,8 +33,8 @@ void Api::Diagnose(const net::HttpRequest& req, net::HttpResponse* resp) const {
     }
   }
   if (!ctx) ctx = std::make_unique<promql::QueryContext>();
-  watcher_->Add(req.client_gone, ctx.get());
-  const absl::Status admitted = gate_->Acquire(*ctx, req.client_gone);
+  ctx->CancelWhen(req.client_gone);
+  const absl::Status admitted = gate_->Acquire(*ctx);
   absl::StatusOr<diagnose::Report> report = absl::UnknownError("not run");
   if (!admitted.ok()) {
     report = admitted;
@@ -43,7 +43,6 @@ void Api::Diagnose(const net::HttpRequest& req, net::HttpResponse* resp) const {
     report = diagnose::Diagnose(&src, o);
     gate_->Release();
   }
-  watcher_->Remove(ctx.get());
   if (!report.ok()) return RespondStatus(resp, report.status());
   resp->status = 200;
   SetContentType(resp, "application/json");

@@ -166,9 +166,9 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
   } else {
     ctx = std::make_unique<promql::QueryContext>();
   }
-  watcher_->Add(req.client_gone, ctx.get());
+  ctx->CancelWhen(req.client_gone);
   if (opts_.queries_delta) opts_.queries_delta(1);
-  const absl::Status admitted = gate_->Acquire(*ctx, req.client_gone);
+  const absl::Status admitted = gate_->Acquire(*ctx);
   const QueryClock::time_point t1 = QueryClock::now();
   absl::StatusOr<promql::Result> res;
   if (!admitted.ok()) {
@@ -178,7 +178,6 @@ void Api::RunQuery(const net::HttpRequest& req, const QueryParams& in,
                        p.step_ms > 0 ? p.end : p.start, p.step_ms, ctx.get());
     gate_->Release();
   }
-  watcher_->Remove(ctx.get());
   const QueryClock::time_point t2 = QueryClock::now();
   if (opts_.queries_delta) opts_.queries_delta(-1);
   if (admitted.ok() && opts_.observe_inner_eval) {

@@ -180,12 +180,11 @@ void RespondData(net::HttpResponse* resp, const DataFn& data,
 // ---- QueryGate
 // ---------------------------------------------------------------
 
-absl::Status Api::QueryGate::Acquire(const promql::QueryContext& ctx,
-                                     const std::atomic<bool>* client_gone) {
+absl::Status Api::QueryGate::Acquire(const promql::QueryContext& ctx) {
   vigil::MutexLock l(&mu_);
   ++queued_;
   while (running_ >= slots_) {
-    if (ctx.cancelled() || (client_gone != nullptr && client_gone->load())) {
+    if (ctx.cancelled()) {
       --queued_;
       return absl::CancelledError("query was canceled in query queue");
     }
@@ -215,50 +214,6 @@ int Api::QueryGate::running() const {
 int Api::QueryGate::queued() const {
   vigil::MutexLock l(&mu_);
   return queued_;
-}
-
-// ---- CancelWatcher
-// -----------------------------------------------------------
-
-Api::CancelWatcher::CancelWatcher() : thread_([this] { Run(); }) {}
-
-Api::CancelWatcher::~CancelWatcher() {
-  {
-    vigil::MutexLock l(&mu_);
-    stop_ = true;
-  }
-  thread_.join();
-}
-
-void Api::CancelWatcher::Add(const std::atomic<bool>* gone,
-                             promql::QueryContext* ctx) {
-  if (gone == nullptr) return;
-  vigil::MutexLock l(&mu_);
-  watched_.emplace_back(gone, ctx);
-}
-
-void Api::CancelWatcher::Remove(promql::QueryContext* ctx) {
-  vigil::MutexLock l(&mu_);
-  std::erase_if(watched_, [ctx](const auto& w) { return w.second == ctx; });
-}
-
-void Api::CancelWatcher::Run() {
-  vigil::MutexLock l(&mu_);
-  while (!stop_) {
-    if (watched_.empty()) {
-      mu_.Await(vigil::Condition(
-          +[](CancelWatcher* w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-            return w->stop_ || !w->watched_.empty();
-          },
-          this));
-      continue;
-    }
-    for (const auto& [gone, ctx] : watched_) {
-      if (gone->load(std::memory_order_relaxed)) ctx->Cancel();
-    }
-    // Wakes every 5 ms: a hung-up client stops its query within that.
-    mu_.AwaitWithTimeout(vigil::Condition(&stop_), absl::Milliseconds(5));
-  }
 }
 
 }  // namespace vigil::web::api

@@ -87,9 +87,9 @@ class Api::QueryGate {
  public:
   explicit QueryGate(int slots) : slots_(slots < 1 ? 1 : slots) {}
   // Waits for a slot. DeadlineExceeded "query timed out in query queue"
-  // or Cancelled "query was canceled in query queue".
-  absl::Status Acquire(const promql::QueryContext& ctx,
-                       const std::atomic<bool>* client_gone);
+  // or Cancelled "query was canceled in query queue" (the context was
+  // cancelled, or its client hung up: QueryContext::CancelWhen).
+  absl::Status Acquire(const promql::QueryContext& ctx);
   void Release();
   int running() const;
   int queued() const;
@@ -100,25 +100,6 @@ class Api::QueryGate {
   const int slots_;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
   int queued_ ABSL_GUARDED_BY(mu_) = 0;
-};
-
-// One thread that polls the client_gone flags of running queries and
-// cancels their contexts.
-class Api::CancelWatcher {
- public:
-  CancelWatcher();
-  ~CancelWatcher();
-  // Watches `gone` (may be null: no-op) until Remove(ctx).
-  void Add(const std::atomic<bool>* gone, promql::QueryContext* ctx);
-  void Remove(promql::QueryContext* ctx);
-
- private:
-  void Run();
-  vigil::Mutex mu_;
-  std::vector<std::pair<const std::atomic<bool>*, promql::QueryContext*>>
-      watched_ ABSL_GUARDED_BY(mu_);
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
 };
 
 }  // namespace vigil::web::api
