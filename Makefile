@@ -20,7 +20,8 @@ DEB_UI := node:nodejs npm:npm chromium:chromium
 # blackbox_exporter for the /probe differential test).
 DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
-.PHONY: deps build vigil test lint demo calibrate-demo bench clean test-sanitize test-tsan deps-clang fuzz
+.PHONY: deps build vigil test lint demo calibrate-demo bench clean test-sanitize test-tsan \
+  build-sanitize build-tsan deps-clang fuzz
 
 # Build packages must install; the real peers (promtool, VictoriaMetrics,
 # used by cross-check tests and benches) are installed too, but if that
@@ -147,18 +148,24 @@ $(TSAN_BUILD)/build.ninja:
 # nesting the PromQL parser accepts needs a 64 MiB stack, not 8 MiB. The
 # package tests build an unsanitized consumer and the UI test drives a
 # browser: neither runs here.
+# The builds alone (.ci/run starts them in the background, at idle
+# priority, while other stages' tests wait on sockets and processes).
+build-sanitize: deps deps-clang $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(SANITIZE_TARGETS)
+
+build-tsan: deps deps-clang $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+
 test-sanitize: export ASAN_OPTIONS = halt_on_error=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1:suppressions=$(SAN_SUPP)/asan.supp
 test-sanitize: export LSAN_OPTIONS = suppressions=$(SAN_SUPP)/lsan.supp:print_suppressions=0
 test-sanitize: export UBSAN_OPTIONS = halt_on_error=1:print_stacktrace=1:suppressions=$(SAN_SUPP)/ubsan.supp
-test-sanitize: deps deps-clang $(ASAN_BUILD)/build.ninja
-	cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(SANITIZE_TARGETS)
+test-sanitize: build-sanitize
 	ulimit -s 65536 || echo "warning: cannot raise the stack limit; deep-nesting tests may overflow"; \
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(SAN_JOBS) -LE '^(package|ui)$$' \
 	  $(if $(SANITIZE_TESTS),-R '$(SANITIZE_TESTS)')
 
 test-tsan: export TSAN_OPTIONS = halt_on_error=1:second_deadlock_stack=1:suppressions=$(SAN_SUPP)/tsan.supp
-test-tsan: deps deps-clang $(TSAN_BUILD)/build.ninja
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+test-tsan: build-tsan
 	@if find $(TSAN_BUILD)/CMakeFiles -name '*.o' -print0 | xargs -0 nm -u 2>/dev/null | \
 	  grep -q ' _ZdlPvm$$'; then echo "test-tsan: Vigil's objects call the sized operator delete; \
 	  tests/sanitize/tsan.supp assumes only third-party code does (see there)"; exit 1; fi

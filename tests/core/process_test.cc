@@ -10,14 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define VIGIL_TEST_OWN_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define VIGIL_TEST_OWN_MALLOC 1
-#endif
-#endif
+#include "tests/testutil/sanitizers.h"
 
 namespace vigil {
 namespace {

@@ -19,6 +19,7 @@
 #include "server/net/http_server.h"
 #include "tests/testutil/ports.h"
 #include "tests/testutil/process.h"
+#include "tests/testutil/sanitizers.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
 
@@ -347,11 +348,14 @@ TEST_CASE("remote write survives a two-minute receiver outage in flat memory",
   vm->Signal(SIGTERM);
   vm->Wait(10000);
   // Memory while the receiver is down: sampled from 10 s in (the
-  // shards fill their capacity first) to the end.
+  // shards fill their capacity first) to the end. Under a sanitizer the
+  // outage is 30 s, not 120: RSS there is the sanitizer's (not checked),
+  // what is left to check is that the backlog is delivered intact.
+  const int outage_s = vigil::testutil::kSanitized ? 30 : 120;
   std::this_thread::sleep_for(std::chrono::seconds(10));
   const long rss0 = v.RssKb();
   long rss_max = rss0;
-  for (int i = 0; i < 22; ++i) {
+  for (int i = 0; i < (outage_s - 10) / 5; ++i) {
     std::this_thread::sleep_for(std::chrono::seconds(5));
     rss_max = std::max(rss_max, v.RssKb());
   }
@@ -367,9 +371,9 @@ TEST_CASE("remote write survives a two-minute receiver outage in flat memory",
   REQUIRE(rss0 > 0);
   // 200 series at 1 s for 2 min is 24k samples: kept in memory by the
   // queue they would be several MiB; the head's own growth is far less.
-  CHECK(rss_max - rss0 < 4096);
+  if (!vigil::testutil::kSanitized) CHECK(rss_max - rss0 < 4096);
   const Dump want = QueryRaw(v.url(), kSel, at);
-  CHECK(Count(want) > 200 * 120);
+  CHECK(Count(want) > 200 * outage_s);
   ExpectContains(want, ExportVMComplete(vm_url, kSel, at, want),
                  "victoria-metrics");
   v.p->Signal(SIGTERM);
