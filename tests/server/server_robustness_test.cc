@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -29,7 +28,6 @@ namespace {
 using vigil::testutil::HaveCommand;
 using vigil::testutil::Process;
 using vigil::testutil::ReadFile;
-using vigil::testutil::RssKb;
 using vigil::testutil::Run;
 using vigil::testutil::TempDir;
 
@@ -237,20 +235,8 @@ TEST_CASE("hostile targets do not disturb a good one", "[server][robust]") {
     CHECK((has(t, "expected") || has(t, "invalid") || has(t, "parse")));
   }
 
-  // RSS of the server itself (Process forked and exec'd the binary, so
-  // the newest vigil child of ours is it: read via pgrep on its parent).
-  auto pids = Run("pgrep -P " + std::to_string(getpid())).out;
-  long rss_max = 0;
-  {
-    std::istringstream in(pids);
-    std::string p;
-    while (in >> p) {
-      auto exe = Run("readlink /proc/" + p + "/exe").out;
-      if (exe.find("vigil") != std::string::npos) {
-        rss_max = std::max(rss_max, RssKb(std::atoi(p.c_str())));
-      }
-    }
-  }
+  // RSS of the server itself.
+  const long rss_max = vigil.RssKb();
   INFO("vigil VmRSS kB: " << rss_max);
   CHECK(rss_max > 0);
   CHECK(rss_max < 300 * 1024);
