@@ -143,11 +143,6 @@ $(ASAN_BUILD)/build.ninja:
 $(TSAN_BUILD)/build.ninja:
 	cmake -S . -B $(TSAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=thread -DVIGIL_BUILD_UI=OFF
 
-# The options reach every process the tests start (vigil, vigil-sim).
-# ASan's frames are several times larger (redzones), so the 10000-deep
-# nesting the PromQL parser accepts needs a 64 MiB stack, not 8 MiB. The
-# package tests build an unsanitized consumer and the UI test drives a
-# browser: neither runs here.
 # The builds alone (.ci/run starts them in the background, at idle
 # priority, while other stages' tests wait on sockets and processes).
 build-sanitize: deps deps-clang $(ASAN_BUILD)/build.ninja
@@ -156,6 +151,11 @@ build-sanitize: deps deps-clang $(ASAN_BUILD)/build.ninja
 build-tsan: deps deps-clang $(TSAN_BUILD)/build.ninja
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
 
+# The options reach every process the tests start (vigil, vigil-sim).
+# ASan's frames are several times larger (redzones), so the 10000-deep
+# nesting the PromQL parser accepts needs a 64 MiB stack, not 8 MiB. The
+# package tests build an unsanitized consumer and the UI test drives a
+# browser: neither runs here.
 test-sanitize: export ASAN_OPTIONS = halt_on_error=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1:suppressions=$(SAN_SUPP)/asan.supp
 test-sanitize: export LSAN_OPTIONS = suppressions=$(SAN_SUPP)/lsan.supp:print_suppressions=0
 test-sanitize: export UBSAN_OPTIONS = halt_on_error=1:print_stacktrace=1:suppressions=$(SAN_SUPP)/ubsan.supp
