@@ -15,8 +15,20 @@
 
 namespace vigil::storage::internal {
 
+// Writes 4 (8) bytes at p.
+inline void EncodeBE32(char* p, uint32_t v) {
+  p[0] = char(v >> 24);
+  p[1] = char(v >> 16);
+  p[2] = char(v >> 8);
+  p[3] = char(v);
+}
+inline void EncodeBE64(char* p, uint64_t v) {
+  EncodeBE32(p, uint32_t(v >> 32));
+  EncodeBE32(p + 4, uint32_t(v));
+}
 inline void PutBE32(std::string* out, uint32_t v) {
-  char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+  char b[4];
+  EncodeBE32(b, v);
   out->append(b, 4);
 }
 inline void PutBE64(std::string* out, uint64_t v) {

@@ -508,7 +508,8 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
     Timestamp start = lo - ((lo % range) + range) % range;
     for (uint32_t day = DayOf(start); day <= DayOf(hi); ++day) {
       Timestamp from = std::max(start, DayStart(day));
-      std::string key = ChunkKey(day, ref, from);
+      const ChunkKeyBytes kb = ChunkKeyFixed(day, ref, from);
+      const rocksdb::Slice key(kb.data, kChunkKeySize);
       // Every key the iterator passed since its last Seek had the previous
       // prefix; if this prefix sorts after it, and the iterator already
       // stands at or past `key`, it stands at the first key >= `key`.
@@ -545,8 +546,11 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
           }
         }
       }
-      VIGIL_RETURN_IF_ERROR(FromRocks(
-          it->status(), fmt::format("read chunks of series {}", ref)));
+      // The message is formatted only on failure: this runs per series.
+      if (!it->status().ok()) {
+        return FromRocks(it->status(),
+                         fmt::format("read chunks of series {}", ref));
+      }
     }
   }
   const size_t from_head = head_end - base;

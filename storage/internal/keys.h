@@ -61,6 +61,19 @@ inline std::string ChunkKey(uint32_t day, uint64_t ref, Timestamp mint) {
   return k;
 }
 inline constexpr size_t kChunkKeySize = 20;
+// The same key in a fixed buffer: a query seeks once per series and day,
+// and a 20-byte std::string is a heap allocation each time.
+struct ChunkKeyBytes {
+  char data[kChunkKeySize];
+  std::string_view view() const { return {data, kChunkKeySize}; }
+};
+inline ChunkKeyBytes ChunkKeyFixed(uint32_t day, uint64_t ref, Timestamp mint) {
+  ChunkKeyBytes k;
+  EncodeBE32(k.data, day);
+  EncodeBE64(k.data + 4, ref);
+  EncodeBE64(k.data + 12, uint64_t(mint) ^ (1ULL << 63));
+  return k;
+}
 inline std::string DayPrefix(uint32_t day) {
   std::string k;
   PutBE32(&k, day);

@@ -171,3 +171,25 @@ TEST_CASE("Only the newest RocksDB OPTIONS file is kept", "[format]") {
 
 }  // namespace
 }  // namespace vigil::storage
+
+namespace vigil::storage::internal {
+namespace {
+
+// The seek key built without allocating is the on-disk key, byte for byte
+// and so in order, for negative, zero and large times and refs.
+TEST_CASE("The fixed-buffer chunk key is the on-disk chunk key", "[format]") {
+  for (Timestamp t : {kMinTimestamp, Timestamp{-86400001}, Timestamp{-1},
+                      Timestamp{0}, Timestamp{1767225600000}, kMaxTimestamp}) {
+    for (uint64_t ref : {uint64_t{0}, uint64_t{1}, uint64_t{0x0102030405060708},
+                         ~uint64_t{0}}) {
+      const uint32_t day = DayOf(t);
+      INFO("t=" << t << " ref=" << ref);
+      CHECK(ChunkKeyFixed(day, ref, t).view() == ChunkKey(day, ref, t));
+    }
+  }
+  CHECK(ChunkKeyFixed(DayOf(-1), 5, -1).view() <
+        ChunkKeyFixed(DayOf(0), 5, 0).view());
+}
+
+}  // namespace
+}  // namespace vigil::storage::internal
