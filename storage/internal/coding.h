@@ -45,8 +45,13 @@ inline uint64_t GetBE64(const char* p) {
 }
 // Signed int64 in big-endian with the sign bit flipped, so negative
 // timestamps sort before positive ones.
+inline void EncodeOrderedI64(char* p, int64_t v) {
+  EncodeBE64(p, uint64_t(v) ^ (1ULL << 63));
+}
 inline void PutOrderedI64(std::string* out, int64_t v) {
-  PutBE64(out, uint64_t(v) ^ (1ULL << 63));
+  char b[8];
+  EncodeOrderedI64(b, v);
+  out->append(b, 8);
 }
 inline int64_t GetOrderedI64(const char* p) {
   return int64_t(GetBE64(p) ^ (1ULL << 63));

@@ -264,7 +264,7 @@ absl::Status DBImpl::RewriteChunks(uint64_t ref, const Intervals& deleted,
                            EncodeSealed(ts.data(), vs.data(), ts.size())));
     }
     VIGIL_RETURN_IF_ERROR(
-        FromRocks(it->status(), fmt::format("read chunks of series {}", ref)));
+        FromRocks(it->status(), "read chunks of series {}", ref));
   }
   return absl::OkStatus();
 }

@@ -546,11 +546,8 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
           }
         }
       }
-      // The message is formatted only on failure: this runs per series.
-      if (!it->status().ok()) {
-        return FromRocks(it->status(),
-                         fmt::format("read chunks of series {}", ref));
-      }
+      VIGIL_RETURN_IF_ERROR(
+          FromRocks(it->status(), "read chunks of series {}", ref));
     }
   }
   const size_t from_head = head_end - base;

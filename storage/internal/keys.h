@@ -52,17 +52,9 @@ inline std::string SeriesKey(uint64_t ref) {
   PutBE64(&k, ref);
   return k;
 }
-inline std::string ChunkKey(uint32_t day, uint64_t ref, Timestamp mint) {
-  std::string k;
-  k.reserve(20);
-  PutBE32(&k, day);
-  PutBE64(&k, ref);
-  PutOrderedI64(&k, mint);
-  return k;
-}
 inline constexpr size_t kChunkKeySize = 20;
-// The same key in a fixed buffer: a query seeks once per series and day,
-// and a 20-byte std::string is a heap allocation each time.
+// A chunk key in a fixed buffer: a query seeks once per series and day, and
+// a 20-byte std::string would be a heap allocation each time.
 struct ChunkKeyBytes {
   char data[kChunkKeySize];
   std::string_view view() const { return {data, kChunkKeySize}; }
@@ -71,8 +63,11 @@ inline ChunkKeyBytes ChunkKeyFixed(uint32_t day, uint64_t ref, Timestamp mint) {
   ChunkKeyBytes k;
   EncodeBE32(k.data, day);
   EncodeBE64(k.data + 4, ref);
-  EncodeBE64(k.data + 12, uint64_t(mint) ^ (1ULL << 63));
+  EncodeOrderedI64(k.data + 12, mint);
   return k;
+}
+inline std::string ChunkKey(uint32_t day, uint64_t ref, Timestamp mint) {
+  return std::string(ChunkKeyFixed(day, ref, mint).view());
 }
 inline std::string DayPrefix(uint32_t day) {
   std::string k;

@@ -7,8 +7,10 @@
 #define VIGIL_STORAGE_INTERNAL_ROCKSDB_STATUS_H_
 
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
+#include "fmt/format.h"
 #include "rocksdb/status.h"
 
 namespace vigil::storage::internal {
@@ -17,6 +19,18 @@ namespace vigil::storage::internal {
 // NotFound, InvalidArgument → InvalidArgument, others → Internal. The
 // message is "<context>: <rocksdb message>".
 absl::Status FromRocks(const rocksdb::Status& s, std::string_view context);
+// The same with the context formatted only when `s` failed: for calls made
+// per series or per key, where formatting an unused message would cost more
+// than the call it describes.
+template <typename A, typename... Rest>
+absl::Status FromRocks(const rocksdb::Status& s,
+                       fmt::format_string<A, Rest...> context, A&& a,
+                       Rest&&... rest) {
+  if (s.ok()) return absl::OkStatus();
+  return FromRocks(s,
+                   std::string_view(fmt::format(context, std::forward<A>(a),
+                                                std::forward<Rest>(rest)...)));
+}
 
 }  // namespace vigil::storage::internal
 

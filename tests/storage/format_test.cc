@@ -12,6 +12,7 @@
 #include "storage/db.h"
 #include "storage/internal/coding.h"
 #include "storage/internal/keys.h"
+#include "storage/internal/rocksdb_status.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
@@ -175,20 +176,56 @@ TEST_CASE("Only the newest RocksDB OPTIONS file is kept", "[format]") {
 namespace vigil::storage::internal {
 namespace {
 
-// The seek key built without allocating is the on-disk key, byte for byte
-// and so in order, for negative, zero and large times and refs.
-TEST_CASE("The fixed-buffer chunk key is the on-disk chunk key", "[format]") {
+// The chunk key is on disk (FORMAT.md): big-endian day and ref, then the
+// chunk's first time with its sign bit flipped, so bytewise order is
+// (day, ref, time) order for negative times too.
+TEST_CASE("Chunk keys keep their on-disk layout and order", "[format]") {
+  const ChunkKeyBytes k = ChunkKeyFixed(0x01020304, 0x05060708090a0b0c, 0);
+  CHECK(k.view() == std::string_view("\x01\x02\x03\x04"
+                                     "\x05\x06\x07\x08\x09\x0a\x0b\x0c"
+                                     "\x80\0\0\0\0\0\0\0",
+                                     kChunkKeySize));
+  CHECK(ChunkKey(0x01020304, 0x05060708090a0b0c, 0) == k.view());
   for (Timestamp t : {kMinTimestamp, Timestamp{-86400001}, Timestamp{-1},
                       Timestamp{0}, Timestamp{1767225600000}, kMaxTimestamp}) {
-    for (uint64_t ref : {uint64_t{0}, uint64_t{1}, uint64_t{0x0102030405060708},
-                         ~uint64_t{0}}) {
-      const uint32_t day = DayOf(t);
+    for (uint64_t ref : {uint64_t{0}, uint64_t{1}, ~uint64_t{0}}) {
       INFO("t=" << t << " ref=" << ref);
-      CHECK(ChunkKeyFixed(day, ref, t).view() == ChunkKey(day, ref, t));
+      const ChunkKeyBytes key = ChunkKeyFixed(DayOf(t), ref, t);
+      CHECK(GetBE32(key.data) == DayOf(t));
+      CHECK(GetBE64(key.data + 4) == ref);
+      CHECK(GetOrderedI64(key.data + 12) == t);
+      // Same day and ref: later times sort later.
+      const ChunkKeyBytes later =
+          ChunkKeyFixed(DayOf(t), ref, t + (t < kMaxTimestamp));
+      CHECK(key.view() <= later.view());
     }
   }
   CHECK(ChunkKeyFixed(DayOf(-1), 5, -1).view() <
         ChunkKeyFixed(DayOf(0), 5, 0).view());
+  CHECK(ChunkKeyFixed(7, 5, 1000).view() < ChunkKeyFixed(7, 6, -1000).view());
+}
+
+}  // namespace
+}  // namespace vigil::storage::internal
+
+namespace vigil::storage::internal {
+namespace {
+
+// RocksDB statuses map to absl codes with "<context>: <message>"; the
+// formatted context is built on failure and gives the same message.
+TEST_CASE("RocksDB statuses become absl statuses with their context",
+          "[format]") {
+  CHECK(FromRocks(rocksdb::Status::OK(), "read chunks of series {}", 7).ok());
+  absl::Status lazy = FromRocks(rocksdb::Status::Corruption("bad block"),
+                                "read chunks of series {}", 7);
+  CHECK(lazy.code() == absl::StatusCode::kDataLoss);
+  CHECK(lazy.message() == "read chunks of series 7: Corruption: bad block");
+  CHECK(lazy == FromRocks(rocksdb::Status::Corruption("bad block"),
+                          "read chunks of series 7"));
+  CHECK(FromRocks(rocksdb::Status::IOError("disk"), "flush").code() ==
+        absl::StatusCode::kUnavailable);
+  CHECK(FromRocks(rocksdb::Status::NotFound(), "get").code() ==
+        absl::StatusCode::kNotFound);
 }
 
 }  // namespace
