@@ -8,6 +8,7 @@
 #ifndef VIGIL_STORAGE_INTERNAL_KEYS_H_
 #define VIGIL_STORAGE_INTERNAL_KEYS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,9 +39,12 @@ inline constexpr uint32_t kFormatVersion = 2;
 inline constexpr uint32_t kFormatVersionWithPostings = 1;
 
 // Day partition of a timestamp (floor division), offset so it sorts as
-// unsigned.
+// unsigned. Defined for every int64: days beyond +-2^31 (about 5.8 million
+// years) clamp to the ends, and the top end stays one below UINT32_MAX so
+// the `day <= DayOf(hi); ++day` loops of the readers always end.
 inline uint32_t DayOf(Timestamp t) {
-  int64_t d = t >= 0 ? t / kDayMs : -((-t + kDayMs - 1) / kDayMs);
+  int64_t d = t / kDayMs - (t % kDayMs < 0);  // floor, never negating t
+  d = std::clamp<int64_t>(d, -(int64_t(1) << 31), (int64_t(1) << 31) - 2);
   return uint32_t(d + (int64_t(1) << 31));
 }
 inline Timestamp DayStart(uint32_t day) {

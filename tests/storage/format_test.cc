@@ -200,6 +200,17 @@ TEST_CASE("Chunk keys keep their on-disk layout and order", "[format]") {
       CHECK(key.view() <= later.view());
     }
   }
+  // Days floor toward minus infinity and clamp far from any real sample,
+  // below UINT32_MAX so a reader's day loop ends.
+  CHECK(DayOf(0) == uint32_t{1} << 31);
+  CHECK(DayOf(kDayMs - 1) == DayOf(0));
+  CHECK(DayOf(kDayMs) == DayOf(0) + 1);
+  CHECK(DayOf(-1) == DayOf(0) - 1);
+  CHECK(DayOf(-kDayMs) == DayOf(0) - 1);
+  CHECK(DayOf(-kDayMs - 1) == DayOf(0) - 2);
+  CHECK(DayStart(DayOf(-1)) == -kDayMs);
+  CHECK(DayOf(kMinTimestamp) == 0);
+  CHECK(DayOf(kMaxTimestamp) == UINT32_MAX - 1);
   CHECK(ChunkKeyFixed(DayOf(-1), 5, -1).view() <
         ChunkKeyFixed(DayOf(0), 5, 0).view());
   CHECK(ChunkKeyFixed(7, 5, 1000).view() < ChunkKeyFixed(7, 6, -1000).view());
