@@ -203,18 +203,32 @@ void HttpServer::Impl::Refuse(int fd) {
 
 // Closing a socket with unread input makes the kernel send a reset, which
 // can destroy the response still in flight (a 413 for a body we did not
-// read). As Go's server does, half-close and drain a little first.
+// read). As Go's server does (rstAvoidanceDelay), half-close and wait up to
+// 500 ms for the client to read the answer and close. A small remainder is
+// drained so the close is clean; past 1 MiB reading stops, but the wait goes
+// on: closing as soon as the cap was hit sent the reset a few ms after the
+// 413, while a client streaming a big body had not yet read it.
 void HttpServer::Impl::CloseConnection(int fd, bool linger) {
   if (linger) {
     ::shutdown(fd, SHUT_WR);
-    auto deadline = SteadyClock::now() + std::chrono::milliseconds(250);
+    const auto deadline = SteadyClock::now() + std::chrono::milliseconds(500);
     char buf[16384];
     size_t drained = 0;
+    bool peer_done = false;
     while (drained < (size_t{1} << 20) &&
-           internal::WaitFd(fd, POLLIN, deadline, -1)) {
+           internal::WaitFd(fd, POLLIN, deadline, stop_pipe_[0])) {
       ssize_t n = ::recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-      if (n <= 0) break;
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+      if (n <= 0) {
+        peer_done = true;
+        break;
+      }
       drained += static_cast<size_t>(n);
+    }
+    // POLLRDHUP: the client closed its side, so it has read the answer or
+    // never will.
+    if (!peer_done && drained >= (size_t{1} << 20)) {
+      (void)internal::WaitFd(fd, POLLRDHUP, deadline, stop_pipe_[0]);
     }
   }
   ::shutdown(fd, SHUT_RDWR);

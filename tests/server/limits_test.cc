@@ -12,11 +12,13 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -424,6 +426,56 @@ TEST_CASE("A real vigil answers 413 to big bodies and 431 to big headers",
   // Still serving.
   CHECK(v.Get("/-/healthy").status == 200);
   CHECK(v.Query("1").status == 200);
+}
+
+// A client that streams a body past the limit (curl does: it reads while it
+// sends) must get to read the 413 before the server's close resets the
+// connection. The server drains 1 MiB, then stops reading but waits out its
+// 500 ms linger; when it closed right at the drain cap, the reset came a few
+// ms after the 413 and curl reported a send error instead (a flaky CI run).
+TEST_CASE("A body streamed past the limit gets its 413 well before the reset",
+          "[limits][server]") {
+  HttpServerOptions o;
+  o.max_body_bytes = 64 << 10;
+  HttpServer srv(o);
+  srv.Handle("POST", "/x",
+             [](const HttpRequest&, HttpResponse* r) { r->body = "read"; });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  int fd = Dial(*port);
+  REQUIRE(fd >= 0);
+  REQUIRE(SendAll(fd,
+                  "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 8388608\r\n"
+                  "\r\n"));
+  const std::string chunk(64 << 10, 'a');
+  std::string reply;
+  std::optional<Clock::time_point> answered, reset;
+  const auto t0 = Clock::now();
+  while (!reset && Clock::now() - t0 < std::chrono::seconds(5)) {
+    pollfd p{fd, static_cast<short>(POLLIN | POLLOUT), 0};
+    if (::poll(&p, 1, 10) <= 0) continue;
+    if (p.revents & (POLLIN | POLLERR | POLLHUP)) {
+      char buf[4096];
+      ssize_t n = ::recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+      if (n > 0) {
+        reply.append(buf, static_cast<size_t>(n));
+        if (!answered) answered = Clock::now();
+      } else if (n < 0 && errno != EAGAIN) {
+        reset = Clock::now();
+      }
+    }
+    if (!reset && (p.revents & POLLOUT) &&
+        ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT) <
+            0 &&
+        errno != EAGAIN) {
+      reset = Clock::now();
+    }
+  }
+  ::close(fd);
+  CHECK(StatusOf(reply) == 413);
+  REQUIRE(answered.has_value());
+  REQUIRE(reset.has_value());  // the body is never read: the close resets
+  CHECK(*reset - *answered >= std::chrono::milliseconds(300));
 }
 
 // Sends `req` one byte per `gap_ms` until the server answers or closes.
