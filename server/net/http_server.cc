@@ -212,22 +212,19 @@ void HttpServer::Impl::CloseConnection(int fd, bool linger) {
   if (linger) {
     ::shutdown(fd, SHUT_WR);
     const auto deadline = SteadyClock::now() + std::chrono::milliseconds(500);
+    constexpr size_t kDrainCap = size_t{1} << 20;
     char buf[16384];
     size_t drained = 0;
-    bool peer_done = false;
-    while (drained < (size_t{1} << 20) &&
+    while (drained < kDrainCap &&
            internal::WaitFd(fd, POLLIN, deadline, stop_pipe_[0])) {
       ssize_t n = ::recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
       if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-      if (n <= 0) {
-        peer_done = true;
-        break;
-      }
+      if (n <= 0) break;  // the client closed (or reset): nothing to wait for
       drained += static_cast<size_t>(n);
     }
     // POLLRDHUP: the client closed its side, so it has read the answer or
     // never will.
-    if (!peer_done && drained >= (size_t{1} << 20)) {
+    if (drained >= kDrainCap) {
       (void)internal::WaitFd(fd, POLLRDHUP, deadline, stop_pipe_[0]);
     }
   }
