@@ -137,11 +137,15 @@ deps-clang:
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing || exit 1; fi
 
+# No Google Benchmarks under the sanitizers: nothing runs them there (the
+# main build keeps them compiling), and they cost CI minutes to build.
 $(ASAN_BUILD)/build.ninja:
-	cmake -S . -B $(ASAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=address,undefined -DVIGIL_FUZZ=ON
+	cmake -S . -B $(ASAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=address,undefined -DVIGIL_FUZZ=ON \
+	  -DVIGIL_BUILD_BENCHMARKS=OFF
 
 $(TSAN_BUILD)/build.ninja:
-	cmake -S . -B $(TSAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=thread -DVIGIL_BUILD_UI=OFF
+	cmake -S . -B $(TSAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=thread -DVIGIL_BUILD_UI=OFF \
+	  -DVIGIL_BUILD_BENCHMARKS=OFF
 
 # The builds alone (.ci/run starts them in the background, at idle
 # priority, while other stages' tests wait on sockets and processes).
