@@ -203,6 +203,18 @@ class Querier {
       const std::vector<Matcher>& matchers) {
     return SelectUnsorted(matchers);
   }
+  // Like SelectUnsorted (SelectLatest with `latest`), for a reader that
+  // looks at no label of the series but those named in `keep` (sorted,
+  // distinct): the labels each series is given (At().labels(),
+  // TakeLabels(), NextBatch()) may then hold only those of `keep` it has,
+  // which saves building the rest. The same series in the same order, with
+  // the same samples. The DB projects; the default ignores `keep`.
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>>
+  SelectProjected(const std::vector<Matcher>& matchers,
+                  const std::vector<std::string>& keep, bool latest) {
+    (void)keep;
+    return latest ? SelectLatest(matchers) : SelectUnsorted(matchers);
+  }
   // Sorted distinct label names of series matching `matchers` (all series
   // if empty). An implementation may include series without samples in
   // [mint, maxt]: the DB's does (it answers from its index, which holds

@@ -220,6 +220,9 @@ using RangeFn = bool (*)(const RangeCall& c, double* out);
 // Looks up the range function `name` (rate, avg_over_time, ...); null if
 // `name` is not one.
 RangeFn LookupRangeFunction(std::string_view name);
+// Whether rate()/increase() take `metric_name` for a counter without an
+// annotation: it ends in _total, _sum, _count or _bucket.
+bool HasCounterSuffix(std::string_view metric_name);
 // True for the functions that read RangeCall::resets (rate, increase,
 // resets): the caller must fill it.
 bool RangeFunctionUsesResets(RangeFn fn);
@@ -340,6 +343,9 @@ class Evaluator {
   absl::StatusOr<EvalValue> EvalBinary(const BinaryExpr& e);
   // ---- eval_aggregate.cc
   absl::StatusOr<EvalValue> EvalAggregate(const AggregateExpr& e);
+  // The argument of `e`, its series read with only the labels `e` looks at
+  // where that cannot change the answer (ProjectableSelector).
+  absl::StatusOr<EvalValue> EvalAggregateArg(const AggregateExpr& e);
   // ---- eval_call.cc
   absl::StatusOr<EvalValue> EvalCall(const Call& e);
   absl::StatusOr<EvalValue> EvalRangeCall(const Call& e, int matrix_arg);
@@ -394,6 +400,20 @@ class Evaluator {
 
   const EngineOptions& opts() const { return opts_; }
 
+  // ---- projections (eval_aggregate.cc)
+  // The labels the series of `vs` are read with (Querier::SelectProjected),
+  // or null for all of them. Set while an aggregation that looks at no
+  // label of its argument's series but its grouping labels evaluates that
+  // argument (a selector, or a range function over one).
+  const std::vector<std::string>* ProjectionFor(
+      const VectorSelector& vs) const {
+    return &vs == proj_sel_ ? &proj_keep_ : nullptr;
+  }
+  // A projected selection gave a series with __type__ or __unit__: the
+  // aggregation evaluates its argument again with every label (see
+  // EvalAggregate). Calling thread only.
+  void NoteProjectedSchemaLabels() const { proj_schema_seen_ = true; }
+
  private:
   const EngineOptions& opts_;
   storage::Queryable* queryable_;
@@ -404,6 +424,9 @@ class Evaluator {
   int64_t* samples_;  // &counters_->current
   int64_t query_start_, query_end_;
   int64_t query_step_;  // 0 for an instant query
+  const VectorSelector* proj_sel_ = nullptr;
+  std::vector<std::string> proj_keep_;
+  mutable bool proj_schema_seen_ = false;
 };
 
 // ---- helpers shared by the eval*.cc files

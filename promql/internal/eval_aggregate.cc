@@ -3,6 +3,9 @@
 // quantile, topk, bottomk (Go heap order), count_values.
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "core/go/strconv.h"
@@ -383,7 +386,99 @@ struct Aggregation {
   }
 };
 
+// The selector of `e`'s argument whose series `e` reads no label of but
+// its grouping labels, with the labels to read them with in *keep (sorted);
+// null where other labels can change the answer. Such are sum, avg, count,
+// min, max, group, stddev and stdvar `by` some labels, over a selector or
+// a range function of one (most dashboard and rule expressions). What else
+// is kept: __type__ and __unit__ (whether dropping the name dropped them
+// decides DropNamesNow's duplicate check), and __name__ where rate() or
+// increase() annotates it. A range function's selector must name one
+// metric: dropping the names then cannot make two series one, so no
+// duplicate check looks at the labels the projection left out.
+const VectorSelector* ProjectableSelector(const AggregateExpr& e,
+                                          std::vector<std::string>* keep) {
+  switch (e.op) {
+    case AggOp::kSum:
+    case AggOp::kAvg:
+    case AggOp::kCount:
+    case AggOp::kMin:
+    case AggOp::kMax:
+    case AggOp::kGroup:
+    case AggOp::kStddev:
+    case AggOp::kStdvar:
+      break;
+    default:
+      return nullptr;
+  }
+  if (e.without) return nullptr;
+  *keep = e.grouping;
+  keep->push_back("__type__");
+  keep->push_back("__unit__");
+  const Expr& arg = Unparen(*e.expr);
+  const VectorSelector* sel = nullptr;
+  if (arg.kind == NodeKind::kVectorSelector) {
+    sel = &arg.As<VectorSelector>();
+  } else if (arg.kind == NodeKind::kCall) {
+    // As EvalCall dispatches: the first matrix argument decides.
+    const Call& c = arg.As<Call>();
+    const std::string_view name = c.func->name;
+    if (c.func->native_histogram || name == "absent_over_time" ||
+        LookupRangeFunction(name) == nullptr) {
+      return nullptr;
+    }
+    for (const auto& a : c.args) {
+      const Expr& x = Unparen(*a);
+      if (x.kind == NodeKind::kSubquery) return nullptr;
+      if (x.kind == NodeKind::kMatrixSelector) {
+        sel = x.As<MatrixSelector>().vs.get();
+        break;
+      }
+    }
+    if (sel == nullptr) return nullptr;
+    std::string_view metric;
+    for (const Matcher& m : sel->matchers) {
+      if (m.name() == kMetricName && m.type() == MatchType::kEqual) {
+        metric = m.value();
+      }
+    }
+    if (metric.empty()) return nullptr;
+    if ((name == "rate" || name == "increase") && !HasCounterSuffix(metric)) {
+      keep->push_back(std::string(kMetricName));
+    }
+  } else {
+    return nullptr;
+  }
+  std::sort(keep->begin(), keep->end());
+  keep->erase(std::unique(keep->begin(), keep->end()), keep->end());
+  return sel;
+}
+
 }  // namespace
+
+// Evaluates the argument of `e` with its selection projected where
+// ProjectableSelector allows.
+absl::StatusOr<EvalValue> Evaluator::EvalAggregateArg(const AggregateExpr& e) {
+  std::vector<std::string> keep;
+  const VectorSelector* sel = ProjectableSelector(e, &keep);
+  if (sel == nullptr) return Eval(*e.expr);
+  // An aggregation inside the argument (in a function's parameter) has
+  // its own projection: this one is restored after it.
+  const VectorSelector* outer_sel = std::exchange(proj_sel_, sel);
+  std::vector<std::string> outer_keep =
+      std::exchange(proj_keep_, std::move(keep));
+  const bool outer_seen = std::exchange(proj_schema_seen_, false);
+  absl::StatusOr<EvalValue> in = Eval(*e.expr);
+  const bool seen = proj_schema_seen_;
+  proj_sel_ = outer_sel;
+  proj_keep_ = std::move(outer_keep);
+  proj_schema_seen_ = outer_seen;
+  // Series with __type__ or __unit__ labels (Prometheus 3's type-and-unit
+  // labels) can make DropNamesNow check the projected labels for
+  // duplicates: evaluate again with every label. Rare, so not worth more.
+  if (seen) return Eval(*e.expr);
+  return in;
+}
 
 absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   const AggOp op = e.op;
@@ -395,7 +490,7 @@ absl::StatusOr<EvalValue> Evaluator::EvalAggregate(const AggregateExpr& e) {
   if (e.param) {
     VIGIL_ASSIGN_OR_RETURN(param, Eval(*e.param));
   }
-  VIGIL_ASSIGN_OR_RETURN(EvalValue in, Eval(*e.expr));
+  VIGIL_ASSIGN_OR_RETURN(EvalValue in, EvalAggregateArg(e));
   Aggregation agg{e, in.mat, e.grouping, {}, {}, {}, {}, {}};
   std::sort(agg.grouping.begin(), agg.grouping.end());
   if (op == AggOp::kCountValues) {

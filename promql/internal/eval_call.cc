@@ -40,14 +40,14 @@ Labels AbsentLabels(const Expr& arg) {
   return b.Build();
 }
 
+}  // namespace
+
 bool HasCounterSuffix(std::string_view n) {
   for (std::string_view s : {"_total", "_sum", "_count", "_bucket"}) {
     if (n.size() >= s.size() && n.substr(n.size() - s.size()) == s) return true;
   }
   return false;
 }
-
-}  // namespace
 
 absl::StatusOr<std::vector<RawSeries>> Evaluator::LoadMatrixArg(const Expr& arg,
                                                                 WindowSpec* w) {

@@ -46,9 +46,12 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
   VIGIL_ASSIGN_OR_RETURN(auto querier, q->NewQuerier(mint, maxt));
   // Unsorted, as Prometheus's engine selects: the storage's order (series
   // creation order) is what decides ties in topk/bottomk.
-  VIGIL_ASSIGN_OR_RETURN(auto set, latest_only
-                                       ? querier->SelectLatest(vs.matchers)
-                                       : querier->SelectUnsorted(vs.matchers));
+  const std::vector<std::string>* keep = ev.ProjectionFor(vs);
+  VIGIL_ASSIGN_OR_RETURN(
+      auto set, keep != nullptr
+                    ? querier->SelectProjected(vs.matchers, *keep, latest_only)
+                : latest_only ? querier->SelectLatest(vs.matchers)
+                              : querier->SelectUnsorted(vs.matchers));
   constexpr size_t kSeriesBatch = 1024;
   std::vector<const storage::Series*> all;
   std::vector<Labels> labels;
@@ -57,6 +60,14 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
   while (set->NextBatch(kSeriesBatch, &all, &labels)) {
     seen += all.size();
     VIGIL_RETURN_IF_ERROR(ev.CheckSeriesLimit(seen, vs));
+    if (keep != nullptr) {
+      for (const Labels& l : labels) {
+        if (l.Has("__type__") || l.Has("__unit__")) {
+          ev.NoteProjectedSchemaLabels();
+          break;
+        }
+      }
+    }
     results.clear();
     results.resize(all.size());
     // Each block keeps its first error; the first in series order wins, as

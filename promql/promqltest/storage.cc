@@ -3,6 +3,10 @@
 #include "promql/promqltest/storage.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace vigil::promql::promqltest {
 
@@ -32,12 +36,20 @@ class MemSeries : public storage::Series {
  public:
   MemSeries(const Labels* l, const MemStorage::Data* d, size_t lo, size_t hi)
       : l_(l), d_(d), lo_(lo), hi_(hi) {}
+  // A projected series (SelectProjected) owns its reduced label set.
+  MemSeries(Labels projected, const MemStorage::Data* d, size_t lo, size_t hi)
+      : own_(std::make_unique<Labels>(std::move(projected))),
+        l_(own_.get()),
+        d_(d),
+        lo_(lo),
+        hi_(hi) {}
   const Labels& labels() const override { return *l_; }
   std::unique_ptr<storage::SeriesIterator> Iterator() const override {
     return std::make_unique<MemIterator>(d_, lo_, hi_);
   }
 
  private:
+  std::unique_ptr<Labels> own_;
   const Labels* l_;
   const MemStorage::Data* d_;
   size_t lo_, hi_;
@@ -73,6 +85,16 @@ class MemQuerier : public storage::Querier {
     for (const Entry* e : *order_) Add(*e, matchers, &out);
     return std::unique_ptr<storage::SeriesSet>(new MemSet(std::move(out)));
   }
+  // Projects as the DB does, so that every engine test over this storage
+  // (the upstream PromQL suite among them) runs with the engine's
+  // projections applied.
+  absl::StatusOr<std::unique_ptr<storage::SeriesSet>> SelectProjected(
+      const std::vector<Matcher>& matchers,
+      const std::vector<std::string>& keep, bool) override {
+    std::vector<MemSeries> out;
+    for (const Entry* e : *order_) Add(*e, matchers, &out, &keep);
+    return std::unique_ptr<storage::SeriesSet>(new MemSet(std::move(out)));
+  }
   absl::StatusOr<std::vector<std::string>> LabelNames(
       const std::vector<Matcher>&) override {
     return std::vector<std::string>{};
@@ -84,7 +106,8 @@ class MemQuerier : public storage::Querier {
 
  private:
   void Add(const Entry& e, const std::vector<Matcher>& matchers,
-           std::vector<MemSeries>* out) const {
+           std::vector<MemSeries>* out,
+           const std::vector<std::string>* keep = nullptr) const {
     const auto& [l, d] = e;
     for (const Matcher& m : matchers) {
       if (!m.Matches(l.Get(m.name()))) return;
@@ -93,7 +116,12 @@ class MemQuerier : public storage::Querier {
         std::lower_bound(d.ts.begin(), d.ts.end(), mint_) - d.ts.begin();
     size_t hi =
         std::upper_bound(d.ts.begin(), d.ts.end(), maxt_) - d.ts.begin();
-    if (lo < hi) out->emplace_back(&l, &d, lo, hi);
+    if (lo >= hi) return;
+    if (keep != nullptr) {
+      out->emplace_back(LabelsBuilder(l).Keep(*keep).Build(), &d, lo, hi);
+    } else {
+      out->emplace_back(&l, &d, lo, hi);
+    }
   }
 
   const std::map<Labels, MemStorage::Data>* s_;

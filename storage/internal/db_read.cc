@@ -330,6 +330,11 @@ class DBQuerier : public Querier {
       const std::vector<Matcher>& matchers) override {
     return SelectSeries(matchers, false, true);
   }
+  absl::StatusOr<std::unique_ptr<SeriesSet>> SelectProjected(
+      const std::vector<Matcher>& matchers,
+      const std::vector<std::string>& keep, bool latest) override {
+    return SelectSeries(matchers, false, latest, &keep);
+  }
   absl::StatusOr<std::vector<std::string>> LabelNames(
       const std::vector<Matcher>& matchers) override;
   absl::StatusOr<std::vector<std::string>> LabelValues(
@@ -345,9 +350,11 @@ class DBQuerier : public Querier {
   };
   // Reads the chunks of matched[begin, end) and appends those series that
   // have samples in range to *out, in matched's order; two threads for
-  // many. `latest`: as SelectLatest.
+  // many. `latest`: as SelectLatest; `keep`: as SelectProjected (null:
+  // every label).
   absl::Status LoadSeries(const std::vector<Selected>& matched, size_t begin,
                           size_t end, bool latest,
+                          const std::vector<std::string>* keep,
                           std::vector<std::unique_ptr<DBSeries>>* out);
 
  private:
@@ -378,9 +385,12 @@ class DBQuerier : public Querier {
   // a CleanTombstones finishing meanwhile is seen either way.
   // With `latest`, a head series whose newest sample is in range and not
   // deleted is returned without chunks (DBSeries::LatestOnly).
-  absl::StatusOr<std::unique_ptr<DBSeries>> Load(const Selected& sel,
-                                                 ChunkCursor* cur,
-                                                 bool latest = false);
+  absl::StatusOr<std::unique_ptr<DBSeries>> Load(
+      const Selected& sel, ChunkCursor* cur, bool latest = false,
+      const std::vector<std::string>* keep = nullptr);
+  // The labels of a selected series, only those in `keep` unless null.
+  Labels LabelsOf(const Selected& sel,
+                  const std::vector<std::string>* keep) const;
   // Series matching for the label listings: Matching() without the ones
   // tombstones emptied.
   std::vector<MemSeries*> Listed(const std::vector<Matcher>& matchers);
@@ -394,7 +404,8 @@ class DBQuerier : public Querier {
                          bool listed = false);
   // Series in ref (creation) order, or sorted by labels.
   absl::StatusOr<std::unique_ptr<SeriesSet>> SelectSeries(
-      const std::vector<Matcher>& matchers, bool sorted, bool latest = false);
+      const std::vector<Matcher>& matchers, bool sorted, bool latest = false,
+      const std::vector<std::string>* keep = nullptr);
 
   DBImpl* db_;
   // Series found stay valid while the querier lives (epoch.h).
@@ -567,9 +578,16 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
-                                                          ChunkCursor* cur,
-                                                          bool latest) {
+Labels DBQuerier::LabelsOf(const Selected& sel,
+                           const std::vector<std::string>* keep) const {
+  if (sel.s != nullptr) return db_->head().LabelsOf(*sel.s, keep);
+  if (keep == nullptr) return *sel.labels;
+  return LabelsBuilder(*sel.labels).Keep(*keep).Build();
+}
+
+absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
+    const Selected& sel, ChunkCursor* cur, bool latest,
+    const std::vector<std::string>* keep) {
   Tombstone t;
   const bool tomb = !db_->tombstones().empty() &&
                     db_->tombstones().Get(sel.ref, &t) &&
@@ -585,8 +603,8 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
     // Retention may have deleted everything before min_time_.
     if (lt != kMinTimestamp && lt <= maxt_ &&
         lt >= std::max(mint_, db_->min_time_.load())) {
-      return DBSeries::LatestOnly(db_->head().LabelsOf(*sel.s), mint_, maxt_,
-                                  lt, lv);
+      return DBSeries::LatestOnly(db_->head().LabelsOf(*sel.s, keep), mint_,
+                                  maxt_, lt, lv);
     }
   }
   std::vector<ChunkData> chunks;
@@ -604,12 +622,9 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(const Selected& sel,
   } else {
     t.intervals.clear();
   }
-  // Labels(...) keeps the conditional a non-const prvalue, so the head's
-  // labels are moved in, not copied once more.
-  return std::make_unique<DBSeries>(
-      sel.s ? db_->head().LabelsOf(*sel.s) : Labels(*sel.labels),
-      std::move(chunks), mint_, maxt_, std::move(t.intervals), last.first,
-      last.second);
+  return std::make_unique<DBSeries>(LabelsOf(sel, keep), std::move(chunks),
+                                    mint_, maxt_, std::move(t.intervals),
+                                    last.first, last.second);
 }
 
 absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
@@ -644,16 +659,19 @@ std::vector<MemSeries*> DBQuerier::Listed(
 class LazySeriesSet : public SeriesSet {
  public:
   LazySeriesSet(DBQuerier* q, std::vector<DBQuerier::Selected> matched,
-                std::vector<DBImpl::ColdSeries> cold, bool latest)
+                std::vector<DBImpl::ColdSeries> cold, bool latest,
+                const std::vector<std::string>* keep)
       : q_(q),
         matched_(std::move(matched)),
         cold_(std::move(cold)),
-        latest_(latest) {}
+        latest_(latest),
+        project_(keep != nullptr),
+        keep_(keep != nullptr ? *keep : std::vector<std::string>()) {}
 
   bool Next() override {
     if (next_ < matched_.size()) {  // the first call reads them all
-      err_ =
-          q_->LoadSeries(matched_, next_, matched_.size(), latest_, &loaded_);
+      err_ = q_->LoadSeries(matched_, next_, matched_.size(), latest_, keep(),
+                            &loaded_);
       next_ = matched_.size();
       if (!err_.ok()) {
         loaded_.clear();
@@ -675,7 +693,7 @@ class LazySeriesSet : public SeriesSet {
     // until something is left or nothing is.
     while (loaded_.empty() && next_ < matched_.size() && err_.ok()) {
       const size_t end = std::min(matched_.size(), next_ + max);
-      err_ = q_->LoadSeries(matched_, next_, end, latest_, &loaded_);
+      err_ = q_->LoadSeries(matched_, next_, end, latest_, keep(), &loaded_);
       next_ = end;
     }
     if (!err_.ok()) loaded_.clear();
@@ -697,8 +715,14 @@ class LazySeriesSet : public SeriesSet {
   std::vector<DBQuerier::Selected> matched_;
   // What the cold entries of matched_ point to.
   std::vector<DBImpl::ColdSeries> cold_;
+  const std::vector<std::string>* keep() const {
+    return project_ ? &keep_ : nullptr;
+  }
+
   const bool latest_;
-  size_t next_ = 0;  // first entry of matched_ not read
+  const bool project_;
+  const std::vector<std::string> keep_;  // SelectProjected's, if project_
+  size_t next_ = 0;                      // first entry of matched_ not read
   std::vector<std::unique_ptr<DBSeries>> loaded_;
   size_t pos_ = size_t(-1);
   absl::Status err_;
@@ -706,6 +730,7 @@ class LazySeriesSet : public SeriesSet {
 
 absl::Status DBQuerier::LoadSeries(
     const std::vector<Selected>& matched, size_t begin, size_t end, bool latest,
+    const std::vector<std::string>* keep,
     std::vector<std::unique_ptr<DBSeries>>* out) {
   // Blocks of series in ref order, each walked by its own chunk iterator;
   // large selections use two threads.
@@ -718,7 +743,7 @@ absl::Status DBQuerier::LoadSeries(
     ChunkCursor cur;  // its iterator is made by the first seek
     BlockRange r = BlockOf(b, kBlock, n);
     for (size_t i = begin + r.begin; i < begin + r.end; ++i) {
-      auto ser = Load(matched[i], &cur, latest);
+      auto ser = Load(matched[i], &cur, latest, keep);
       if (!ser.ok()) {
         errs[b] = std::move(ser).status();
         return;
@@ -735,7 +760,8 @@ absl::Status DBQuerier::LoadSeries(
 }
 
 absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
-    const std::vector<Matcher>& matchers, bool sorted, bool latest) {
+    const std::vector<Matcher>& matchers, bool sorted, bool latest,
+    const std::vector<std::string>* keep) {
   std::vector<MemSeries*> hot;
   std::vector<DBImpl::ColdSeries> cold;
   VIGIL_RETURN_IF_ERROR(BothSides(matchers, &hot, &cold));
@@ -759,11 +785,12 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
   }
   if (!sorted) {
     // Read when asked for: a reader going batch by batch holds one batch.
-    return std::unique_ptr<SeriesSet>(
-        new LazySeriesSet(this, std::move(matched), std::move(cold), latest));
+    return std::unique_ptr<SeriesSet>(new LazySeriesSet(
+        this, std::move(matched), std::move(cold), latest, keep));
   }
   std::vector<std::unique_ptr<DBSeries>> out;
-  VIGIL_RETURN_IF_ERROR(LoadSeries(matched, 0, matched.size(), latest, &out));
+  VIGIL_RETURN_IF_ERROR(
+      LoadSeries(matched, 0, matched.size(), latest, keep, &out));
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return Compare(a->labels(), b->labels()) < 0;
   });

@@ -115,6 +115,9 @@ class Head {
   MemSeries* CreateWithRef(uint64_t ref, const Labels& labels);
 
   Labels LabelsOf(const MemSeries& s) const;
+  // Only the labels named in `keep` (sorted, distinct), or all with null.
+  Labels LabelsOf(const MemSeries& s,
+                  const std::vector<std::string>* keep) const;
   // True if `s` has exactly these labels (no allocation).
   bool LabelsEqual(const MemSeries& s, const Labels& labels) const;
 
