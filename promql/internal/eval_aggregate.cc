@@ -389,7 +389,8 @@ struct Aggregation {
 // The selector of `e`'s argument whose series `e` reads no label of but
 // its grouping labels, with the labels to read them with in *keep (sorted);
 // null where other labels can change the answer. Such are sum, avg, count,
-// min, max, group, stddev and stdvar `by` some labels, over a selector or
+// min, max, group, stddev, stdvar and quantile `by` some labels (their
+// output has only the grouping labels), over a selector or
 // a range function of one (most dashboard and rule expressions). What else
 // is kept: __type__ and __unit__ (whether dropping the name dropped them
 // decides DropNamesNow's duplicate check), and __name__ where rate() or
@@ -407,6 +408,7 @@ const VectorSelector* ProjectableSelector(const AggregateExpr& e,
     case AggOp::kGroup:
     case AggOp::kStddev:
     case AggOp::kStdvar:
+    case AggOp::kQuantile:
       break;
     default:
       return nullptr;

@@ -159,6 +159,7 @@ TEST_CASE("projected aggregations answer as if every label were read",
       "stddev by (model) (delta(ttft_seconds_bucket[3m]))",
       "group by (model) (last_over_time(ttft_seconds_bucket[2m]))",
       "count(ttft_seconds_bucket)",
+      "quantile by (le) (0.5, rate(ttft_seconds_bucket[5m]))",
       // rate() of a name without a counter suffix keeps its info.
       "sum by (instance) (rate(requests[5m]))",
       "sum(increase(requests[5m]))",
