@@ -211,8 +211,7 @@ class Querier {
   // the same samples. The DB projects; the default ignores `keep`.
   [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<SeriesSet>>
   SelectProjected(const std::vector<Matcher>& matchers,
-                  const std::vector<std::string>& keep, bool latest) {
-    (void)keep;
+                  const std::vector<std::string>& /*keep*/, bool latest) {
     return latest ? SelectLatest(matchers) : SelectUnsorted(matchers);
   }
   // Sorted distinct label names of series matching `matchers` (all series

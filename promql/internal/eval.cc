@@ -196,6 +196,14 @@ bool IsNameLabel(const Label& x) {
 }
 }  // namespace
 
+const Matcher* MetricNameMatcher(const VectorSelector& vs) {
+  const Matcher* found = nullptr;
+  for (const Matcher& m : vs.matchers) {
+    if (m.name() == kMetricName && m.type() == MatchType::kEqual) found = &m;
+  }
+  return found;
+}
+
 const Expr& Unparen(const Expr& e) {
   const Expr* p = &e;
   while (p->kind == NodeKind::kParen) p = p->As<ParenExpr>().expr.get();
@@ -394,11 +402,7 @@ bool OverOneMetricName(const Expr& e) {
   for (const auto& a : e.As<Call>().args) {
     const Expr& arg = Unparen(*a);
     if (arg.kind != NodeKind::kMatrixSelector) continue;
-    for (const Matcher& m : arg.As<MatrixSelector>().vs->matchers) {
-      if (m.name() == kMetricName && m.type() == MatchType::kEqual) {
-        return true;
-      }
-    }
+    if (MetricNameMatcher(*arg.As<MatrixSelector>().vs) != nullptr) return true;
   }
   return false;
 }

@@ -437,6 +437,9 @@ absl::StatusOr<Matrix> MergeSameLabelset(Matrix m);
 absl::Status DuplicateLabelsetError();
 // The expression inside any parentheses around `e`.
 const Expr& Unparen(const Expr& e);
+// The `=` matcher on __name__ of `vs` (the last, as all must hold), or
+// null: the selector names one metric.
+const Matcher* MetricNameMatcher(const VectorSelector& vs);
 // Labels without __name__ (and __type__/__unit__).
 Labels DropMetricName(const Labels& l);
 // The same, moving the kept labels out of `l`.

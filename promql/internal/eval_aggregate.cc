@@ -438,14 +438,10 @@ const VectorSelector* ProjectableSelector(const AggregateExpr& e,
       }
     }
     if (sel == nullptr) return nullptr;
-    std::string_view metric;
-    for (const Matcher& m : sel->matchers) {
-      if (m.name() == kMetricName && m.type() == MatchType::kEqual) {
-        metric = m.value();
-      }
-    }
-    if (metric.empty()) return nullptr;
-    if ((name == "rate" || name == "increase") && !HasCounterSuffix(metric)) {
+    const Matcher* metric = MetricNameMatcher(*sel);
+    if (metric == nullptr) return nullptr;
+    if ((name == "rate" || name == "increase") &&
+        !HasCounterSuffix(metric->value())) {
       keep->push_back(std::string(kMetricName));
     }
   } else {
