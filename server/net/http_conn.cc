@@ -120,6 +120,7 @@ bool ConnStream::WaitInput() const {
 bool ConnStream::is_readable() const { return Buffered() || WaitInput(); }
 
 bool ConnStream::is_writable() const {
+  if (out_.size() < kOutCap) return true;  // write() buffers it
   // Room in the socket's buffer now: write even while the server stops, so
   // that a response already made (the answer to /-/quit) is not lost. Only
   // a wait for room is cut short by the stop.
@@ -130,6 +131,12 @@ bool ConnStream::is_writable() const {
 
 ssize_t ConnStream::read(char* ptr, size_t size) {
   if (failed_) return -1;
+  // What was written goes out before waiting for the client (an interim
+  // "100 Continue" before its body).
+  if (!out_.empty() && !Flush()) {
+    failed_ = true;
+    return -1;
+  }
   if (off_ >= len_ && tls_ != nullptr) {
     // A TLS record cut short still waits for the deadline inside OpenSSL;
     // waiting for the first byte here honours the header grace.
@@ -146,14 +153,27 @@ ssize_t ConnStream::read(char* ptr, size_t size) {
     len_ = static_cast<size_t>(n);
   }
   if (off_ >= len_) {
-    if (!WaitInput()) {
-      failed_ = true;
-      return -1;
+    // Input usually arrives before it is read (a request right behind its
+    // connection, a body behind its headers): try it first, and poll only
+    // when there is none yet (one system call fewer per request). Past the
+    // deadline, WaitInput says so.
+    ssize_t n = -1;
+    if (SteadyClock::now() < deadline_) {
+      do {
+        n = ::recv(fd_, buf_, sizeof(buf_), MSG_DONTWAIT);
+      } while (n < 0 && errno == EINTR);
+    } else {
+      errno = EAGAIN;
     }
-    ssize_t n;
-    do {
-      n = ::recv(fd_, buf_, sizeof(buf_), 0);
-    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!WaitInput()) {
+        failed_ = true;
+        return -1;
+      }
+      do {
+        n = ::recv(fd_, buf_, sizeof(buf_), 0);
+      } while (n < 0 && errno == EINTR);
+    }
     if (n <= 0) {
       failed_ = true;
       return n < 0 ? -1 : 0;
@@ -200,20 +220,41 @@ bool ConnStream::CheckHeaderByte(char c) {
 
 ssize_t ConnStream::write(const char* ptr, size_t size) {
   if (header_limit_hit_ && !limit_reply_) return static_cast<ssize_t>(size);
+  if (out_.size() + size > kOutCap && !Flush()) return -1;
+  if (size <= kOutCap) {
+    out_.append(ptr, size);
+    written_ += static_cast<int64_t>(size);
+    return static_cast<ssize_t>(size);
+  }
+  ssize_t n = WriteNow(ptr, size);
+  if (n > 0) written_ += n;
+  return n;
+}
+
+bool ConnStream::Flush() {
+  size_t off = 0;
+  while (off < out_.size()) {
+    ssize_t n = WriteNow(out_.data() + off, out_.size() - off);
+    if (n <= 0) {
+      out_.clear();
+      return false;
+    }
+    off += static_cast<size_t>(n);
+  }
+  out_.clear();
+  return true;
+}
+
+ssize_t ConnStream::WriteNow(const char* ptr, size_t size) {
   if (tls_ != nullptr) {
-    ssize_t n = tls_->Write(ptr, size, After(write_timeout_ms_), stop_fd_);
-    if (n > 0) written_ += n;
-    return n;
+    return tls_->Write(ptr, size, After(write_timeout_ms_), stop_fd_);
   }
   // Sends first and waits only for room: a response already made goes out
   // even while the server stops (is_writable).
   const auto deadline = After(write_timeout_ms_);
   for (;;) {
     ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n >= 0) {
-      written_ += n;
-      return n;
-    }
+    if (n >= 0) return n;
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
     if (!WaitFd(fd_, POLLOUT, deadline, stop_fd_)) return -1;
@@ -257,6 +298,7 @@ void WorkerPool::StopWaiting() {
 }
 
 void WorkerPool::enqueue(std::function<void()> fn) {
+  bool queued = false;
   {
     std::unique_lock<std::mutex> l(mu_);
     if (max_open_ > 0 && open_.load() >= max_open_) {
@@ -270,9 +312,14 @@ void WorkerPool::enqueue(std::function<void()> fn) {
       open_.fetch_add(1);
       jobs_.push_back(std::move(fn));
       pending_.store(jobs_.size(), std::memory_order_relaxed);
-      cv_.notify_one();
-      return;
+      queued = true;
     }
+  }
+  // Notified after unlocking: a worker woken while this thread still held
+  // the lock would block on it at once (a second wake-up per connection).
+  if (queued) {
+    cv_.notify_one();
+    return;
   }
   // Full: the task runs here, sees refusing() and only closes the socket,
   // so cpp-httplib's accept loop never blocks on it.

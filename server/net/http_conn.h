@@ -81,7 +81,12 @@ class ConnStream final : public httplib::Stream {
   bool is_readable() const override;
   bool is_writable() const override;
   ssize_t read(char* ptr, size_t size) override;
+  // Writes of up to kOutCap bytes wait in a buffer (so a response's
+  // headers and a small body leave in one send); Flush() sends it, and so
+  // does the next read or a write that would overflow it.
   ssize_t write(const char* ptr, size_t size) override;
+  // False if the buffered bytes could not all be sent.
+  bool Flush();
   void get_remote_ip_and_port(std::string& ip, int& port) const override;
   void get_local_ip_and_port(std::string& ip, int& port) const override;
   socket_t socket() const override { return fd_; }
@@ -111,6 +116,9 @@ class ConnStream final : public httplib::Stream {
   SteadyClock::time_point header_start_;
   mutable bool slow_header_closed_ = false;
   TlsConn* tls_ = nullptr;
+  static constexpr size_t kOutCap = 16 << 10;
+  std::string out_;
+  ssize_t WriteNow(const char* ptr, size_t size);
   char buf_[8192];
   size_t off_ = 0, len_ = 0;
 };

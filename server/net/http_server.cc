@@ -319,9 +319,10 @@ void HttpServer::Impl::ServeConnection(int fd) {
     Refuse(fd);
     return;
   }
-  // A response goes out as headers then body; with Nagle's algorithm the
-  // body waits for the ACK of the headers, which a keep-alive client delays
-  // by ~40 ms. Go's server turns it off on every connection too.
+  // A response bigger than ConnStream's buffer goes out in several sends;
+  // with Nagle's algorithm each waits for the ACK of the one before, which
+  // a keep-alive client delays by ~40 ms. Go's server turns it off on
+  // every connection too.
   int nodelay = 1;
   (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof(nodelay));
   ConnStream strm(fd, stop_pipe_[0], opts_.max_header_bytes,
@@ -388,6 +389,7 @@ void HttpServer::Impl::ServeConnection(int fd) {
         strm.write(k400, sizeof(k400) - 1);
       }
     }
+    if (!strm.Flush()) st.must_close = true;
     if (st.routed && opts_.on_request) {
       RequestInfo info;
       info.handler = st.handler;
