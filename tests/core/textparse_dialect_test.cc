@@ -25,7 +25,7 @@ struct Outcome {
   std::string error;
 };
 
-Outcome Run(std::string_view body, Format f, Dialect d) {
+Outcome RunDialect(std::string_view body, Format f, Dialect d) {
   Parser p(body, f, {.dialect = d});
   Outcome o;
   for (;;) {
@@ -124,10 +124,10 @@ TEST_CASE(
   };
   for (const Case& c : cases) {
     INFO(c.body);
-    Outcome s = Run(c.body, Format::kPrometheusText, Dialect::kScrape);
+    Outcome s = RunDialect(c.body, Format::kPrometheusText, Dialect::kScrape);
     INFO("scrape: " << s.error);
     CHECK(s.ok == c.scrape);
-    Outcome e = Run(c.body, Format::kPrometheusText, Dialect::kExpfmt);
+    Outcome e = RunDialect(c.body, Format::kPrometheusText, Dialect::kExpfmt);
     INFO("expfmt: " << e.error);
     CHECK(e.ok == c.expfmt);
   }
@@ -136,7 +136,7 @@ TEST_CASE(
 TEST_CASE("Scrape dialect: the values Prometheus stores for the edge cases",
           "[textparse][dialect]") {
   auto value = [](std::string_view body) {
-    Outcome o = Run(body, Format::kPrometheusText, Dialect::kScrape);
+    Outcome o = RunDialect(body, Format::kPrometheusText, Dialect::kScrape);
     REQUIRE(o.ok);
     REQUIRE(o.series == 1);
     return o.last_value;
@@ -164,8 +164,8 @@ TEST_CASE("Scrape dialect: the values Prometheus stores for the edge cases",
   REQUIRE(*h.Next() == Entry::kComment);
 
   // Everything from a NUL at a line start on is ignored, as Prometheus does.
-  Outcome o = Run(std::string("a 1\n\0b 2\nc 3\n", 13), Format::kPrometheusText,
-                  Dialect::kScrape);
+  Outcome o = RunDialect(std::string("a 1\n\0b 2\nc 3\n", 13),
+                         Format::kPrometheusText, Dialect::kScrape);
   CHECK(o.ok);
   CHECK(o.series == 1);
 }
@@ -218,11 +218,13 @@ TEST_CASE("OpenMetrics: single spaces only, as Prometheus's OpenMetrics parser",
   for (const OmCase& c : cases) {
     const std::string body = c.body + "# EOF\n";
     INFO(body);
-    Outcome o = Run(body, Format::kOpenMetrics, Dialect::kScrape);
+    Outcome o = RunDialect(body, Format::kOpenMetrics, Dialect::kScrape);
     INFO(o.error);
     CHECK(o.ok == c.ok);
   }
-  CHECK_FALSE(Run("s 1\n# EOF \n", Format::kOpenMetrics, Dialect::kScrape).ok);
-  CHECK_FALSE(Run("s 1\n#  EOF\n", Format::kOpenMetrics, Dialect::kScrape).ok);
-  CHECK(Run("s 1\n# EOF", Format::kOpenMetrics, Dialect::kScrape).ok);
+  CHECK_FALSE(
+      RunDialect("s 1\n# EOF \n", Format::kOpenMetrics, Dialect::kScrape).ok);
+  CHECK_FALSE(
+      RunDialect("s 1\n#  EOF\n", Format::kOpenMetrics, Dialect::kScrape).ok);
+  CHECK(RunDialect("s 1\n# EOF", Format::kOpenMetrics, Dialect::kScrape).ok);
 }

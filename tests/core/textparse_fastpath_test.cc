@@ -23,10 +23,10 @@ using vigil::textparse::Format;
 using vigil::textparse::KnownSeries;
 using vigil::textparse::Parser;
 
-const std::filesystem::path kFixtures =
+const std::filesystem::path kFastpathFixtures =
     std::filesystem::path(VIGIL_SHARED_DIR) / "fixtures" / "metrics";
 
-std::string ReadFile(const std::filesystem::path& p) {
+std::string ReadFastpathFixture(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -98,9 +98,10 @@ void CheckSameWithKnown(std::string_view body, Format f) {
 TEST_CASE("Next(known) gives the entries Next() gives on real pages",
           "[textparse][fastpath]") {
   int pages = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kFixtures)) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(kFastpathFixtures)) {
     if (entry.path().extension() != ".txt") continue;
-    const std::string body = ReadFile(entry.path());
+    const std::string body = ReadFastpathFixture(entry.path());
     INFO(entry.path().filename().string());
     CheckSameWithKnown(body, Format::kPrometheusText);
     ++pages;

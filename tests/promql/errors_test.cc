@@ -13,7 +13,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-promqltest::MemStorage MakeStorage() {
+promqltest::MemStorage MakeErrorsStorage() {
   promqltest::MemStorage s;
   for (int i = 0; i <= 10; i++) {
     const int64_t t = i * 60000;
@@ -30,7 +30,7 @@ ErrorType Kind(const absl::StatusOr<Result>& r) {
 }
 
 TEST_CASE("a query that does not parse is bad_data", "[promql][errors]") {
-  auto s = MakeStorage();
+  auto s = MakeErrorsStorage();
   Engine e;
   auto r = e.InstantQuery(&s, "sum(", 0);
   CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
@@ -44,7 +44,7 @@ TEST_CASE("a query that does not parse is bad_data", "[promql][errors]") {
 
 TEST_CASE("failures during evaluation are execution errors, not bad_data",
           "[promql][errors]") {
-  auto s = MakeStorage();
+  auto s = MakeErrorsStorage();
   Engine e;
   const char* queries[] = {
       // many-to-many matching
@@ -207,7 +207,7 @@ TEST_CASE("a context's deadline ends a query with DeadlineExceeded",
 
 TEST_CASE("a context cancelled before the query starts stops it at once",
           "[promql][errors][context]") {
-  auto s = MakeStorage();
+  auto s = MakeErrorsStorage();
   QueryContext ctx;
   ctx.Cancel();
   auto r = Engine().InstantQuery(&s, "a", 0, &ctx);

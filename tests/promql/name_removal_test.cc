@@ -12,7 +12,7 @@ namespace vigil::promql {
 namespace {
 
 // a and b share their other labels, so they collide once their names go.
-promqltest::MemStorage MakeStorage() {
+promqltest::MemStorage MakeNameRemovalStorage() {
   promqltest::MemStorage s;
   for (int i = 0; i <= 10; i++) {
     const int64_t t = i * 60000;
@@ -34,7 +34,7 @@ Engine MakeEngine(bool delayed) {
 }
 
 TEST_CASE("the default mode drops names at once", "[promql][names]") {
-  auto s = MakeStorage();
+  auto s = MakeNameRemovalStorage();
   Engine e;
   REQUIRE(!e.options().enable_delayed_name_removal);
   auto r = e.InstantQuery(&s, "rate(a[5m]) > rate(b[5m])", 600000);
@@ -45,7 +45,7 @@ TEST_CASE("the default mode drops names at once", "[promql][names]") {
 
 TEST_CASE("the default mode rejects series made identical by dropping names",
           "[promql][names]") {
-  auto s = MakeStorage();
+  auto s = MakeNameRemovalStorage();
   Engine e = MakeEngine(false);
   for (const char* q : {"sum(rate({__name__=~\"a|b\"}[5m]))",
                         "label_replace(rate({__name__=~\"a|b\"}[5m]), "
@@ -65,7 +65,7 @@ TEST_CASE("the default mode rejects series made identical by dropping names",
 
 TEST_CASE("the default mode merges colliding series that never overlap",
           "[promql][names]") {
-  auto s = MakeStorage();
+  auto s = MakeNameRemovalStorage();
   EngineOptions o;
   o.lookback_delta_ms = 60000;  // c is seen until 4m, d from 6m
   Engine e(o);
@@ -92,7 +92,7 @@ TEST_CASE("the default mode merges colliding series that never overlap",
 
 TEST_CASE("the delayed mode keeps names until the query ends",
           "[promql][names]") {
-  auto s = MakeStorage();
+  auto s = MakeNameRemovalStorage();
   Engine e = MakeEngine(true);
   auto r = e.InstantQuery(&s, "sum(rate({__name__=~\"a|b\"}[5m]))", 600000);
   REQUIRE(r.ok());
@@ -111,7 +111,7 @@ TEST_CASE("the delayed mode keeps names until the query ends",
 
 TEST_CASE("a comparison does not bring back a name its left side dropped",
           "[promql][names]") {
-  auto s = MakeStorage();
+  auto s = MakeNameRemovalStorage();
   for (bool delayed : {false, true}) {
     CAPTURE(delayed);
     Engine e = MakeEngine(delayed);
@@ -176,7 +176,7 @@ namespace {
 
 TEST_CASE("bool comparisons check unique matches without the dropped names",
           "[promql][names]") {
-  auto s = MakeStorage();
+  auto s = MakeNameRemovalStorage();
   const char* q = "{__name__=~\"a|b\"} > bool on(job) group_left a";
   // Default mode: a{job} and b{job} both become {job} before the check.
   auto r = MakeEngine(false).InstantQuery(&s, q, 600000);

@@ -103,7 +103,7 @@ std::string Render(const absl::StatusOr<Result>& r) {
 // counter without a counter suffix, two metrics that differ only in name,
 // and series with Prometheus 3's __type__ label whose names and types
 // differ only.
-std::unique_ptr<storage::DB> Fill(const std::string& dir) {
+std::unique_ptr<storage::DB> FillProjectionDb(const std::string& dir) {
   auto db = std::move(*storage::DB::Open({}, dir));
   for (int m = 1; m <= 20; ++m) {
     auto app = db->NewAppender();
@@ -145,7 +145,7 @@ std::unique_ptr<storage::DB> Fill(const std::string& dir) {
 TEST_CASE("projected aggregations answer as if every label were read",
           "[promql][projection]") {
   testutil::TempDir tmp;
-  auto db = Fill(tmp.path());
+  auto db = FillProjectionDb(tmp.path());
   WrappedDB projecting(db.get(), true), full(db.get(), false);
   // The shapes that are projected, then the ones that are not.
   const std::vector<std::string> projected = {

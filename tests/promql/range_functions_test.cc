@@ -10,7 +10,9 @@
 namespace vigil::promql::internal {
 namespace {
 
-bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool WindowSameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 struct Window {
   std::vector<int64_t> t;
@@ -69,7 +71,7 @@ TEST_CASE("The extrapolation memo is keyed by the whole window shape",
       INFO("window " << i);
       double want = Call(fn, windows[i], nullptr);
       double got = Call(fn, windows[i], &memo);
-      REQUIRE(SameBits(got, want));
+      REQUIRE(WindowSameBits(got, want));
     }
   }
 }

@@ -18,7 +18,7 @@ namespace {
 constexpr Timestamp kT0 = 1767225600000;
 constexpr int64_t kStep = 15000;
 constexpr int kSamples = 160;
-constexpr int kSeries = 12;
+constexpr int kRangeSeries = 12;
 
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -26,10 +26,10 @@ TEST_CASE("Range queries agree with instant queries at every step", "[range]") {
   testutil::TempDir tmp;
   auto db = std::move(*storage::DB::Open({}, tmp.path()));
   std::mt19937_64 rng(11);
-  std::vector<double> value(kSeries, 0);
+  std::vector<double> value(kRangeSeries, 0);
   for (int s = 0; s < kSamples; ++s) {
     auto app = db->NewAppender();
-    for (int i = 0; i < kSeries; ++i) {
+    for (int i = 0; i < kRangeSeries; ++i) {
       // Counters with frequent resets (some to negative values), repeated
       // values, NaNs, gaps, and fractional increments.
       switch (rng() % 11) {

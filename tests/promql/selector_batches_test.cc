@@ -15,7 +15,7 @@
 namespace vigil::promql {
 namespace {
 
-constexpr Timestamp kMin = 60 * 1000;
+constexpr Timestamp kBatchMin = 60 * 1000;
 constexpr int kSeries = 2600;  // two full batches and part of a third
 constexpr int kMinutes = 20;
 
@@ -28,14 +28,15 @@ std::unique_ptr<storage::DB> Fill(const std::string& dir) {
     for (int i = 0; i < kSeries; ++i) {
       const std::string n = std::to_string(i);
       REQUIRE(app->Append(0, Labels{{"__name__", "x_total"}, {"i", n}},
-                          m * kMin, m * 10 + i % 7)
+                          m * kBatchMin, m * 10 + i % 7)
                   .ok());
-      REQUIRE(app->Append(0, Labels{{"__name__", "y"}, {"i", n}}, m * kMin, 1)
-                  .ok());
+      REQUIRE(
+          app->Append(0, Labels{{"__name__", "y"}, {"i", n}}, m * kBatchMin, 1)
+              .ok());
       if (i % 2 == 1 && m <= 5) {
-        REQUIRE(
-            app->Append(0, Labels{{"__name__", "stale"}, {"i", n}}, m * kMin, i)
-                .ok());
+        REQUIRE(app->Append(0, Labels{{"__name__", "stale"}, {"i", n}},
+                            m * kBatchMin, i)
+                    .ok());
       }
     }
     REQUIRE(app->Commit().ok());
@@ -53,7 +54,7 @@ TEST_CASE("selections larger than a batch are read whole",
   testutil::TempDir tmp;
   auto db = Fill(tmp.path());
   Engine engine;
-  const Timestamp now = kMinutes * kMin;
+  const Timestamp now = kMinutes * kBatchMin;
 
   auto count = engine.InstantQuery(db.get(), "count(x_total)", now);
   REQUIRE(count.ok());
@@ -77,7 +78,8 @@ TEST_CASE("selections larger than a batch are read whole",
   }
 
   // A range query: every series, every step, once.
-  auto range = engine.RangeQuery(db.get(), "x_total", 10 * kMin, now, kMin);
+  auto range =
+      engine.RangeQuery(db.get(), "x_total", 10 * kBatchMin, now, kBatchMin);
   REQUIRE(range.ok());
   REQUIRE(range->value.matrix.size() == size_t(kSeries));
   std::vector<int> seen(kSeries, 0);
@@ -91,7 +93,7 @@ TEST_CASE("selections larger than a batch are read whole",
   CHECK(std::count(seen.begin(), seen.end(), 1) == kSeries);
 
   // `stale` (odd i) stops at minute 5: in range then, not 15 minutes on.
-  auto st = engine.InstantQuery(db.get(), "count(stale)", 5 * kMin);
+  auto st = engine.InstantQuery(db.get(), "count(stale)", 5 * kBatchMin);
   REQUIRE(st.ok());
   CHECK(Scalar1(*st) == kSeries / 2);
   auto none = engine.InstantQuery(db.get(), "count(stale)", now);
@@ -103,7 +105,7 @@ TEST_CASE("the series limit counts the series of every batch",
           "[promql][batches]") {
   testutil::TempDir tmp;
   auto db = Fill(tmp.path());
-  const Timestamp now = kMinutes * kMin;
+  const Timestamp now = kMinutes * kBatchMin;
   for (int64_t limit : {kSeries - 1, 1500, 100}) {
     INFO("limit " << limit);
     EngineOptions o;
@@ -116,8 +118,8 @@ TEST_CASE("the series limit counts the series of every batch",
           "query processing would load too many series into memory in query "
           "execution: x_total selects more than " +
               std::to_string(limit) + " series (--query.max-series)");
-    auto range =
-        engine.RangeQuery(db.get(), "rate(x_total[5m])", 10 * kMin, now, kMin);
+    auto range = engine.RangeQuery(db.get(), "rate(x_total[5m])",
+                                   10 * kBatchMin, now, kBatchMin);
     CHECK(range.status().code() == absl::StatusCode::kResourceExhausted);
   }
   EngineOptions o;
@@ -130,7 +132,7 @@ TEST_CASE("the series limit counts the series of every batch",
   o.max_series = 10;
   Engine ten(o);
   CHECK(ten.InstantQuery(db.get(), "count(stale)", now).ok());
-  CHECK_FALSE(ten.InstantQuery(db.get(), "count(stale)", 5 * kMin).ok());
+  CHECK_FALSE(ten.InstantQuery(db.get(), "count(stale)", 5 * kBatchMin).ok());
 }
 
 }  // namespace

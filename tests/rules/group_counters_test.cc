@@ -10,10 +10,10 @@
 #include "rules/group.h"
 #include "rules/rule_file.h"
 
+namespace vigil::rules {
 namespace {
 
 using vigil::Timestamp;
-using namespace vigil::rules;  // NOLINT: the module under test
 
 std::unique_ptr<Group> MakeGroup(
     vigil::promql::promqltest::AppendableMemStorage* st,
@@ -64,3 +64,5 @@ TEST_CASE("group counts rule evaluations and failures, CopyState keeps them",
   CHECK(next->evaluations_total() == 6);
   CHECK(next->evaluation_failures_total() == 3);
 }
+
+}  // namespace vigil::rules

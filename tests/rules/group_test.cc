@@ -20,11 +20,11 @@
 #include "storage/db.h"
 #include "tests/testutil/tempdir.h"
 
+namespace vigil::rules {
 namespace {
 
 using vigil::Labels;
 using vigil::Timestamp;
-using namespace vigil::rules;  // NOLINT: the module under test
 
 constexpr int64_t kMin = 60000;
 
@@ -680,3 +680,4 @@ TEST_CASE("a reload applies new global defaults and keeps alert state",
 }
 
 }  // namespace
+}  // namespace vigil::rules

@@ -20,13 +20,13 @@ using tmpl::Value;
 
 // A *test.Box{Name string, Items []string} with methods Count() int and
 // Has(string) bool, and a caller function "shout".
-struct Fixture {
+struct TemplateFixture {
   std::shared_ptr<tmpl::MethodSet> methods =
       std::make_shared<tmpl::MethodSet>();
   tmpl::FuncTable funcs;
   Value box;
 
-  Fixture() {
+  TemplateFixture() {
     methods->methods.funcs["Count"] =
         tmpl::FuncDef{{},
                       false,
@@ -96,7 +96,7 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("template records and lists", "[rules][template][values]") {
-  Fixture f;
+  TemplateFixture f;
   CHECK(f.Ok("{{ .Name }} {{ .Count }} {{ .Has \"y\" }} {{ .Has \"z\" }}") ==
         "b<1> 2 true false");
   CHECK(f.Ok("{{ range $i, $e := .Items }}{{ $i }}{{ $e }} {{ end }}") ==
@@ -131,7 +131,7 @@ TEST_CASE("template records and lists", "[rules][template][values]") {
 }
 
 TEST_CASE("template caller function table", "[rules][template][values]") {
-  Fixture f;
+  TemplateFixture f;
   CHECK(f.Ok("{{ shout .Name }} {{ len .Name }}") == "b<1>! 4");
   CHECK(f.Err("{{ shout \"\" }}") ==
         "template: t:1:3: executing \"t\" at <shout \"\">: error calling "
@@ -142,7 +142,7 @@ TEST_CASE("template caller function table", "[rules][template][values]") {
 }
 
 TEST_CASE("template library and HTML escaping", "[rules][template][values]") {
-  Fixture f;
+  TemplateFixture f;
   auto lib_tree =
       tmpl::ParseTemplate("lib.tmpl",
                           "{{ define \"greet\" }}hi {{ .Name }}{{ end }}"

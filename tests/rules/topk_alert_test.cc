@@ -12,10 +12,10 @@
 #include "storage/db.h"
 #include "tests/testutil/tempdir.h"
 
+namespace vigil::rules {
 namespace {
 
 using vigil::Labels;
-using namespace vigil::rules;  // NOLINT: the module under test
 
 std::vector<std::string> FiringFor(const std::vector<std::string>& gpus) {
   vigil::testutil::TempDir dir;
@@ -56,3 +56,4 @@ TEST_CASE("an alert on topk(1, x) picks the first-created series on a tie",
 }
 
 }  // namespace
+}  // namespace vigil::rules

@@ -23,17 +23,14 @@ using vigil::testutil::Process;
 using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
 using vigil::testutil::TempDir;
-
-void Write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+using vigil::testutil::WriteFile;
 
 // The body, then the HTTP code on the last line.
 std::string Curl(const std::string& args) {
   return Run("curl -s -g -w '\\n%{http_code}' " + args).out;
 }
 
-std::string Rfc3339(int64_t unix_s) {
+std::string Rfc3339Seconds(int64_t unix_s) {
   time_t t = unix_s;
   struct tm tm;
   gmtime_r(&t, &tm);
@@ -53,8 +50,8 @@ bool OnDisk(const std::string& dir, const std::string& needle) {
   return false;
 }
 
-struct Server {
-  Server(const TempDir& dir, int port, bool admin)
+struct AdminServer {
+  AdminServer(const TempDir& dir, int port, bool admin)
       : url("http://127.0.0.1:" + std::to_string(port)),
         p(admin ? std::vector<std::string>{VIGIL_BINARY,
                                            "--config.file=" +
@@ -102,12 +99,12 @@ void Import(const TempDir& dir, int64_t now) {
         fmt::format("bar{{x=\"deleteme_zq\"}} {} {}\n", i, now - 3600 + 60 * i);
   }
   om += "# EOF\n";
-  Write(dir.Sub("in.om"), om);
+  WriteFile(dir.Sub("in.om"), om);
   auto r = Run(std::string(VIGIL_BINARY) + " tsdb import openmetrics " +
                dir.Sub("in.om") + " " + dir.Sub("data"));
   INFO(r.err);
   REQUIRE(r.code == 0);
-  Write(dir.Sub("prometheus.yml"), "global:\n  scrape_interval: 15s\n");
+  WriteFile(dir.Sub("prometheus.yml"), "global:\n  scrape_interval: 15s\n");
 }
 
 // What every query shows once foo{a="1"} lost 20 minutes (21 samples) and
@@ -151,7 +148,7 @@ TEST_CASE(
   Import(dir, now);
   const int port = FreePort();
   {
-    Server s(dir, port, /*admin=*/true);
+    AdminServer s(dir, port, /*admin=*/true);
     const std::string del = s.url + "/api/v1/admin/tsdb/delete_series";
     CHECK(Curl("'" + s.url +
                "/api/v1/query?query=count_over_time(foo{a=\"1\"}[2h])&time=" +
@@ -189,7 +186,7 @@ TEST_CASE(
     // The deletes: a form body with RFC 3339 and float times, and PUT with
     // the default (whole) range.
     CHECK(Curl("-X POST " + del + " --data-urlencode 'match[]=foo{a=\"1\"}' " +
-               "--data-urlencode start=" + Rfc3339(now - 2400) +
+               "--data-urlencode start=" + Rfc3339Seconds(now - 2400) +
                " --data-urlencode end=" + std::to_string(now - 1200) + ".0") ==
           "\n204");
     CHECK(Curl("-X PUT '" + del + "?match[]=bar'") == "\n204");
@@ -199,7 +196,7 @@ TEST_CASE(
   // Still on disk (tombstoned), still hidden after a restart.
   CHECK(OnDisk(dir.Sub("data"), "deleteme_zq"));
   {
-    Server s(dir, port, /*admin=*/true);
+    AdminServer s(dir, port, /*admin=*/true);
     CheckDeleted(s.url, now);
     CHECK(Curl("-X POST " + s.url + "/api/v1/admin/tsdb/clean_tombstones") ==
           "\n204");
@@ -219,7 +216,7 @@ TEST_CASE(
   }
   CHECK(a1 == 40);
   CHECK(dump.out.find("bar") == std::string::npos);
-  Server s(dir, port, /*admin=*/true);
+  AdminServer s(dir, port, /*admin=*/true);
   CheckDeleted(s.url, now);
 }
 
@@ -227,7 +224,7 @@ TEST_CASE("delete_series and clean_tombstones need --web.enable-admin-api",
           "[server][admin]") {
   TempDir dir;
   Import(dir, (time(nullptr) / 60) * 60);
-  Server s(dir, FreePort(), /*admin=*/false);
+  AdminServer s(dir, FreePort(), /*admin=*/false);
   const std::string off =
       "{\"status\":\"error\",\"errorType\":\"unavailable\",\"error\":\"admin "
       "APIs disabled\"}\n503";

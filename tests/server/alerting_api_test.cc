@@ -24,13 +24,13 @@
 #include "server/web/api/v2/sort.h"
 #include "tests/server/alerting_peers_testutil.h"
 
+namespace vigil::web::api::v2 {
 namespace {
 
-using namespace vigil::web::api::v2;
 using vigil::Labels;
 
 template <typename T>
-ApiError ErrorOf(const Decoded<T>& d) {
+ApiError ApiErrorOf(const Decoded<T>& d) {
   REQUIRE(std::holds_alternative<ApiError>(d));
   return std::get<ApiError>(d);
 }
@@ -179,11 +179,11 @@ TEST_CASE("PostableAlerts: malformed bodies get go-openapi's errors",
   };
   for (const Case& c : cases) {
     INFO(c.body);
-    ApiError e = ErrorOf(DecodePostableAlerts(c.body));
+    ApiError e = ApiErrorOf(DecodePostableAlerts(c.body));
     CHECK(e.status == c.status);
     CHECK(e.body == c.message);
   }
-  ApiError one = ErrorOf(DecodePostableAlerts("[1]"));
+  ApiError one = ApiErrorOf(DecodePostableAlerts("[1]"));
   CHECK(one.status == 400);
   CHECK(one.body.find("cannot unmarshal number into Go value of type struct "
                       "{ Annotations models.LabelSet") != std::string::npos);
@@ -195,11 +195,11 @@ TEST_CASE(
     "[alerting][api]") {
   // A recursive parser would overflow the stack on this.
   std::string deep(2000000, '[');
-  ApiError e = ErrorOf(DecodePostableAlerts(deep));
+  ApiError e = ApiErrorOf(DecodePostableAlerts(deep));
   CHECK(e.status == 400);
   std::string deep_obj;
   for (int i = 0; i < 500000; ++i) deep_obj += "{\"a\":";
-  CHECK(ErrorOf(DecodePostableAlerts("[{\"labels\":" + deep_obj)).status ==
+  CHECK(ApiErrorOf(DecodePostableAlerts("[{\"labels\":" + deep_obj)).status ==
         400);
   // 100,000 alerts decode.
   std::string many = "[";
@@ -288,7 +288,7 @@ TEST_CASE("PostableSilence: malformed bodies get go-openapi's errors",
   };
   for (const Case& c : cases) {
     INFO(c.body);
-    ApiError e = ErrorOf(DecodePostableSilence(c.body));
+    ApiError e = ApiErrorOf(DecodePostableSilence(c.body));
     CHECK(e.status == c.status);
     CHECK(e.body == c.message);
   }
@@ -404,19 +404,19 @@ std::string ExpandIds(const std::string& line, const Normalizer& n) {
   return out + line.substr(last);
 }
 
-struct Answer {
+struct AlertsApiAnswer {
   int status = 0;
   std::string content_type, allow, body;
-  bool operator==(const Answer&) const = default;
+  bool operator==(const AlertsApiAnswer&) const = default;
 };
 
-std::ostream& operator<<(std::ostream& os, const Answer& a) {
+std::ostream& operator<<(std::ostream& os, const AlertsApiAnswer& a) {
   return os << a.status << " [" << a.content_type << "] [allow " << a.allow
             << "] " << a.body;
 }
 
-Answer Ask(vigil::net::HttpClient* c, const std::string& base,
-           const std::string& line, Normalizer* n) {
+AlertsApiAnswer Ask(vigil::net::HttpClient* c, const std::string& base,
+                    const std::string& line, Normalizer* n) {
   std::istringstream in(ExpandIds(line, *n));
   std::string method, path, body;
   in >> method >> path;
@@ -428,7 +428,7 @@ Answer Ask(vigil::net::HttpClient* c, const std::string& base,
     method.resize(plus);
   }
   vigil::net::FetchResult r = Http(c, method, base + path, body, content_type);
-  Answer a;
+  AlertsApiAnswer a;
   a.status = r.error.empty() ? r.status : -1;
   a.content_type = vigil::testing::Header(r, "content-type");
   // Alertmanager lists the allowed methods in Go's map order, which varies.
@@ -476,8 +476,8 @@ TEST_CASE("the v2 API answers as a real Alertmanager does, request by request",
       continue;
     }
     line = ExpandTimes(line, now);
-    Answer want = Ask(&client, am.url, line, &am_n);
-    Answer got = Ask(&client, vigil.url, line, &vigil_n);
+    AlertsApiAnswer want = Ask(&client, am.url, line, &am_n);
+    AlertsApiAnswer got = Ask(&client, vigil.url, line, &vigil_n);
     INFO(line);
     CHECK(got == want);
     ++requests;
@@ -656,3 +656,4 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace vigil::web::api::v2

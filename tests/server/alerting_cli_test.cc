@@ -18,18 +18,18 @@
 namespace {
 
 using vigil::testutil::HaveCommand;
+using vigil::testutil::kVigil;
 using vigil::testutil::Run;
 using vigil::testutil::RunResult;
 
-const std::string kData =
+const std::string kCliData =
     std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/alertmanager";
-const std::string kLlm =
+const std::string kLlmAmConfig =
     std::string(VIGIL_SOURCE_DIR) + "/examples/llm/alertmanager.yml";
-const std::string kVigil = std::string("'") + VIGIL_BINARY + "'";
 
 // Runs `cmd` inside the testdata directory (short, shared file names).
 RunResult InData(const std::string& cmd) {
-  return Run("cd '" + kData + "' && " + cmd);
+  return Run("cd '" + kCliData + "' && " + cmd);
 }
 
 bool HaveAmtool() {
@@ -50,7 +50,7 @@ std::string WithoutPositions(const std::string& s) {
 
 std::vector<std::string> BadFiles() {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(kData + "/bad")) {
+  for (const auto& e : std::filesystem::directory_iterator(kCliData + "/bad")) {
     out.push_back("bad/" + e.path().filename().string());
   }
   std::sort(out.begin(), out.end());
@@ -59,19 +59,20 @@ std::vector<std::string> BadFiles() {
 
 TEST_CASE("check alertmanager-config prints amtool's summary",
           "[alerting][am-cli]") {
-  const RunResult v =
-      InData(kVigil + " check alertmanager-config rich.yml '" + kLlm + "'");
+  const RunResult v = InData(kVigil + " check alertmanager-config rich.yml '" +
+                             kLlmAmConfig + "'");
   CHECK(v.code == 0);
   CHECK(v.out ==
         "Checking 'rich.yml'  SUCCESS\nFound:\n - global config\n - route\n"
         " - 2 inhibit rules\n - 10 receivers\n - 1 templates\n  SUCCESS\n\n"
         "Checking '" +
-            kLlm +
+            kLlmAmConfig +
             "'  SUCCESS\nFound:\n - global config\n - route\n"
             " - 2 inhibit rules\n - 2 receivers\n - 0 templates\n\n");
   CHECK(v.err.empty());
   if (!HaveAmtool()) return;
-  const RunResult a = InData("amtool check-config rich.yml '" + kLlm + "'");
+  const RunResult a =
+      InData("amtool check-config rich.yml '" + kLlmAmConfig + "'");
   CHECK(a.code == 0);
   CHECK(a.out == v.out);
 }
@@ -155,7 +156,7 @@ TEST_CASE("what amtool accepts and Vigil does not implement fails by name",
 
 TEST_CASE("routes show prints amtool's tree", "[alerting][am-cli]") {
   const RunResult llm =
-      Run(kVigil + " alertmanager routes show '" + kLlm + "'");
+      Run(kVigil + " alertmanager routes show '" + kLlmAmConfig + "'");
   CHECK(llm.code == 0);
   CHECK(llm.out ==
         "Routing tree:\n.\n"
@@ -180,8 +181,8 @@ TEST_CASE("routes show prints amtool's tree", "[alerting][am-cli]") {
         "vigil: error: bad/unknown_key.yml:3:3: yaml: unmarshal errors:\n"
         "  line 3: field recevier not found in type config.plain\n\n");
   if (!HaveAmtool()) return;
-  CHECK(Run("amtool config routes show --config.file='" + kLlm + "'").out ==
-        llm.out);
+  CHECK(Run("amtool config routes show --config.file='" + kLlmAmConfig + "'")
+            .out == llm.out);
   CHECK(InData("amtool config routes show --config.file=rich.yml").out ==
         rich.out);
 }
@@ -192,11 +193,12 @@ TEST_CASE("routes test gives amtool's receivers", "[alerting][am-cli]") {
     std::string labels;
   };
   const std::vector<Case> cases = {
-      {kLlm, "severity=critical"},
-      {kLlm, "severity=info alertname=GPUMemoryGap"},
-      {kLlm, "severity=warning alertname=QueueBuildup cluster=a"},
-      {kLlm, "alertname=LLMEngineDown severity=critical instance=h:8000"},
-      {kLlm, ""},
+      {kLlmAmConfig, "severity=critical"},
+      {kLlmAmConfig, "severity=info alertname=GPUMemoryGap"},
+      {kLlmAmConfig, "severity=warning alertname=QueueBuildup cluster=a"},
+      {kLlmAmConfig,
+       "alertname=LLMEngineDown severity=critical instance=h:8000"},
+      {kLlmAmConfig, ""},
       {"rich.yml", "team=db"},
       {"rich.yml", "team=db severity=critical"},
       {"rich.yml", "team=db severity=critical env=dev"},

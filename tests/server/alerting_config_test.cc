@@ -19,7 +19,7 @@ using vigil::config::am::ParseAlertmanagerConfig;
 using vigil::config::am::ParseMatcher;
 using vigil::config::am::ParseMatchers;
 
-const std::string kData =
+const std::string kAmConfigData =
     std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/alertmanager";
 
 std::vector<std::string> Strings(const std::vector<vigil::Matcher>& ms) {
@@ -29,7 +29,7 @@ std::vector<std::string> Strings(const std::vector<vigil::Matcher>& ms) {
 }
 
 // The error text of parsing `yaml` as "am.yml", or "ok".
-std::string Err(const std::string& yaml) {
+std::string AmConfigErr(const std::string& yaml) {
   auto c = ParseAlertmanagerConfig(yaml, "am.yml");
   return c.ok() ? std::string("ok") : std::string(c.status().message());
 }
@@ -102,12 +102,13 @@ receivers:
 }
 
 TEST_CASE("the rich test file decodes every section", "[alerting][am-config]") {
-  auto c = LoadAlertmanagerConfigFile(kData + "/rich.yml");
+  auto c = LoadAlertmanagerConfigFile(kAmConfigData + "/rich.yml");
   REQUIRE(c.ok());
   CHECK(c->global.resolve_timeout_ms == 2 * 60 * 1000);
   CHECK_FALSE(c->global.http_config.follow_redirects);
-  CHECK(c->templates == std::vector<std::string>{kData + "/templates/*.tmpl"});
-  CHECK(c->original == vigil::testutil::ReadFile(kData + "/rich.yml"));
+  CHECK(c->templates ==
+        std::vector<std::string>{kAmConfigData + "/templates/*.tmpl"});
+  CHECK(c->original == vigil::testutil::ReadFile(kAmConfigData + "/rich.yml"));
 
   const auto& root = c->route;
   CHECK(root.receiver == "default");
@@ -201,50 +202,62 @@ TEST_CASE("the rich test file decodes every section", "[alerting][am-config]") {
 
 TEST_CASE("alertmanager.yml errors name the file, line and column",
           "[alerting][am-config]") {
-  CHECK(Err("route:\n  receiver: x\n  recevier: y\nreceivers: [{name: x}]\n") ==
+  CHECK(AmConfigErr(
+            "route:\n  receiver: x\n  recevier: y\nreceivers: [{name: x}]\n") ==
         "am.yml:3:3: yaml: unmarshal errors:\n"
         "  line 3: field recevier not found in type config.plain");
-  CHECK(Err("route: [\n") ==
+  CHECK(AmConfigErr("route: [\n") ==
         "am.yml:2:1: yaml: end of sequence flow not found");
-  CHECK(Err("") == "am.yml: no route provided in config");
-  CHECK(Err("receivers: [{name: x}]\n") == "am.yml: no routes provided");
-  CHECK(Err("route:\n  receiver: x\n  group_wait: 5x\nreceivers: [{name: "
+  CHECK(AmConfigErr("") == "am.yml: no route provided in config");
+  CHECK(AmConfigErr("receivers: [{name: x}]\n") ==
+        "am.yml: no routes provided");
+  CHECK(AmConfigErr(
+            "route:\n  receiver: x\n  group_wait: 5x\nreceivers: [{name: "
             "x}]\n") == "am.yml:3:15: not a valid duration string: \"5x\"");
-  CHECK(Err("route:\n  receiver: x\n  routes:\n  - matchers: ['a=b', '!x']\n"
+  CHECK(AmConfigErr(
+            "route:\n  receiver: x\n  routes:\n  - matchers: ['a=b', '!x']\n"
             "receivers: [{name: x}]\n") ==
         "am.yml:4:23: bad matcher format: !x");
-  CHECK(Err("route:\n  receiver: x\n  routes:\n  - matchers: ['a=~\"(\"']\n"
+  CHECK(AmConfigErr(
+            "route:\n  receiver: x\n  routes:\n  - matchers: ['a=~\"(\"']\n"
             "receivers: [{name: x}]\n") ==
         "am.yml:4:16: error parsing regexp: missing closing ): `^(?:()$`");
-  CHECK(Err("route:\n  receiver: x\n  routes:\n  - receiver: y\n"
-            "receivers: [{name: x}]\n") ==
+  CHECK(AmConfigErr("route:\n  receiver: x\n  routes:\n  - receiver: y\n"
+                    "receivers: [{name: x}]\n") ==
         "am.yml:4:15: undefined receiver \"y\" used in route");
-  CHECK(Err("route: {receiver: x}\nreceivers:\n- name: x\n- name: x\n") ==
-        "am.yml:4:9: notification config name \"x\" is not unique");
   CHECK(
-      Err("route: {receiver: x, matchers: [a=b]}\nreceivers: [{name: x}]\n") ==
+      AmConfigErr("route: {receiver: x}\nreceivers:\n- name: x\n- name: x\n") ==
+      "am.yml:4:9: notification config name \"x\" is not unique");
+  CHECK(
+      AmConfigErr(
+          "route: {receiver: x, matchers: [a=b]}\nreceivers: [{name: x}]\n") ==
       "am.yml:1:22: root route must not have any matchers");
-  CHECK(Err("route: {group_by: [a]}\nreceivers: [{name: x}]\n") ==
+  CHECK(AmConfigErr("route: {group_by: [a]}\nreceivers: [{name: x}]\n") ==
         "am.yml:1:8: root route must specify a default receiver");
-  CHECK(Err("route: {receiver: x, continue: true}\nreceivers: [{name: x}]\n") ==
+  CHECK(AmConfigErr(
+            "route: {receiver: x, continue: true}\nreceivers: [{name: x}]\n") ==
         "am.yml:1:32: cannot have continue in root route");
-  CHECK(Err("route:\n  receiver: x\n  routes: [{mute_time_intervals: [n]}]\n"
+  CHECK(AmConfigErr(
+            "route:\n  receiver: x\n  routes: [{mute_time_intervals: [n]}]\n"
             "receivers: [{name: x}]\n") ==
         "am.yml:3:35: undefined time interval \"n\" used in route");
-  CHECK(Err("route: {receiver: x}\nreceivers:\n- name: x\n  email_configs:\n"
+  CHECK(AmConfigErr(
+            "route: {receiver: x}\nreceivers:\n- name: x\n  email_configs:\n"
             "  - to: a@b\n") == "am.yml:5:5: no global SMTP smarthost set");
-  CHECK(Err("route: {receiver: x}\nreceivers:\n- name: x\n  webhook_configs:\n"
+  CHECK(AmConfigErr(
+            "route: {receiver: x}\nreceivers:\n- name: x\n  webhook_configs:\n"
             "  - url: ftp://h/\n") ==
         "am.yml:5:10: unsupported scheme \"ftp\" for URL");
   CHECK(
-      Err("route: {receiver: x, group_by: [a, a]}\nreceivers: [{name: x}]\n") ==
+      AmConfigErr(
+          "route: {receiver: x, group_by: [a, a]}\nreceivers: [{name: x}]\n") ==
       "am.yml:1:32: duplicated label \"a\" in group_by");
 }
 
 TEST_CASE("bad time intervals are errors at the offending value",
           "[alerting][am-config]") {
   auto ti = [](const std::string& body) {
-    return Err(
+    return AmConfigErr(
         "route: {receiver: x}\nreceivers: [{name: x}]\n"
         "time_intervals:\n- name: t\n  time_intervals:\n  - " +
         body + "\n");
@@ -287,12 +300,14 @@ TEST_CASE("receiver kinds Vigil does not implement are rejected by name",
         "pushover_configs", "victorops_configs", "sns_configs",
         "webex_configs"}) {
     INFO(kind);
-    CHECK(Err(std::string("route: {receiver: x}\nreceivers:\n- name: x\n  ") +
+    CHECK(AmConfigErr(
+              std::string("route: {receiver: x}\nreceivers:\n- name: x\n  ") +
               kind + ": [{}]\n") ==
           std::string("am.yml:4:3: ") + kind + " is not supported by vigil");
   }
   CHECK(
-      Err("route: {receiver: x}\nreceivers:\n- name: x\n  foo_configs: []\n") ==
+      AmConfigErr(
+          "route: {receiver: x}\nreceivers:\n- name: x\n  foo_configs: []\n") ==
       "am.yml:4:3: yaml: unmarshal errors:\n"
       "  line 4: field foo_configs not found in type config.plain");
 }
@@ -300,7 +315,8 @@ TEST_CASE("receiver kinds Vigil does not implement are rejected by name",
 TEST_CASE("receivers that need one URL or its file get exactly one",
           "[alerting][am-config]") {
   auto rcv = [](const std::string& body) {
-    return Err("route: {receiver: x}\nreceivers:\n- name: x\n  " + body + "\n");
+    return AmConfigErr("route: {receiver: x}\nreceivers:\n- name: x\n  " +
+                       body + "\n");
   };
   CHECK(rcv("webhook_configs: [{send_resolved: true}]") ==
         "am.yml:4:21: missing URL in webhook config");

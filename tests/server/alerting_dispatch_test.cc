@@ -22,7 +22,7 @@
 namespace vigil::alerting {
 namespace {
 
-Timestamp Now() { return Clock::Real()->NowMs(); }
+Timestamp DispatchNow() { return Clock::Real()->NowMs(); }
 void SleepMs(int64_t ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
@@ -44,7 +44,7 @@ class Recorder final : public Integration {
         std::lock_guard<std::mutex> l(mu_);
         ++attempts_;
       }
-      SleepMs(std::min<int64_t>(hang_ms_, deadline - Now()));
+      SleepMs(std::min<int64_t>(hang_ms_, deadline - DispatchNow()));
       return {absl::DeadlineExceededError("context deadline exceeded"), true};
     }
     std::lock_guard<std::mutex> l(mu_);
@@ -53,7 +53,7 @@ class Recorder final : public Integration {
       --fail_;
       return {absl::UnavailableError("connection refused"), true};
     }
-    sent_.push_back({Now(), n});
+    sent_.push_back({DispatchNow(), n});
     return {absl::OkStatus(), false};
   }
   std::vector<Sent> sent() const {
@@ -71,8 +71,8 @@ class Recorder final : public Integration {
   }
   // Waits until `n` notifications were sent (or `ms` passed).
   bool WaitFor(size_t n, int64_t ms) const {
-    Timestamp until = Now() + ms;
-    while (Now() < until) {
+    Timestamp until = DispatchNow() + ms;
+    while (DispatchNow() < until) {
       if (sent().size() >= n) return true;
       SleepMs(10);
     }
@@ -89,7 +89,7 @@ class Recorder final : public Integration {
   std::atomic<int64_t> hang_ms_{0};
 };
 
-Matcher M(std::string_view n, std::string_view v) {
+Matcher DispatchMatcher(std::string_view n, std::string_view v) {
   auto m = Matcher::Make(MatchType::kEqual, n, v);
   REQUIRE(m.ok());
   return *m;
@@ -100,13 +100,13 @@ Alert A(Labels l, Timestamp starts, Timestamp ends) {
   a.labels = std::move(l);
   a.starts_at = starts;
   a.ends_at = ends;
-  a.updated_at = Now();
+  a.updated_at = DispatchNow();
   return a;
 }
 
 // A dispatcher over one config, its nflog and silences in `state`.
-struct Fixture {
-  explicit Fixture(
+struct DispatchFixture {
+  explicit DispatchFixture(
       config::am::AlertmanagerFile f,
       std::map<std::string, std::vector<std::shared_ptr<Integration>>>
           receivers,
@@ -173,7 +173,7 @@ TEST_CASE("dispatch: group key as Alertmanager prints it",
   config::am::Route root;
   root.receiver = "r";
   config::am::Route child;
-  child.matchers = {M("severity", "critical")};
+  child.matchers = {DispatchMatcher("severity", "critical")};
   root.routes.push_back(child);
   RouteTree tree(root);
   auto routes = tree.Match({{"alertname", "X"}, {"severity", "critical"}});
@@ -186,8 +186,8 @@ TEST_CASE("dispatch: group key as Alertmanager prints it",
 TEST_CASE("dispatch: group_wait, group_interval, repeat_interval",
           "[alerting][dispatch][concurrency]") {
   auto rec = std::make_shared<Recorder>("webhook", true);
-  Fixture fx(File(300, 600, 2000), {{"team", {rec}}});
-  const Timestamp t0 = Now();
+  DispatchFixture fx(File(300, 600, 2000), {{"team", {rec}}});
+  const Timestamp t0 = DispatchNow();
   fx.Put(A({{"alertname", "X"}, {"i", "1"}}, t0, t0 + 60'000));
   SleepMs(100);
   fx.Put(A({{"alertname", "X"}, {"i", "2"}}, t0, t0 + 60'000));
@@ -207,7 +207,7 @@ TEST_CASE("dispatch: group_wait, group_interval, repeat_interval",
   CHECK(rec->sent().size() == 1);
 
   // A new alert goes out at the next group_interval tick, not before.
-  const Timestamp t1 = Now();
+  const Timestamp t1 = DispatchNow();
   fx.Put(A({{"alertname", "X"}, {"i", "3"}}, t1, t1 + 60'000));
   REQUIRE(rec->WaitFor(2, 2000));
   sent = rec->sent();
@@ -224,8 +224,8 @@ TEST_CASE("dispatch: group_wait, group_interval, repeat_interval",
 TEST_CASE("dispatch: an alert older than group_wait flushes at once",
           "[alerting][dispatch]") {
   auto rec = std::make_shared<Recorder>("webhook", true);
-  Fixture fx(File(2000, 2000, 60'000), {{"team", {rec}}});
-  const Timestamp t0 = Now();
+  DispatchFixture fx(File(2000, 2000, 60'000), {{"team", {rec}}});
+  const Timestamp t0 = DispatchNow();
   fx.Put(A({{"alertname", "Old"}}, t0 - 10'000, t0 + 60'000));
   REQUIRE(rec->WaitFor(1, 1500));
   CHECK(rec->sent()[0].at - t0 < 500);
@@ -235,8 +235,8 @@ TEST_CASE("dispatch: resolved alerts with and without send_resolved",
           "[alerting][dispatch]") {
   auto with = std::make_shared<Recorder>("webhook", true);
   auto without = std::make_shared<Recorder>("email", false);
-  Fixture fx(File(200, 400, 60'000), {{"team", {with, without}}});
-  const Timestamp t0 = Now();
+  DispatchFixture fx(File(200, 400, 60'000), {{"team", {with, without}}});
+  const Timestamp t0 = DispatchNow();
   Labels a{{"alertname", "X"}, {"i", "1"}}, b{{"alertname", "X"}, {"i", "2"}};
   fx.Put(A(a, t0, t0 + 60'000));
   fx.Put(A(b, t0, t0 + 60'000));
@@ -244,7 +244,7 @@ TEST_CASE("dispatch: resolved alerts with and without send_resolved",
   REQUIRE(without->WaitFor(1, 2000));
 
   // One resolves: only the send_resolved integration is told.
-  fx.Put(A(a, t0, Now()));
+  fx.Put(A(a, t0, DispatchNow()));
   REQUIRE(with->WaitFor(2, 2000));
   auto n = with->sent()[1].n;
   REQUIRE(n.alerts.size() == 2);
@@ -261,7 +261,7 @@ TEST_CASE("dispatch: resolved alerts with and without send_resolved",
 
   // The last one resolves: `with` hears of it, `without` does not, and
   // nothing is sent again afterwards.
-  fx.Put(A(b, t0, Now()));
+  fx.Put(A(b, t0, DispatchNow()));
   REQUIRE(with->WaitFor(3, 2000));
   CHECK(Firing(with->sent()[2].n) == 0);
   SleepMs(1000);
@@ -276,14 +276,14 @@ TEST_CASE("dispatch: silences and inhibition apply at notification time",
   auto f = File(200, 400, 60'000);
   f.route.group_by = std::vector<std::string>{"instance"};
   config::am::InhibitRule rule;
-  rule.source_matchers = {M("alertname", "Down")};
-  rule.target_matchers = {M("alertname", "QueueHigh")};
+  rule.source_matchers = {DispatchMatcher("alertname", "Down")};
+  rule.target_matchers = {DispatchMatcher("alertname", "QueueHigh")};
   rule.equal = {"instance"};
   f.inhibit_rules.push_back(rule);
-  Fixture fx(f, {{"team", {rec}}});
-  const Timestamp t0 = Now();
+  DispatchFixture fx(f, {{"team", {rec}}});
+  const Timestamp t0 = DispatchNow();
   Silence s;
-  s.matchers = {M("alertname", "Noisy")};
+  s.matchers = {DispatchMatcher("alertname", "Noisy")};
   s.starts_at = t0;
   s.ends_at = t0 + 60'000;
   REQUIRE(fx.silences->Set(s, t0).ok());
@@ -319,7 +319,7 @@ TEST_CASE("dispatch: mute and active time intervals of the route",
                    std::vector<std::string> active) {
     config::am::Route r;
     r.receiver = recv;
-    r.matchers = {M("alertname", "X")};
+    r.matchers = {DispatchMatcher("alertname", "X")};
     r.continue_ = true;
     r.mute_time_intervals = std::move(mute);
     r.active_time_intervals = std::move(active);
@@ -331,9 +331,9 @@ TEST_CASE("dispatch: mute and active time intervals of the route",
   route("muted", {"always"}, {});
   route("inactive", {}, {"y2000"});
   route("open", {"y2000"}, {"always"});
-  Fixture fx(f,
-             {{"muted", {muted}}, {"inactive", {inactive}}, {"open", {open}}});
-  const Timestamp t0 = Now();
+  DispatchFixture fx(
+      f, {{"muted", {muted}}, {"inactive", {inactive}}, {"open", {open}}});
+  const Timestamp t0 = DispatchNow();
   fx.Put(A({{"alertname", "X"}}, t0, t0 + 60'000));
   REQUIRE(open->WaitFor(1, 2000));
   SleepMs(500);
@@ -355,15 +355,15 @@ TEST_CASE(
   f.receivers.push_back(other);
   config::am::Route to_other;
   to_other.receiver = "other";
-  to_other.matchers = {M("alertname", "X")};
+  to_other.matchers = {DispatchMatcher("alertname", "X")};
   to_other.continue_ = true;
   f.route.routes.push_back(to_other);
   config::am::Route to_team;
   to_team.receiver = "team";
-  to_team.matchers = {M("alertname", "X")};
+  to_team.matchers = {DispatchMatcher("alertname", "X")};
   f.route.routes.push_back(to_team);
-  Fixture fx(f, {{"team", {good}}, {"other", {bad}}});
-  const Timestamp t0 = Now();
+  DispatchFixture fx(f, {{"team", {good}}, {"other", {bad}}});
+  const Timestamp t0 = DispatchNow();
   fx.Put(A({{"alertname", "X"}}, t0, t0 + 60'000));
   REQUIRE(good->WaitFor(1, 2000));
   CHECK(good->sent()[0].at - t0 < 500);
@@ -382,9 +382,9 @@ TEST_CASE("dispatch: a failing integration keeps retrying until it succeeds",
   auto bad = std::make_shared<Recorder>("webhook", true);
   bad->FailNext(1000);
   auto f = File(100, 400, 60'000);
-  Fixture fx(f, {{"team", {bad}}});
+  DispatchFixture fx(f, {{"team", {bad}}});
   // Deadline max(group_interval, min_timeout=3 s): attempts stop then.
-  const Timestamp t0 = Now();
+  const Timestamp t0 = DispatchNow();
   fx.Put(A({{"alertname", "X"}}, t0, t0 + 60'000));
   SleepMs(1500);
   int before = bad->attempts();
@@ -405,39 +405,39 @@ TEST_CASE("dispatch: a hanging receiver delays no other receiver or group",
   f.receivers.push_back(other);
   config::am::Route to_hung;
   to_hung.receiver = "other";
-  to_hung.matchers = {M("alertname", "X")};
+  to_hung.matchers = {DispatchMatcher("alertname", "X")};
   f.route.routes.push_back(to_hung);
-  Fixture fx(f, {{"team", {fine}}, {"other", {hung}}});
-  const Timestamp t0 = Now();
+  DispatchFixture fx(f, {{"team", {fine}}, {"other", {hung}}});
+  const Timestamp t0 = DispatchNow();
   fx.Put(A({{"alertname", "X"}}, t0, t0 + 60'000));   // to the hung one
   fx.Put(A({{"alertname", "Y1"}}, t0, t0 + 60'000));  // to the fine one
   SleepMs(400);
-  fx.Put(A({{"alertname", "Y2"}}, Now(), Now() + 60'000));
+  fx.Put(A({{"alertname", "Y2"}}, DispatchNow(), DispatchNow() + 60'000));
   REQUIRE(fine->WaitFor(2, 2000));
   auto sent = fine->sent();
   CHECK(sent[0].at - t0 < 400);
   CHECK(sent[1].at - t0 < 900);
   CHECK(hung->attempts() == 1);  // still in its first attempt
   // Stop waits for the hung send only until its deadline (3 s here).
-  const Timestamp s0 = Now();
+  const Timestamp s0 = DispatchNow();
   fx.disp->Stop();
-  CHECK(Now() - s0 < 3500);
+  CHECK(DispatchNow() - s0 < 3500);
   CHECK(fx.metrics.NotificationsFailed("webhook") >= 1);
 }
 
 TEST_CASE("dispatch: after a restart nothing is sent twice and silences hold",
           "[alerting][dispatch]") {
   testutil::TempDir dir;
-  const Timestamp t0 = Now();
+  const Timestamp t0 = DispatchNow();
   Labels x{{"alertname", "X"}}, y{{"alertname", "Y"}};
   {
     auto db = storage::DB::Open({}, dir.path());
     REQUIRE(db.ok());
     auto st = StorageStateStore(db->get());
     auto rec = std::make_shared<Recorder>("webhook", true);
-    Fixture fx(File(200, 400, 60'000), {{"team", {rec}}}, st.get());
+    DispatchFixture fx(File(200, 400, 60'000), {{"team", {rec}}}, st.get());
     Silence s;
-    s.matchers = {M("alertname", "Y")};
+    s.matchers = {DispatchMatcher("alertname", "Y")};
     s.starts_at = t0;
     s.ends_at = t0 + 60'000;
     REQUIRE(fx.silences->Set(s, t0).ok());
@@ -453,7 +453,7 @@ TEST_CASE("dispatch: after a restart nothing is sent twice and silences hold",
   REQUIRE(db.ok());
   auto st = StorageStateStore(db->get());
   auto rec = std::make_shared<Recorder>("webhook", true);
-  Fixture fx(File(200, 400, 60'000), {{"team", {rec}}}, st.get());
+  DispatchFixture fx(File(200, 400, 60'000), {{"team", {rec}}}, st.get());
   // Alerts come back (Prometheus re-sends them).
   fx.Put(A(x, t0, t0 + 60'000));
   fx.Put(A(y, t0, t0 + 60'000));

@@ -11,7 +11,7 @@
 namespace vigil::alerting {
 namespace {
 
-constexpr Timestamp kNow = 1'700'000'000'000;
+constexpr Timestamp kNflogNow = 1'700'000'000'000;
 constexpr int64_t kRepeat = 4 * 3600 * 1000;
 
 NflogEntry Entry(std::vector<uint64_t> firing, std::vector<uint64_t> resolved,
@@ -25,26 +25,26 @@ NflogEntry Entry(std::vector<uint64_t> firing, std::vector<uint64_t> resolved,
 
 TEST_CASE("nflog: dedup decisions", "[alerting][nflog]") {
   // Never notified.
-  CHECK(NeedsUpdate(nullptr, {1}, {}, false, kRepeat, kNow));
-  CHECK_FALSE(NeedsUpdate(nullptr, {}, {1}, true, kRepeat, kNow));
-  NflogEntry e = Entry({1, 2}, {}, kNow);
+  CHECK(NeedsUpdate(nullptr, {1}, {}, false, kRepeat, kNflogNow));
+  CHECK_FALSE(NeedsUpdate(nullptr, {}, {1}, true, kRepeat, kNflogNow));
+  NflogEntry e = Entry({1, 2}, {}, kNflogNow);
   // Unchanged: not before repeat_interval, then yes.
-  CHECK_FALSE(NeedsUpdate(&e, {1, 2}, {}, true, kRepeat, kNow + 1000));
-  CHECK_FALSE(NeedsUpdate(&e, {1, 2}, {}, true, kRepeat, kNow + kRepeat));
-  CHECK(NeedsUpdate(&e, {1, 2}, {}, true, kRepeat, kNow + kRepeat + 1));
+  CHECK_FALSE(NeedsUpdate(&e, {1, 2}, {}, true, kRepeat, kNflogNow + 1000));
+  CHECK_FALSE(NeedsUpdate(&e, {1, 2}, {}, true, kRepeat, kNflogNow + kRepeat));
+  CHECK(NeedsUpdate(&e, {1, 2}, {}, true, kRepeat, kNflogNow + kRepeat + 1));
   // A new firing alert.
-  CHECK(NeedsUpdate(&e, {1, 2, 3}, {}, false, kRepeat, kNow + 1000));
+  CHECK(NeedsUpdate(&e, {1, 2, 3}, {}, false, kRepeat, kNflogNow + 1000));
   // One resolved: only with send_resolved.
-  CHECK(NeedsUpdate(&e, {1}, {2}, true, kRepeat, kNow + 1000));
-  CHECK_FALSE(NeedsUpdate(&e, {1}, {2}, false, kRepeat, kNow + 1000));
+  CHECK(NeedsUpdate(&e, {1}, {2}, true, kRepeat, kNflogNow + 1000));
+  CHECK_FALSE(NeedsUpdate(&e, {1}, {2}, false, kRepeat, kNflogNow + 1000));
   // All resolved: always (the log must forget the firing ones).
-  CHECK(NeedsUpdate(&e, {}, {1, 2}, false, kRepeat, kNow + 1000));
+  CHECK(NeedsUpdate(&e, {}, {1, 2}, false, kRepeat, kNflogNow + 1000));
   // Resolved already reported.
-  NflogEntry r = Entry({1}, {2}, kNow);
-  CHECK_FALSE(NeedsUpdate(&r, {1}, {2}, true, kRepeat, kNow + 1000));
+  NflogEntry r = Entry({1}, {2}, kNflogNow);
+  CHECK_FALSE(NeedsUpdate(&r, {1}, {2}, true, kRepeat, kNflogNow + 1000));
   // Fired and resolved between two notifications that had nothing firing.
-  NflogEntry empty = Entry({}, {1}, kNow);
-  CHECK_FALSE(NeedsUpdate(&empty, {}, {1, 5}, true, kRepeat, kNow + 1000));
+  NflogEntry empty = Entry({}, {1}, kNflogNow);
+  CHECK_FALSE(NeedsUpdate(&empty, {}, {1, 5}, true, kRepeat, kNflogNow + 1000));
 }
 
 TEST_CASE("nflog: log, query, expiry", "[alerting][nflog]") {
@@ -54,28 +54,28 @@ TEST_CASE("nflog: log, query, expiry", "[alerting][nflog]") {
   NflogReceiver r{"team", "webhook", 0};
   NflogReceiver r1{"team", "webhook", 1};
   CHECK(!(*log)->Query("{}:{}", r));
-  REQUIRE((*log)->Log(r, "{}:{}", {3, 1}, {2}, kNow, 2 * kRepeat).ok());
+  REQUIRE((*log)->Log(r, "{}:{}", {3, 1}, {2}, kNflogNow, 2 * kRepeat).ok());
   auto e = (*log)->Query("{}:{}", r);
   REQUIRE(e);
   CHECK(e->firing == std::vector<uint64_t>{1, 3});
   CHECK(e->resolved == std::vector<uint64_t>{2});
-  CHECK(e->timestamp == kNow);
-  CHECK(e->expires_at == kNow + 2 * kRepeat);
+  CHECK(e->timestamp == kNflogNow);
+  CHECK(e->expires_at == kNflogNow + 2 * kRepeat);
   CHECK(!(*log)->Query("{}:{}", r1));  // another integration index
   CHECK(!(*log)->Query("{}:{a=\"b\"}", r));
-  CHECK((*log)->GC(kNow + 2 * kRepeat - 1) == 0);
-  CHECK((*log)->GC(kNow + 2 * kRepeat) == 1);
+  CHECK((*log)->GC(kNflogNow + 2 * kRepeat - 1) == 0);
+  CHECK((*log)->GC(kNflogNow + 2 * kRepeat) == 1);
   CHECK(!(*log)->Query("{}:{}", r));
   // A repeat interval longer than the retention expires with the retention.
-  REQUIRE((*log)->Log(r, "g", {1}, {}, kNow, 1000LL * 3600 * 1000).ok());
-  CHECK((*log)->Query("g", r)->expires_at == kNow + 120LL * 3600 * 1000);
+  REQUIRE((*log)->Log(r, "g", {1}, {}, kNflogNow, 1000LL * 3600 * 1000).ok());
+  CHECK((*log)->Query("g", r)->expires_at == kNflogNow + 120LL * 3600 * 1000);
 }
 
 TEST_CASE("nflog: records decode or are refused clearly", "[alerting][nflog]") {
-  NflogEntry e = Entry({7, 9}, {8}, kNow);
+  NflogEntry e = Entry({7, 9}, {8}, kNflogNow);
   e.group_key = "{}/{a=\"b\"}:{alertname=\"X\"}";
   e.receiver = {"r", "slack", 2};
-  e.expires_at = kNow + 5;
+  e.expires_at = kNflogNow + 5;
   auto back = DecodeNflogEntry(EncodeNflogEntry(e));
   REQUIRE(back.ok());
   CHECK(back->group_key == e.group_key);
@@ -83,7 +83,7 @@ TEST_CASE("nflog: records decode or are refused clearly", "[alerting][nflog]") {
   CHECK(back->receiver.index == 2);
   CHECK(back->firing == e.firing);
   CHECK(back->resolved == e.resolved);
-  CHECK(back->expires_at == kNow + 5);
+  CHECK(back->expires_at == kNflogNow + 5);
   CHECK(DecodeNflogEntry("[]").status().message() ==
         "nflog record is not a JSON object");
   CHECK(DecodeNflogEntry(R"({"groupKey":"g","receiver":"r","integration":"w",)"
@@ -104,7 +104,7 @@ TEST_CASE("nflog: persists across reopening a real data directory",
     auto st = StorageStateStore(db->get());
     auto log = Nflog::Open(st.get(), nullptr, 120LL * 3600 * 1000);
     REQUIRE(log.ok());
-    REQUIRE((*log)->Log(r, "gk", {1, 2}, {}, kNow, 2 * kRepeat).ok());
+    REQUIRE((*log)->Log(r, "gk", {1, 2}, {}, kNflogNow, 2 * kRepeat).ok());
   }
   auto db = storage::DB::Open({}, dir.path());
   REQUIRE(db.ok());
@@ -114,8 +114,8 @@ TEST_CASE("nflog: persists across reopening a real data directory",
   auto e = (*log)->Query("gk", r);
   REQUIRE(e);
   // The same group is not due again before its repeat interval.
-  CHECK_FALSE(NeedsUpdate(&*e, {1, 2}, {}, true, kRepeat, kNow + 60'000));
-  CHECK(NeedsUpdate(&*e, {1, 2}, {}, true, kRepeat, kNow + kRepeat + 1));
+  CHECK_FALSE(NeedsUpdate(&*e, {1, 2}, {}, true, kRepeat, kNflogNow + 60'000));
+  CHECK(NeedsUpdate(&*e, {1, 2}, {}, true, kRepeat, kNflogNow + kRepeat + 1));
 }
 
 }  // namespace

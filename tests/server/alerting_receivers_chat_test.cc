@@ -21,7 +21,7 @@ using testing::NowMs;
 using testing::Sink;
 using testing::TwoAlerts;
 
-std::unique_ptr<Integration> One(const config::am::Receiver& r) {
+std::unique_ptr<Integration> OneChat(const config::am::Receiver& r) {
   auto built = BuildIntegrations(r, Deps());
   INFO((built.ok() ? "" : std::string(built.status().message())));
   REQUIRE(built.ok());
@@ -75,7 +75,7 @@ TEST_CASE("slack posts one attachment as Alertmanager does",
           "[alerting][receivers][slack]") {
   Sink sink;
   sink.Script({Answer{200, "ok"}});
-  auto in = One(SlackReceiver(SlackBase(sink)));
+  auto in = OneChat(SlackReceiver(SlackBase(sink)));
   CHECK(in->name() == "slack");
   CHECK_FALSE(in->send_resolved());
   NotifyResult r = in->Notify(TwoAlerts(NowMs()), In(5000));
@@ -101,7 +101,7 @@ TEST_CASE("slack posts one attachment as Alertmanager does",
 TEST_CASE("slack: answers other than ok are failures",
           "[alerting][receivers][slack]") {
   Sink sink;
-  auto in = One(SlackReceiver(SlackBase(sink)));
+  auto in = OneChat(SlackReceiver(SlackBase(sink)));
   Notification n = TwoAlerts(NowMs());
   sink.Script(
       {Answer{200, "{\"ok\":true,\"ts\":\"1.2\"}", "application/json"}});
@@ -144,7 +144,7 @@ TEST_CASE("slack: the title is cut at 1024 runes, api_url_file, defaults",
   s.api_url.clear();
   s.api_url_file = dir.Sub("url");
   s.title = Repeat("é", 1100);
-  auto in = One(SlackReceiver(s));
+  auto in = OneChat(SlackReceiver(s));
   REQUIRE(in->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   auto got = sink.got();
   REQUIRE(got.size() == 1);
@@ -182,7 +182,7 @@ TEST_CASE("discord posts one embed, red when firing and green when resolved",
   d.webhook_url = sink.url("/api/webhooks/1/tok");
   d.title = "Disk full";
   d.message = "gpu-node-0 & more";
-  auto in = One(DiscordReceiver(d));
+  auto in = OneChat(DiscordReceiver(d));
   CHECK(in->name() == "discord");
   REQUIRE(in->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   REQUIRE(in->Notify(ResolvedOnly(), In(5000)).status.ok());
@@ -196,7 +196,7 @@ TEST_CASE("discord posts one embed, red when firing and green when resolved",
 
   d.title = Repeat("t", 300);
   d.message = Repeat("m", 5000);
-  auto long_one = One(DiscordReceiver(d));
+  auto long_one = OneChat(DiscordReceiver(d));
   REQUIRE(long_one->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   std::string body = sink.got().back().body;
   CHECK(body.find("\"title\":\"" + Repeat("t", 255) + "…\"") !=
@@ -245,7 +245,7 @@ TEST_CASE("telegram calls sendMessage with the bot token and chat",
                       "application/json"}});
   config::am::TelegramConfig t = TelegramBase(sink);
   t.disable_notifications = true;
-  auto in = One(TelegramReceiver(t));
+  auto in = OneChat(TelegramReceiver(t));
   CHECK(in->name() == "telegram");
   NotifyResult r = in->Notify(TwoAlerts(NowMs()), In(5000));
   INFO(r.status.message());
@@ -260,7 +260,7 @@ TEST_CASE("telegram calls sendMessage with the bot token and chat",
 
   t.message = Repeat("ж", 5000);
   t.disable_notifications = false;
-  auto long_one = One(TelegramReceiver(t));
+  auto long_one = OneChat(TelegramReceiver(t));
   REQUIRE(long_one->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   std::string body = sink.got().back().body;
   CHECK(body.find("disable_notification\"") == std::string::npos);
@@ -271,7 +271,7 @@ TEST_CASE("telegram calls sendMessage with the bot token and chat",
 TEST_CASE("telegram: the Bot API's errors, and the token stays secret",
           "[alerting][receivers][telegram]") {
   Sink sink;
-  auto in = One(TelegramReceiver(TelegramBase(sink)));
+  auto in = OneChat(TelegramReceiver(TelegramBase(sink)));
   Notification n = TwoAlerts(NowMs());
   sink.Script({Answer{400,
                       "{\"ok\":false,\"error_code\":400,\"description\":\"Bad "
@@ -291,7 +291,7 @@ TEST_CASE("telegram: the Bot API's errors, and the token stays secret",
 
   config::am::TelegramConfig t = TelegramBase(sink);
   t.api_url = "http://127.0.0.1:" + std::to_string(testutil::FreePort());
-  auto dead = One(TelegramReceiver(t));
+  auto dead = OneChat(TelegramReceiver(t));
   r = dead->Notify(n, In(5000));
   CHECK(r.retry);
   CHECK(std::string(r.status.message()).find("ABC-secret") ==
@@ -329,7 +329,7 @@ TEST_CASE("msteams posts a MessageCard", "[alerting][receivers][msteams]") {
   m.summary = "summary";
   m.text = "text \"quoted\"";
   rc.msteams_configs.push_back(m);
-  auto in = One(rc);
+  auto in = OneChat(rc);
   CHECK(in->name() == "msteams");
   REQUIRE(in->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   REQUIRE(in->Notify(ResolvedOnly(), In(5000)).status.ok());

@@ -65,7 +65,7 @@ class SmtpSink {
   int port_ = 0;
 };
 
-std::string Str(const rapidjson::Value& v, const char* key) {
+std::string EmailStr(const rapidjson::Value& v, const char* key) {
   auto it = v.FindMember(key);
   return it != v.MemberEnd() && it->value.IsString() ? it->value.GetString()
                                                      : "";
@@ -119,16 +119,16 @@ TEST_CASE("email: one message over SMTP with auth, headers and both parts",
   rapidjson::Document d;
   d.Parse(session.c_str());
   REQUIRE(d.IsObject());
-  CHECK(Str(d, "ehlo") == "vigil.test");
+  CHECK(EmailStr(d, "ehlo") == "vigil.test");
   REQUIRE(d["auth"].IsObject());
-  CHECK(Str(d["auth"], "username") == "alice");
-  CHECK(Str(d["auth"], "password") == "pa ss");
-  CHECK(Str(d, "mail_from").find("FROM:<vigil@example.org>") == 0);
+  CHECK(EmailStr(d["auth"], "username") == "alice");
+  CHECK(EmailStr(d["auth"], "password") == "pa ss");
+  CHECK(EmailStr(d, "mail_from").find("FROM:<vigil@example.org>") == 0);
   REQUIRE(d["rcpt"].Size() == 2);
   CHECK(std::string(d["rcpt"][0].GetString()) == "TO:<ops@example.org>");
   CHECK(std::string(d["rcpt"][1].GetString()) == "TO:<oncall@example.org>");
 
-  std::string data = Str(d, "data");
+  std::string data = EmailStr(d, "data");
   CHECK(data.find("To: Ops Team <ops@example.org>, oncall@example.org\r\n") !=
         std::string::npos);
   CHECK(data.find("From: Vigil <vigil@example.org>\r\n") != std::string::npos);
@@ -139,14 +139,14 @@ TEST_CASE("email: one message over SMTP with auth, headers and both parts",
   CHECK(data.find("\r\nDate: ") != std::string::npos);
   CHECK(data.find("MIME-Version: 1.0\r\n") != std::string::npos);
   // Python's email package reads it back as Alertmanager's reader would.
-  CHECK(Str(d, "subject") == "Disk full ✓ on gpu-node-0");
-  CHECK(Str(d, "content_type") == "multipart/alternative");
+  CHECK(EmailStr(d, "subject") == "Disk full ✓ on gpu-node-0");
+  CHECK(EmailStr(d, "content_type") == "multipart/alternative");
   REQUIRE(d["parts"].Size() == 2);
-  CHECK(Str(d["parts"][0], "type") == "text/plain");
-  CHECK(Str(d["parts"][0], "body") ==
+  CHECK(EmailStr(d["parts"][0], "type") == "text/plain");
+  CHECK(EmailStr(d["parts"][0], "body") ==
         "plain text: 1 + 1 = 2\r\n.a line starting with a dot\r\nend");
-  CHECK(Str(d["parts"][1], "type") == "text/html");
-  CHECK(Str(d["parts"][1], "body") == "<p>html <b>body</b></p>");
+  CHECK(EmailStr(d["parts"][1], "type") == "text/html");
+  CHECK(EmailStr(d["parts"][1], "body") == "<p>html <b>body</b></p>");
 }
 
 TEST_CASE("email: AUTH LOGIN when the server offers only LOGIN",
@@ -165,9 +165,9 @@ TEST_CASE("email: AUTH LOGIN when the server offers only LOGIN",
   d.Parse(sink.Session().c_str());
   REQUIRE(d.IsObject());
   REQUIRE(d["auth"].IsObject());
-  CHECK(Str(d["auth"], "mech") == "LOGIN");
-  CHECK(Str(d["auth"], "username") == "bob");
-  CHECK(Str(d["auth"], "password") == "hunter2");
+  CHECK(EmailStr(d["auth"], "mech") == "LOGIN");
+  CHECK(EmailStr(d["auth"], "username") == "bob");
+  CHECK(EmailStr(d["auth"], "password") == "hunter2");
 }
 
 TEST_CASE("email: without a text template only the html part is sent",
@@ -188,7 +188,7 @@ TEST_CASE("email: without a text template only the html part is sent",
   REQUIRE(d.IsObject());
   CHECK(d["auth"].IsNull());
   REQUIRE(d["parts"].Size() == 1);
-  CHECK(Str(d["parts"][0], "type") == "text/html");
+  CHECK(EmailStr(d["parts"][0], "type") == "text/html");
 }
 
 TEST_CASE("email: SMTP failures are retried with the server's words",
@@ -267,12 +267,12 @@ TEST_CASE("email: the default subject and html body render the group",
   rapidjson::Document d;
   d.Parse(sink.Session().c_str());
   REQUIRE(d.IsObject());
-  CHECK(Str(d, "ehlo") == "localhost");
-  std::string subject = Str(d, "subject");
+  CHECK(EmailStr(d, "ehlo") == "localhost");
+  std::string subject = EmailStr(d, "subject");
   CHECK(subject.find("Down") != std::string::npos);
   CHECK(subject.find("{{") == std::string::npos);
   REQUIRE(d["parts"].Size() == 1);
-  std::string html = Str(d["parts"][0], "body");
+  std::string html = EmailStr(d["parts"][0], "body");
   CHECK(html.find("<html") != std::string::npos);
   CHECK(html.find("a is down") != std::string::npos);
   CHECK(html.find("b is down") != std::string::npos);
@@ -378,14 +378,17 @@ TEST_CASE("email: the message is Alertmanager 0.25's but for ids and dates",
   REQUIRE(ours.IsObject());
   for (const char* key : {"ehlo", "mail_from", "subject", "content_type"}) {
     INFO(key);
-    CHECK(Str(ours, key) == Str(theirs, key));
+    CHECK(EmailStr(ours, key) == EmailStr(theirs, key));
   }
   REQUIRE(ours["parts"].Size() == theirs["parts"].Size());
   for (rapidjson::SizeType i = 0; i < ours["parts"].Size(); ++i) {
-    CHECK(Str(ours["parts"][i], "type") == Str(theirs["parts"][i], "type"));
-    CHECK(Str(ours["parts"][i], "body") == Str(theirs["parts"][i], "body"));
+    CHECK(EmailStr(ours["parts"][i], "type") ==
+          EmailStr(theirs["parts"][i], "type"));
+    CHECK(EmailStr(ours["parts"][i], "body") ==
+          EmailStr(theirs["parts"][i], "body"));
   }
-  CHECK(Normalized(Str(ours, "data")) == Normalized(Str(theirs, "data")));
+  CHECK(Normalized(EmailStr(ours, "data")) ==
+        Normalized(EmailStr(theirs, "data")));
 }
 
 TEST_CASE("email: bad addresses and configs are errors that are not retried",

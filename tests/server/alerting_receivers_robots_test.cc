@@ -27,7 +27,7 @@ const Answer kWeComOk{200, "{\"errcode\":0,\"errmsg\":\"ok\"}",
 const Answer kFeishuOk{200, "{\"code\":0,\"msg\":\"success\",\"data\":{}}",
                        "application/json"};
 
-std::unique_ptr<Integration> Build(const config::am::Receiver& r) {
+std::unique_ptr<Integration> BuildRobot(const config::am::Receiver& r) {
   auto built = BuildIntegrations(r, Deps());
   INFO((built.ok() ? "" : std::string(built.status().message())));
   REQUIRE(built.ok());
@@ -63,7 +63,7 @@ TEST_CASE("wecom posts a markdown message and checks errcode",
   config::am::Receiver rc;
   rc.name = "im";
   rc.wecom_configs = {Robot(sink.url("/cgi-bin/webhook/send?key=K1"))};
-  auto in = Build(rc);
+  auto in = BuildRobot(rc);
   CHECK(in->name() == "wecom");
   NotifyResult r = in->Notify(TwoAlerts(NowMs()), In(5000));
   INFO(r.status.message());
@@ -103,7 +103,7 @@ TEST_CASE("wecom posts a markdown message and checks errcode",
   for (int i = 0; i < 2000; ++i) big.message += "é";  // 4000 bytes
   big.message += std::string(200, 'y');
   rc.wecom_configs = {big};
-  auto in2 = Build(rc);
+  auto in2 = BuildRobot(rc);
   REQUIRE(in2->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   rapidjson::Document d;
   d.Parse(sink.got().back().body.c_str());
@@ -136,7 +136,7 @@ TEST_CASE("dingtalk signs the URL with HMAC-SHA256 of timestamp and secret",
   std::ofstream(dir.Sub("secret")) << "SEC0123abc\n";
   c.secret_file = dir.Sub("secret");
   rc.dingtalk_configs = {c};
-  auto in = Build(rc);
+  auto in = BuildRobot(rc);
   CHECK(in->name() == "dingtalk");
   Timestamp before = NowMs();
   NotifyResult r = in->Notify(TwoAlerts(NowMs()), In(5000));
@@ -170,7 +170,7 @@ TEST_CASE("dingtalk signs the URL with HMAC-SHA256 of timestamp and secret",
   // Without a secret the URL is left alone.
   sink.Script({kWeComOk});
   rc.dingtalk_configs = {Robot(sink.url("/robot/send?access_token=T1"))};
-  auto unsigned_in = Build(rc);
+  auto unsigned_in = BuildRobot(rc);
   REQUIRE(unsigned_in->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   CHECK(sink.got().back().Param("sign").empty());
   CHECK(sink.got().back().params.size() == 1);
@@ -189,7 +189,7 @@ TEST_CASE("feishu sends a signed interactive card and checks code",
   config::am::RobotConfig c = Robot(sink.url("/open-apis/bot/v2/hook/abc"));
   c.secret = "fs-secret";
   rc.feishu_configs = {c};
-  auto in = Build(rc);
+  auto in = BuildRobot(rc);
   CHECK(in->name() == "feishu");
   Timestamp before = NowMs() / 1000;
   NotifyResult r = in->Notify(TwoAlerts(NowMs()), In(5000));

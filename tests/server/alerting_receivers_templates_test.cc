@@ -19,7 +19,7 @@ using testing::NowMs;
 using testing::Sink;
 using testing::TwoAlerts;
 
-std::unique_ptr<Integration> One(const config::am::Receiver& r) {
+std::unique_ptr<Integration> OneTemplates(const config::am::Receiver& r) {
   auto built = BuildIntegrations(r, Deps());
   INFO((built.ok() ? "" : std::string(built.status().message())));
   REQUIRE(built.ok());
@@ -46,7 +46,7 @@ TEST_CASE("templates in a config render against the notification",
       "{{ range .Alerts.Firing }}{{ .Labels.instance }} {{ end }}| {{ len "
       ".Alerts.Resolved }} resolved | {{ .Receiver }}";
   rc.discord_configs = {d};
-  auto in = One(rc);
+  auto in = OneTemplates(rc);
   REQUIRE(in->Notify(TwoAlerts(NowMs()), In(5000)).status.ok());
   auto j = Json(sink.got().at(0).body);
   CHECK(std::string(j["embeds"][0]["title"].GetString()) == "FIRING: Down");
@@ -105,7 +105,7 @@ TEST_CASE("telegram's HTML mode escapes the values it prints",
   t.chat_id = 5;
   t.message = "<b>{{ .CommonAnnotations.summary }}</b>";
   rc.telegram_configs = {t};
-  auto in = One(rc);
+  auto in = OneTemplates(rc);
   Notification n = TwoAlerts(NowMs());
   n.alerts.resize(1);
   n.alerts[0].annotations = Labels{{"summary", "1 < 2 & <i>"}};
@@ -115,7 +115,7 @@ TEST_CASE("telegram's HTML mode escapes the values it prints",
         "<b>1 &lt; 2 &amp; &lt;i&gt;</b>");
   // Other parse modes print values as they are.
   rc.telegram_configs[0].parse_mode = "MarkdownV2";
-  auto md = One(rc);
+  auto md = OneTemplates(rc);
   REQUIRE(md->Notify(n, In(5000)).status.ok());
   auto j2 = Json(sink.got().at(1).body);
   CHECK(std::string(j2["text"].GetString()) == "<b>1 < 2 & <i></b>");

@@ -323,7 +323,7 @@ std::string Sh(const std::string& s) {
   return out + "'";
 }
 
-std::string Rfc3339(Timestamp ms) {
+std::string WebhookRfc3339(Timestamp ms) {
   return go::TimeFormat(ms / 1000, static_cast<int32_t>(ms % 1000) * 1000000,
                         "2006-01-02T15:04:05.000Z07:00");
 }
@@ -377,9 +377,9 @@ TEST_CASE("webhook: the body is byte for byte what Alertmanager 0.25 posts",
     }
     post += "},\"annotations\":{\"summary\":\"" +
             std::string(a.annotations.Get("summary")) + "\"}";
-    post += ",\"startsAt\":\"" + Rfc3339(a.starts_at) + "\",\"endsAt\":\"" +
-            Rfc3339(a.ends_at) + "\",\"generatorURL\":\"" + a.generator_url +
-            "\"}";
+    post += ",\"startsAt\":\"" + WebhookRfc3339(a.starts_at) +
+            "\",\"endsAt\":\"" + WebhookRfc3339(a.ends_at) +
+            "\",\"generatorURL\":\"" + a.generator_url + "\"}";
   }
   post += "]";
   testutil::RunResult pr =

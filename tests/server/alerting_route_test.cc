@@ -13,7 +13,7 @@ using vigil::Labels;
 using vigil::alerting::RouteNode;
 using vigil::alerting::RouteTree;
 
-const std::string kData =
+const std::string kRouteData =
     std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/alertmanager";
 
 vigil::config::am::Route RootOf(const std::string& yaml) {
@@ -94,7 +94,8 @@ receivers: [{name: root}, {name: child}, {name: other}]
 
 TEST_CASE("matching is depth first and continue goes on to the next sibling",
           "[alerting][route]") {
-  auto c = vigil::config::am::LoadAlertmanagerConfigFile(kData + "/rich.yml");
+  auto c =
+      vigil::config::am::LoadAlertmanagerConfigFile(kRouteData + "/rich.yml");
   REQUIRE(c.ok());
   RouteTree t(c->route);
   using V = std::vector<std::string>;

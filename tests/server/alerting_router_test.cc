@@ -28,14 +28,14 @@ namespace {
 
 Timestamp Now() { return Clock::Real()->NowMs(); }
 
-Matcher M(std::string_view n, std::string_view v) {
+Matcher RouterMatcher(std::string_view n, std::string_view v) {
   auto m = Matcher::Make(MatchType::kEqual, n, v);
   REQUIRE(m.ok());
   return *m;
 }
 
 // Receivers without integrations: routing, grouping and state only.
-config::am::AlertmanagerFile File() {
+config::am::AlertmanagerFile RouterFile() {
   config::am::AlertmanagerFile f;
   f.global.resolve_timeout_ms = 60'000;
   f.route.receiver = "default";
@@ -45,7 +45,7 @@ config::am::AlertmanagerFile File() {
   f.route.repeat_interval_ms = 60'000;
   config::am::Route crit;
   crit.receiver = "pager";
-  crit.matchers = {M("severity", "critical")};
+  crit.matchers = {RouterMatcher("severity", "critical")};
   f.route.routes.push_back(crit);
   for (const char* name : {"default", "pager"}) {
     config::am::Receiver r;
@@ -53,15 +53,15 @@ config::am::AlertmanagerFile File() {
     f.receivers.push_back(r);
   }
   config::am::InhibitRule rule;
-  rule.source_matchers = {M("alertname", "Down")};
-  rule.target_matchers = {M("alertname", "Slow")};
+  rule.source_matchers = {RouterMatcher("alertname", "Down")};
+  rule.target_matchers = {RouterMatcher("alertname", "Slow")};
   rule.equal = {"instance"};
   f.inhibit_rules.push_back(rule);
   f.original = "route:\n  receiver: default\n";
   return f;
 }
 
-Alert A(Labels l) {
+Alert RouterAlert(Labels l) {
   Alert a;
   a.labels = std::move(l);
   return a;
@@ -77,7 +77,8 @@ std::unique_ptr<Router> Make(StateStore* st, metrics::Registry* reg = nullptr) {
   return std::move(*r);
 }
 
-const AlertView* Find(const std::vector<AlertView>& v, std::string_view name) {
+const AlertView* FindView(const std::vector<AlertView>& v,
+                          std::string_view name) {
   for (const auto& a : v)
     if (a.alert.labels.Get("alertname") == name) return &a;
   return nullptr;
@@ -87,10 +88,10 @@ TEST_CASE("router: ingestion fills in times and merges updates",
           "[alerting][router]") {
   auto st = MemoryStateStore();
   auto r = Make(st.get());
-  REQUIRE(r->ApplyConfig(File()).ok());
+  REQUIRE(r->ApplyConfig(RouterFile()).ok());
   r->Start();
   const Timestamp now = Now();
-  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, now).ok());
+  REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "X"}})}, now).ok());
   auto v = r->ListAlerts();
   REQUIRE(v.size() == 1);
   CHECK(v[0].alert.starts_at == now);
@@ -102,7 +103,7 @@ TEST_CASE("router: ingestion fills in times and merges updates",
   CHECK(v[0].state == AlertState::kActive);
 
   // A later update keeps the earlier start.
-  Alert upd = A({{"alertname", "X"}});
+  Alert upd = RouterAlert({{"alertname", "X"}});
   upd.starts_at = now + 5000;
   REQUIRE(r->PutAlerts({upd}, now + 10'000).ok());
   v = r->ListAlerts();
@@ -114,19 +115,19 @@ TEST_CASE("router: ingestion fills in times and merges updates",
   // it replaces it instead of merging with it: a merge would keep the
   // stored version, updated later, as Alertmanager does. An end of Now() - 1
   // made that depend on whether 2 ms had passed since `now`.)
-  Alert res = A({{"alertname", "X"}});
+  Alert res = RouterAlert({{"alertname", "X"}});
   res.starts_at = now - 1000;
   res.ends_at = now - 1;
   REQUIRE(r->PutAlerts({res}, Now()).ok());
   CHECK(r->ListAlerts().empty());
 
   // Invalid alerts are refused, naming them; valid ones still go in.
-  Alert bad = A({{"bad-name", "x"}});
-  Alert back = A({{"alertname", "Y"}});
+  Alert bad = RouterAlert({{"bad-name", "x"}});
+  Alert back = RouterAlert({{"alertname", "Y"}});
   back.starts_at = now;
   back.ends_at = now - 1000;
-  absl::Status s =
-      r->PutAlerts({A({}), bad, back, A({{"alertname", "Ok"}})}, Now());
+  absl::Status s = r->PutAlerts(
+      {RouterAlert({}), bad, back, RouterAlert({{"alertname", "Ok"}})}, Now());
   CHECK(s.code() == absl::StatusCode::kInvalidArgument);
   CHECK(s.message() ==
         "invalid alert {}: at least one label pair required; invalid alert "
@@ -142,18 +143,18 @@ TEST_CASE("router: silenced and inhibited alerts are suppressed",
           "[alerting][router]") {
   auto st = MemoryStateStore();
   auto r = Make(st.get());
-  REQUIRE(r->ApplyConfig(File()).ok());
+  REQUIRE(r->ApplyConfig(RouterFile()).ok());
   r->Start();
   const Timestamp now = Now();
-  REQUIRE(r->PutAlerts({A({{"alertname", "Down"}, {"instance", "a"}}),
-                        A({{"alertname", "Slow"}, {"instance", "a"}}),
-                        A({{"alertname", "Slow2"},
-                           {"instance", "a"},
-                           {"severity", "critical"}})},
+  REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "Down"}, {"instance", "a"}}),
+                        RouterAlert({{"alertname", "Slow"}, {"instance", "a"}}),
+                        RouterAlert({{"alertname", "Slow2"},
+                                     {"instance", "a"},
+                                     {"severity", "critical"}})},
                        now)
               .ok());
   Silence s;
-  s.matchers = {M("alertname", "Slow2")};
+  s.matchers = {RouterMatcher("alertname", "Slow2")};
   s.starts_at = now;
   s.ends_at = now + 3'600'000;
   s.created_by = "bob";
@@ -162,13 +163,13 @@ TEST_CASE("router: silenced and inhibited alerts are suppressed",
   REQUIRE(id.ok());
   auto v = r->ListAlerts();
   REQUIRE(v.size() == 3);
-  CHECK(Find(v, "Down")->state == AlertState::kActive);
-  const AlertView* slow = Find(v, "Slow");
+  CHECK(FindView(v, "Down")->state == AlertState::kActive);
+  const AlertView* slow = FindView(v, "Slow");
   CHECK(slow->state == AlertState::kSuppressed);
   CHECK(slow->inhibited_by ==
         std::vector<std::string>{FingerprintHex(
             Fingerprint(Labels{{"alertname", "Down"}, {"instance", "a"}}))});
-  const AlertView* slow2 = Find(v, "Slow2");
+  const AlertView* slow2 = FindView(v, "Slow2");
   CHECK(slow2->state == AlertState::kSuppressed);
   CHECK(slow2->silenced_by == std::vector<std::string>{*id});
   CHECK(slow2->receivers == std::vector<std::string>{"pager"});
@@ -186,7 +187,7 @@ TEST_CASE("router: silenced and inhibited alerts are suppressed",
   // Expiring the silence lifts it.
   REQUIRE(r->ExpireSilence(*id).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  CHECK(Find(r->ListAlerts(), "Slow2")->state == AlertState::kActive);
+  CHECK(FindView(r->ListAlerts(), "Slow2")->state == AlertState::kActive);
   CHECK(r->GetSilence(*id)->StateAt(Now()) == SilenceState::kExpired);
   r->Stop();
 }
@@ -197,7 +198,7 @@ TEST_CASE("router: silence errors read as Alertmanager's",
   auto r = Make(st.get());
   const Timestamp now = Now();
   Silence s;
-  s.matchers = {M("a", "b")};
+  s.matchers = {RouterMatcher("a", "b")};
   s.starts_at = now + 1000;
   s.ends_at = now;
   CHECK(r->PutSilence(s).status().message() ==
@@ -220,8 +221,8 @@ TEST_CASE("router: config, receivers, self-metrics", "[alerting][router]") {
   auto r = Make(st.get(), &reg);
   CHECK(r->Receivers().empty());
   CHECK(r->OriginalConfig().empty());
-  REQUIRE(r->PutAlerts({A({{"alertname", "Early"}})}, Now()).ok());
-  REQUIRE(r->ApplyConfig(File()).ok());
+  REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "Early"}})}, Now()).ok());
+  REQUIRE(r->ApplyConfig(RouterFile()).ok());
   CHECK(r->Receivers() == std::vector<std::string>{"default", "pager"});
   CHECK(r->OriginalConfig() == "route:\n  receiver: default\n");
   r->Start();
@@ -231,13 +232,13 @@ TEST_CASE("router: config, receivers, self-metrics", "[alerting][router]") {
         std::vector<std::string>{"default"});
 
   // A new config keeps the alerts and regroups them.
-  auto f2 = File();
+  auto f2 = RouterFile();
   f2.route.receiver = "pager";
   f2.receivers[0].name = "other";
   f2.route.routes.clear();
   f2.route.routes.push_back({});
   f2.route.routes[0].receiver = "other";
-  f2.route.routes[0].matchers = {M("alertname", "Early")};
+  f2.route.routes[0].matchers = {RouterMatcher("alertname", "Early")};
   REQUIRE(r->ApplyConfig(f2).ok());
   REQUIRE(r->ListAlerts().size() == 1);
   CHECK(r->ListAlerts()[0].receivers == std::vector<std::string>{"other"});
@@ -245,7 +246,7 @@ TEST_CASE("router: config, receivers, self-metrics", "[alerting][router]") {
   CHECK(r->ListGroups()[0].receiver == "other");
 
   Silence s;
-  s.matchers = {M("alertname", "Early")};
+  s.matchers = {RouterMatcher("alertname", "Early")};
   s.starts_at = Now();
   s.ends_at = Now() + 60'000;
   REQUIRE(r->PutSilence(s).ok());
@@ -283,9 +284,9 @@ TEST_CASE("router: a config that fails to build changes nothing",
           "[alerting][router]") {
   auto st = MemoryStateStore();
   auto r = Make(st.get());
-  REQUIRE(r->ApplyConfig(File()).ok());
-  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, Now()).ok());
-  auto bad = File();
+  REQUIRE(r->ApplyConfig(RouterFile()).ok());
+  REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "X"}})}, Now()).ok());
+  auto bad = RouterFile();
   bad.receivers[0].name = "renamed";
   bad.route.receiver = "renamed";
   config::am::WebhookConfig w;
@@ -310,10 +311,10 @@ TEST_CASE("router: silences survive a restart on a real data directory",
     REQUIRE(db.ok());
     auto st = StorageStateStore(db->get());
     auto r = Make(st.get());
-    REQUIRE(r->ApplyConfig(File()).ok());
+    REQUIRE(r->ApplyConfig(RouterFile()).ok());
     r->Start();
     Silence s;
-    s.matchers = {M("alertname", "X")};
+    s.matchers = {RouterMatcher("alertname", "X")};
     s.starts_at = now;
     s.ends_at = now + 3'600'000;
     s.created_by = "carol";
@@ -327,13 +328,13 @@ TEST_CASE("router: silences survive a restart on a real data directory",
   REQUIRE(db.ok());
   auto st = StorageStateStore(db->get());
   auto r = Make(st.get());
-  REQUIRE(r->ApplyConfig(File()).ok());
+  REQUIRE(r->ApplyConfig(RouterFile()).ok());
   r->Start();
   auto s = r->GetSilence(id);
   REQUIRE(s.ok());
   CHECK(s->created_by == "carol");
   CHECK(r->ListSilences().size() == 1);
-  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, Now()).ok());
+  REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "X"}})}, Now()).ok());
   auto v = r->ListAlerts();
   REQUIRE(v.size() == 1);
   CHECK(v[0].silenced_by == std::vector<std::string>{id});
@@ -342,9 +343,9 @@ TEST_CASE("router: silences survive a restart on a real data directory",
 
 // A webhook sink on 127.0.0.1 recording each POST body; the first
 // `fail_first` requests get a 500.
-class Sink {
+class WebhookSink {
  public:
-  explicit Sink(int fail_first = 0) : fail_(fail_first) {
+  explicit WebhookSink(int fail_first = 0) : fail_(fail_first) {
     server_.Handle("POST", "/hook",
                    [this](const net::HttpRequest& req, net::HttpResponse* res) {
                      std::lock_guard<std::mutex> l(mu_);
@@ -390,7 +391,7 @@ class Sink {
 
 config::am::AlertmanagerFile WebhookFile(const std::string& url,
                                          const std::string& failing_url = "") {
-  config::am::AlertmanagerFile f = File();
+  config::am::AlertmanagerFile f = RouterFile();
   f.route.group_wait_ms = 200;
   f.route.group_interval_ms = 400;
   f.route.repeat_interval_ms = 3'600'000;
@@ -402,7 +403,7 @@ config::am::AlertmanagerFile WebhookFile(const std::string& url,
     config::am::Route to_pager;
     to_pager.receiver = "pager";
     to_pager.continue_ = true;
-    to_pager.matchers = {M("alertname", "X")};
+    to_pager.matchers = {RouterMatcher("alertname", "X")};
     config::am::Route to_default = to_pager;
     to_default.receiver = "default";
     f.route.routes = {to_pager, to_default};
@@ -413,7 +414,7 @@ config::am::AlertmanagerFile WebhookFile(const std::string& url,
   return f;
 }
 
-rapidjson::Document Json(const std::string& body) {
+rapidjson::Document RouterJson(const std::string& body) {
   rapidjson::Document d;
   d.Parse(body.c_str());
   REQUIRE(!d.HasParseError());
@@ -425,7 +426,7 @@ TEST_CASE(
     "nothing twice and keeps silences",
     "[alerting][router]") {
   testutil::TempDir dir;
-  Sink sink;
+  WebhookSink sink;
   const Timestamp t0 = Now();
   {
     auto db = storage::DB::Open({}, dir.path());
@@ -435,17 +436,18 @@ TEST_CASE(
     REQUIRE(r->ApplyConfig(WebhookFile(sink.url())).ok());
     r->Start();
     Silence s;
-    s.matchers = {M("alertname", "Y")};
+    s.matchers = {RouterMatcher("alertname", "Y")};
     s.starts_at = t0;
     s.ends_at = t0 + 3'600'000;
     REQUIRE(r->PutSilence(s).ok());
-    REQUIRE(
-        r->PutAlerts({A({{"alertname", "X"}}), A({{"alertname", "Y"}})}, Now())
-            .ok());
+    REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "X"}}),
+                          RouterAlert({{"alertname", "Y"}})},
+                         Now())
+                .ok());
     REQUIRE(sink.WaitFor(1, 3000));
     std::this_thread::sleep_for(std::chrono::milliseconds(600));
     REQUIRE(sink.bodies().size() == 1);
-    auto d = Json(sink.bodies()[0]);
+    auto d = RouterJson(sink.bodies()[0]);
     CHECK(std::string(d["groupKey"].GetString()) == "{}:{alertname=\"X\"}");
     CHECK(std::string(d["receiver"].GetString()) == "default");
     CHECK(std::string(d["status"].GetString()) == "firing");
@@ -460,18 +462,19 @@ TEST_CASE(
   REQUIRE(r->ApplyConfig(WebhookFile(sink.url())).ok());
   r->Start();
   // Prometheus sends its alerts again after the restart.
-  REQUIRE(
-      r->PutAlerts({A({{"alertname", "X"}}), A({{"alertname", "Y"}})}, Now())
-          .ok());
+  REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "X"}}),
+                        RouterAlert({{"alertname", "Y"}})},
+                       Now())
+              .ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   CHECK(sink.bodies().size() == 1);
   // Resolving X is news: sent (send_resolved defaults to true).
-  Alert x = A({{"alertname", "X"}});
+  Alert x = RouterAlert({{"alertname", "X"}});
   x.starts_at = t0;
   x.ends_at = Now();
   REQUIRE(r->PutAlerts({x}, Now()).ok());
   REQUIRE(sink.WaitFor(2, 3000));
-  auto d = Json(sink.bodies()[1]);
+  auto d = RouterJson(sink.bodies()[1]);
   CHECK(std::string(d["status"].GetString()) == "resolved");
   r->Stop();
 }
@@ -480,15 +483,15 @@ TEST_CASE(
     "router: a receiver answering 500 is retried and counted, the "
     "other is not delayed",
     "[alerting][router]") {
-  Sink good;
-  Sink bad(2);
+  WebhookSink good;
+  WebhookSink bad(2);
   auto st = MemoryStateStore();
   metrics::Registry reg;
   auto r = Make(st.get(), &reg);
   REQUIRE(r->ApplyConfig(WebhookFile(good.url(), bad.url())).ok());
   r->Start();
   const Timestamp t0 = Now();
-  REQUIRE(r->PutAlerts({A({{"alertname", "X"}})}, t0).ok());
+  REQUIRE(r->PutAlerts({RouterAlert({{"alertname", "X"}})}, t0).ok());
   REQUIRE(good.WaitFor(1, 3000));
   REQUIRE(bad.WaitFor(1, 5000));
   CHECK(bad.times()[0] - t0 >= 200 + 250 + 375);
@@ -532,12 +535,12 @@ struct Seen {
   Timestamp at = 0;
 };
 
-std::vector<Seen> Reduce(const Sink& sink) {
+std::vector<Seen> Reduce(const WebhookSink& sink) {
   std::vector<Seen> out;
   auto bodies = sink.bodies();
   auto times = sink.times();
   for (size_t i = 0; i < bodies.size(); ++i) {
-    auto d = Json(bodies[i]);
+    auto d = RouterJson(bodies[i]);
     Seen s;
     s.receiver = d["receiver"].GetString();
     s.group_key = d["groupKey"].GetString();
@@ -598,7 +601,7 @@ TEST_CASE("router: the same notifications as a real Alertmanager",
     return;
   }
   testutil::TempDir dir;
-  Sink vigil_sink, am_sink;
+  WebhookSink vigil_sink, am_sink;
   auto yml = [](const std::string& url) {
     return "global:\n  resolve_timeout: 1m\n"
            "route:\n  receiver: default\n"
@@ -647,7 +650,7 @@ TEST_CASE("router: the same notifications as a real Alertmanager",
       json += "},\"startsAt\":\"" + FormatRfc3339Seconds(starts) + "\"";
       if (ends) json += ",\"endsAt\":\"" + FormatRfc3339Seconds(ends) + "\"";
       json += "}";
-      Alert a = A(l);
+      Alert a = RouterAlert(l);
       a.starts_at = starts;
       a.ends_at = ends;
       mine.push_back(a);
@@ -675,7 +678,7 @@ TEST_CASE("router: the same notifications as a real Alertmanager",
         Quote(json) + " " + base + "/api/v2/silences");
     CHECK(res.out == "200");
     Silence s;
-    s.matchers = {M("alertname", "Silenced")};
+    s.matchers = {RouterMatcher("alertname", "Silenced")};
     s.starts_at = silence_start;
     s.ends_at = silence_start + 3'600'000;
     REQUIRE(r->PutSilence(s).ok());

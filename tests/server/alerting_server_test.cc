@@ -23,7 +23,7 @@ namespace {
 using vigil::testing::Http;
 using vigil::testutil::ReadFile;
 
-const std::string kData =
+const std::string kApiData =
     std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/alerting_api/";
 
 std::vector<std::string> Lines(const std::string& path) {
@@ -44,7 +44,7 @@ size_t WaitLines(const std::string& path, size_t n, int timeout_ms) {
   return Lines(path).size();
 }
 
-std::string Str(const rapidjson::Value& v, const char* key) {
+std::string ServerStr(const rapidjson::Value& v, const char* key) {
   auto it = v.FindMember(key);
   return it != v.MemberEnd() && it->value.IsString() ? it->value.GetString()
                                                      : "";
@@ -61,7 +61,7 @@ TEST_CASE(
   vigil::testutil::TempDir dir;
   const int sink_port = vigil::testutil::FreePort();
   const std::string sink_out = dir.Sub("notifications.jsonl");
-  vigil::testutil::Process sink({"python3", kData + "webhook_sink.py",
+  vigil::testutil::Process sink({"python3", kApiData + "webhook_sink.py",
                                  std::to_string(sink_port), sink_out},
                                 dir.Sub("sink.log"));
   // Repeats every 2 s while unsilenced, so that silence is what stops them.
@@ -93,19 +93,20 @@ TEST_CASE(
     n.Parse(Lines(sink_out)[0].c_str());
     REQUIRE(n.IsObject());
     INFO(Lines(sink_out)[0]);
-    CHECK(Str(n, "receiver") == "hook");
-    CHECK(Str(n, "status") == "firing");
-    CHECK(Str(n, "groupKey") == "{}:{alertname=\"GpuHot\"}");
-    CHECK(Str(n, "version") == "4");
-    CHECK(Str(n["groupLabels"], "alertname") == "GpuHot");
+    CHECK(ServerStr(n, "receiver") == "hook");
+    CHECK(ServerStr(n, "status") == "firing");
+    CHECK(ServerStr(n, "groupKey") == "{}:{alertname=\"GpuHot\"}");
+    CHECK(ServerStr(n, "version") == "4");
+    CHECK(ServerStr(n["groupLabels"], "alertname") == "GpuHot");
     REQUIRE(n["alerts"].Size() == 1);
     const auto& a = n["alerts"][0];
-    CHECK(Str(a, "status") == "firing");
-    CHECK(Str(a["labels"], "alertname") == "GpuHot");
-    CHECK(Str(a["labels"], "severity") == "page");
-    CHECK(Str(a["labels"], "site") == "t");  // external labels, as sent out
-    CHECK(Str(a["annotations"], "summary") == "at 95");
-    CHECK(Str(a, "generatorURL")
+    CHECK(ServerStr(a, "status") == "firing");
+    CHECK(ServerStr(a["labels"], "alertname") == "GpuHot");
+    CHECK(ServerStr(a["labels"], "severity") == "page");
+    CHECK(ServerStr(a["labels"], "site") ==
+          "t");  // external labels, as sent out
+    CHECK(ServerStr(a["annotations"], "summary") == "at 95");
+    CHECK(ServerStr(a, "generatorURL")
               .rfind("http://vigil.example:9090/graph?g0.expr=", 0) == 0);
   }
   // Unsilenced, it repeats.
@@ -124,7 +125,7 @@ TEST_CASE(
   rapidjson::Document id_doc;
   id_doc.Parse(made.body.c_str());
   REQUIRE(id_doc.IsObject());
-  const std::string id = Str(id_doc, "silenceID");
+  const std::string id = ServerStr(id_doc, "silenceID");
   REQUIRE(id.size() == 36);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // in flight
   const size_t before = Lines(sink_out).size();

@@ -31,12 +31,13 @@ using vigil::alerting::Alert;
 using vigil::alerting::Notification;
 using vigil::alerting::TemplateSet;
 using vigil::testutil::TempDir;
+using vigil::testutil::WriteFile;
 
 // 2024-01-15 10:00:00 UTC, in ms.
-constexpr int64_t kT0 = 1705312800000;
+constexpr int64_t kTemplateT0 = 1705312800000;
 
-Alert MakeAlert(Labels labels, Labels annotations, int64_t starts,
-                int64_t ends = 0) {
+Alert TemplateAlert(Labels labels, Labels annotations, int64_t starts,
+                    int64_t ends = 0) {
   Alert a;
   a.labels = std::move(labels);
   a.annotations = std::move(annotations);
@@ -53,31 +54,34 @@ Notification Sample() {
   n.group_key = "{}:{alertname=\"KVCacheCritical\", cluster=\"a\"}";
   n.group_labels = Labels{{"alertname", "KVCacheCritical"}, {"cluster", "a"}};
   n.external_url = "http://vigil:9093";
-  n.now = kT0 + 600000;
-  n.alerts.push_back(MakeAlert({{"alertname", "KVCacheCritical"},
-                                {"cluster", "a"},
-                                {"instance", "gpu-1:8000"},
-                                {"severity", "critical"}},
-                               {{"summary", "KV cache full on gpu-1"},
-                                {"description", "Usage is 99%"},
-                                {"runbook_url", "https://runbooks.example/kv"}},
-                               kT0,
-                               kT0 + 3600000));  // firing: ends in the future
-  n.alerts.push_back(MakeAlert({{"alertname", "KVCacheCritical"},
-                                {"cluster", "a"},
-                                {"instance", "gpu-2:8000"},
-                                {"severity", "critical"}},
-                               {{"summary", "KV cache full on gpu-2"},
-                                {"runbook", "https://runbooks.example/kv2"}},
-                               kT0 + 60000));
-  n.alerts.push_back(MakeAlert({{"alertname", "KVCacheCritical"},
-                                {"cluster", "a"},
-                                {"instance", "gpu-3:8000"},
-                                {"severity", "critical"}},
-                               {{"summary", "KV cache full on gpu-3"},
-                                {"runbook_url", "https://runbooks.example/kv"}},
-                               kT0 - 60000,
-                               kT0 + 300000));  // resolved 5 minutes ago
+  n.now = kTemplateT0 + 600000;
+  n.alerts.push_back(
+      TemplateAlert({{"alertname", "KVCacheCritical"},
+                     {"cluster", "a"},
+                     {"instance", "gpu-1:8000"},
+                     {"severity", "critical"}},
+                    {{"summary", "KV cache full on gpu-1"},
+                     {"description", "Usage is 99%"},
+                     {"runbook_url", "https://runbooks.example/kv"}},
+                    kTemplateT0,
+                    kTemplateT0 + 3600000));  // firing: ends in the future
+  n.alerts.push_back(
+      TemplateAlert({{"alertname", "KVCacheCritical"},
+                     {"cluster", "a"},
+                     {"instance", "gpu-2:8000"},
+                     {"severity", "critical"}},
+                    {{"summary", "KV cache full on gpu-2"},
+                     {"runbook", "https://runbooks.example/kv2"}},
+                    kTemplateT0 + 60000));
+  n.alerts.push_back(
+      TemplateAlert({{"alertname", "KVCacheCritical"},
+                     {"cluster", "a"},
+                     {"instance", "gpu-3:8000"},
+                     {"severity", "critical"}},
+                    {{"summary", "KV cache full on gpu-3"},
+                     {"runbook_url", "https://runbooks.example/kv"}},
+                    kTemplateT0 - 60000,
+                    kTemplateT0 + 300000));  // resolved 5 minutes ago
   return n;
 }
 
@@ -102,10 +106,6 @@ std::string ExecError(const std::string& text,
   return std::string(out.status().message());
 }
 
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
 }  // namespace
 
 TEST_CASE("Notification data: top-level fields", "[alerting][template]") {
@@ -125,7 +125,7 @@ TEST_CASE("Notification data: top-level fields", "[alerting][template]") {
         "*template.Data template.Alerts template.KV");
 
   Notification resolved = Sample();
-  for (Alert& a : resolved.alerts) a.ends_at = kT0 + 1000;
+  for (Alert& a : resolved.alerts) a.ends_at = kTemplateT0 + 1000;
   CHECK(Exec("{{ .Status }} {{ len .Alerts.Firing }}", resolved) ==
         "resolved 0");
   Notification empty = Sample();
@@ -603,7 +603,7 @@ TEST_CASE("Templates render as a real Alertmanager renders them",
   n.external_url = "http://am.example:9093";
   const int64_t starts[] = {now - 1123, now - 1456, now - 1789};
   for (int i = 0; i < 3; ++i) {
-    Alert a = MakeAlert(
+    Alert a = TemplateAlert(
         {{"alertname", "GpuHot"},
          {"cluster", "a"},
          {"instance", "gpu-" + std::to_string(i + 1)},

@@ -20,16 +20,16 @@
 #include "storage/db.h"
 #include "tests/server/alerting_peers_testutil.h"
 
+namespace vigil::alerting {
 namespace {
 
-using namespace vigil::alerting;
 using vigil::Labels;
 using vigil::Timestamp;
 using vigil::testing::Http;
 using vigil::testutil::Run;
 
 constexpr int64_t kMin = 60 * 1000;
-const std::string kVigil = VIGIL_BINARY;
+const std::string kQualityVigil = VIGIL_BINARY;
 const std::string kSink = std::string(VIGIL_SOURCE_DIR) +
                           "/tests/server/testdata/alerting_api/webhook_sink.py";
 
@@ -277,7 +277,7 @@ TEST_CASE(
   };
   check_report(
       Http(&client, "GET", vigil.url + "/api/v1/alerts/report?since=1h").body);
-  auto cli = Run(kVigil + " alerts report --server=" + vigil.url);
+  auto cli = Run(kQualityVigil + " alerts report --server=" + vigil.url);
   INFO(cli.err);
   CHECK(cli.code == 0);
   CHECK(cli.out.find("! QueueBuildup: 100% of reviewed occurrences") !=
@@ -285,8 +285,9 @@ TEST_CASE(
 
   // A restart keeps the history and the feedback.
   REQUIRE(vigil.Stop() == 0);
-  auto offline = Run(
-      kVigil + " alerts report -o json --storage.tsdb.path=" + dir.Sub("data"));
+  auto offline =
+      Run(kQualityVigil +
+          " alerts report -o json --storage.tsdb.path=" + dir.Sub("data"));
   INFO(offline.err);
   REQUIRE(offline.code == 0);
   check_report(offline.out);
@@ -301,7 +302,7 @@ TEST_CASE("malformed feedback and report parameters are 400", "[quality]") {
   std::ofstream(dir.Sub("prometheus.yml")) << "global: {}\n";
   int port = vigil::testutil::FreePort();
   vigil::testutil::Process p(
-      {kVigil, "--config.file=" + dir.Sub("prometheus.yml"),
+      {kQualityVigil, "--config.file=" + dir.Sub("prometheus.yml"),
        "--storage.tsdb.path=" + dir.Sub("data"),
        "--web.listen-address=127.0.0.1:" + std::to_string(port)},
       dir.Sub("vigil.log"));
@@ -376,10 +377,10 @@ TEST_CASE("malformed feedback and report parameters are 400", "[quality]") {
   p.Signal(SIGTERM);
   p.Wait(20000);
 
-  auto cli = Run(kVigil + " alerts report --since=soon --server=" + url);
+  auto cli = Run(kQualityVigil + " alerts report --since=soon --server=" + url);
   CHECK(cli.code == 2);
   CHECK(cli.err.find("--since") != std::string::npos);
-  auto both = Run(kVigil + " alerts report --server=" + url +
+  auto both = Run(kQualityVigil + " alerts report --server=" + url +
                   " --storage.tsdb.path=" + dir.Sub("data"));
   CHECK(both.code == 2);
 }
@@ -410,8 +411,8 @@ TEST_CASE("rules replay --compare shows how a threshold change would fire",
       << "groups:\n- name: g\n  rules:\n"
          "  - alert: LoadHigh\n    expr: load > 80\n    for: 5m\n"
          "  - record: load:copy\n    expr: load\n";
-  auto r = Run(kVigil + " rules replay --storage.tsdb.path=" + dir.Sub("data") +
-               " --start=" + std::to_string(t0 / 1000) +
+  auto r = Run(kQualityVigil + " rules replay --storage.tsdb.path=" +
+               dir.Sub("data") + " --start=" + std::to_string(t0 / 1000) +
                " --end=" + std::to_string(t0 / 1000 + 4 * 3600) +
                " --compare=" + dir.Sub("old.yml") + " " + dir.Sub("new.yml"));
   INFO(r.out + r.err);
@@ -431,10 +432,12 @@ TEST_CASE("rules replay --compare shows how a threshold change would fire",
   REQUIRE(db.ok());
   CHECK((*db)->Stats().num_series == 1);
   // Bad --compare files are errors.
-  auto bad =
-      Run(kVigil + " rules replay --storage.tsdb.path=" + dir.Sub("data") +
-          " --start=0 --end=1 --compare=" + dir.Sub("none.yml") + " " +
-          dir.Sub("new.yml"));
+  auto bad = Run(kQualityVigil +
+                 " rules replay --storage.tsdb.path=" + dir.Sub("data") +
+                 " --start=0 --end=1 --compare=" + dir.Sub("none.yml") + " " +
+                 dir.Sub("new.yml"));
   CHECK(bad.code == 1);
   CHECK(bad.err.find("none.yml") != std::string::npos);
 }
+
+}  // namespace vigil::alerting

@@ -72,7 +72,7 @@ struct Fixture {
   }
 };
 
-std::string Err(std::string_view type, std::string_view msg) {
+std::string ApiErr(std::string_view type, std::string_view msg) {
   return std::string(R"({"status":"error","errorType":")") + std::string(type) +
          R"(","error":")" + std::string(msg) + R"("})";
 }
@@ -302,63 +302,74 @@ TEST_CASE("query parameter errors have Prometheus's text and code", "[api]") {
       {"/api/v1/query",
        {{"query", "up"}, {"time", "x"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"time\": invalid time value for 'time': cannot parse \"x\" to a valid timestamp)")},
       {"/api/v1/query",
        {},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"query\": unknown position: parse error: no expression found in input)")},
       {"/api/v1/query", {{"query", "sum("}}, 400, ""},
       {"/api/v1/query",
        {{"query", "up"}, {"limit", "-1"}},
        400,
-       Err("bad_data",
-           R"(invalid parameter \"limit\": limit must be non-negative)")},
+       ApiErr("bad_data",
+              R"(invalid parameter \"limit\": limit must be non-negative)")},
       {"/api/v1/query",
        {{"query", "up"}, {"limit", "x"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"limit\": strconv.Atoi: parsing \"x\": invalid syntax)")},
       {"/api/v1/query",
        {{"query", "up"}, {"timeout", "x"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"timeout\": cannot parse \"x\" to a valid duration)")},
       {"/api/v1/query",
        {{"query", "up"}, {"lookback_delta", "x"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(error parsing lookback delta duration: cannot parse \"x\" to a valid duration)")},
       {"/api/v1/query_range",
        {{"query", "up"}, {"start", "x"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"start\": cannot parse \"x\" to a valid timestamp)")},
       {"/api/v1/query_range",
        {{"query", "up"}, {"start", "10"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"end\": cannot parse \"\" to a valid timestamp)")},
       {"/api/v1/query_range",
        {{"query", "up"}, {"start", "10"}, {"end", "5"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"end\": end timestamp must not be before start time)")},
       {"/api/v1/query_range",
        {{"query", "up"}, {"start", "0"}, {"end", "5"}, {"step", "0"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"step\": zero or negative query resolution step widths are not accepted. Try a positive integer)")},
       {"/api/v1/query_range",
        {{"query", "up"}, {"start", "0"}, {"end", "5"}, {"step", "-1s"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"step\": cannot parse \"-1s\" to a valid duration)")},
       {"/api/v1/query_range",
        {{"query", "up"}, {"start", "0"}, {"end", "11001"}, {"step", "1"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            "exceeded maximum resolution of 11,000 points per timeseries. Try "
            "decreasing the query resolution (?step=XX)")},
       {"/api/v1/query_range",
@@ -368,13 +379,14 @@ TEST_CASE("query parameter errors have Prometheus's text and code", "[api]") {
       {"/api/v1/query_range",
        {{"query", "up[5m]"}, {"start", "0"}, {"end", "5"}, {"step", "1"}},
        400,
-       Err("bad_data",
+       ApiErr(
+           "bad_data",
            R"(invalid parameter \"query\": invalid expression type \"range vector\" for range query, must be Scalar or instant Vector)")},
       {"/api/v1/query",
        {{"query", "{__name__=~\"up|req_total\"} * 2"}, {"time", "600"}},
        422,
-       Err("execution",
-           "vector cannot contain metrics with the same labelset")},
+       ApiErr("execution",
+              "vector cannot contain metrics with the same labelset")},
   };
   for (const Case& c : cases) {
     INFO(c.path << " " << (c.params.empty() ? "" : c.params[0].second));
@@ -400,12 +412,13 @@ TEST_CASE("a query stops when its client goes away (499) or times out (503)",
   t.join();
   CHECK(r.status == 499);
   CHECK(r.body ==
-        Err("canceled", "query was canceled in expression evaluation"));
+        ApiErr("canceled", "query was canceled in expression evaluation"));
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   r = f.Get("/api/v1/query",
             {{"query", slow}, {"time", "600"}, {"timeout", "0.05"}});
   CHECK(r.status == 503);
-  CHECK(r.body == Err("timeout", "query timed out in expression evaluation"));
+  CHECK(r.body ==
+        ApiErr("timeout", "query timed out in expression evaluation"));
 }
 
 TEST_CASE("max concurrency queues queries, the queue honours timeouts",
@@ -419,7 +432,7 @@ TEST_CASE("max concurrency queues queries, the queue honours timeouts",
   while (f.api->running_queries() == 0) std::this_thread::yield();
   auto r = f.Get("/api/v1/query", {{"query", "up"}, {"timeout", "0.02"}});
   CHECK(r.status == 503);
-  CHECK(r.body == Err("timeout", "query timed out in query queue"));
+  CHECK(r.body == ApiErr("timeout", "query timed out in query queue"));
   gone = true;
   t.join();
   CHECK(f.api->running_queries() == 0);
@@ -445,15 +458,17 @@ TEST_CASE("series, labels and label values", "[api]") {
       r.body ==
       R"({"status":"success","data":[{"__name__":"up","job":"a"}],"warnings":["results truncated due to limit"]})");
   CHECK(f.Get("/api/v1/series").body ==
-        Err("bad_data", "no match[] parameter provided"));
+        ApiErr("bad_data", "no match[] parameter provided"));
   CHECK(
       f.Get("/api/v1/series", {{"match[]", "{job=\"\"}"}}).body ==
-      Err("bad_data",
+      ApiErr(
+          "bad_data",
           R"(invalid parameter \"match[]\": match[] must contain at least one non-empty matcher)"));
   CHECK(f.Get("/api/v1/series", {{"match[]", "up{"}}).status == 400);
   CHECK(
       f.Get("/api/v1/series", {{"match[]", "up"}, {"start", "x"}}).body ==
-      Err("bad_data",
+      ApiErr(
+          "bad_data",
           R"(invalid parameter \"start\": invalid time value for 'start': cannot parse \"x\" to a valid timestamp)"));
 
   r = f.Get("/api/v1/labels");
@@ -493,8 +508,8 @@ TEST_CASE("empty sources answer like a Prometheus without them", "[api]") {
   CHECK(f.Get("/api/v1/rules").body ==
         R"({"status":"success","data":{"groups":[]}})");
   CHECK(f.Get("/api/v1/rules", {{"type", "x"}}).body ==
-        Err("bad_data",
-            R"(invalid parameter \"type\": not supported value \"x\")"));
+        ApiErr("bad_data",
+               R"(invalid parameter \"type\": not supported value \"x\")"));
   CHECK(f.Get("/api/v1/alerts").body ==
         R"({"status":"success","data":{"alerts":[]}})");
   CHECK(
@@ -509,7 +524,7 @@ TEST_CASE("empty sources answer like a Prometheus without them", "[api]") {
       f.Get("/api/v1/metadata").body ==
       R"({"status":"success","data":{"req_total":[{"type":"counter","help":"Requests.","unit":""}]}})");
   CHECK(f.Get("/api/v1/metadata", {{"limit", "x"}}).body ==
-        Err("bad_data", "limit must be a number"));
+        ApiErr("bad_data", "limit must be a number"));
   CHECK(f.Get("/api/v1/status/walreplay").body ==
         R"({"status":"success","data":{"min":0,"max":0,"current":0}})");
   CHECK(f.Get("/api/v1/status/config").body ==
@@ -539,9 +554,9 @@ TEST_CASE("status/tsdb reports the cardinality audit", "[api]") {
           R"("seriesCountByLabelValuePair":[{"name":"__name__=up","value":2}])") !=
       std::string::npos);
   CHECK(f.Get("/api/v1/status/tsdb", {{"limit", "0"}}).body ==
-        Err("bad_data", "limit must be a positive number"));
+        ApiErr("bad_data", "limit must be a positive number"));
   CHECK(f.Get("/api/v1/status/tsdb", {{"limit", "10001"}}).body ==
-        Err("bad_data", "limit must not exceed 10000"));
+        ApiErr("bad_data", "limit must not exceed 10000"));
 }
 
 TEST_CASE("federate writes the latest samples as text exposition", "[api]") {

@@ -27,7 +27,7 @@ namespace {
 
 using vigil::testutil::Run;
 
-const std::string kVigil = VIGIL_BINARY;
+const std::string kCalibrateVigil = VIGIL_BINARY;
 const std::string kRules =
     std::string(VIGIL_SOURCE_DIR) + "/examples/llm/rules/alerts.yml";
 constexpr int64_t kStart = 1796045100;  // 2026-11-30T13:25:00Z, near the peak
@@ -36,18 +36,19 @@ std::string Sim() {
 #ifdef VIGIL_SIM_BINARY
   return VIGIL_SIM_BINARY;
 #else
-  return (std::filesystem::path(kVigil).parent_path() / "vigil-sim").string();
+  return (std::filesystem::path(kCalibrateVigil).parent_path() / "vigil-sim")
+      .string();
 #endif
 }
 
 // One host, 5 min warm-up, then 10 min at each of factor 1.0 / 1.3 / 1.6,
 // imported into a storage directory once per process.
-struct Fixture {
+struct CalibrateFixture {
   vigil::testutil::TempDir dir;
   std::string data;
   bool ok = false;
   std::string log;
-  Fixture() {
+  CalibrateFixture() {
     data = dir.Sub("data");
     std::ofstream(dir.Sub("steps.yml"))
         << "faults:\n"
@@ -60,16 +61,16 @@ struct Fixture {
             " --scenario=steps.yml --backfill=35m --backfill-file=h.om");
     log = sim.err;
     if (sim.code != 0) return;
-    auto imp = Run(kVigil + " tsdb import openmetrics " + dir.Sub("h.om") +
-                   " " + data);
+    auto imp = Run(kCalibrateVigil + " tsdb import openmetrics " +
+                   dir.Sub("h.om") + " " + data);
     log += imp.err;
     std::filesystem::remove(dir.Sub("h.om"));
     ok = imp.code == 0;
   }
 };
 
-Fixture& Data() {
-  static Fixture f;
+CalibrateFixture& Data() {
+  static CalibrateFixture f;
   return f;
 }
 
@@ -95,8 +96,9 @@ double P95(const rapidjson::Value& row, const char* window) {
 }
 
 // Every stored sample of `metric` with a time in [from, to] (seconds).
-std::vector<double> Stored(const std::string& dir, const std::string& metric,
-                           int64_t from, int64_t to) {
+std::vector<double> StoredValues(const std::string& dir,
+                                 const std::string& metric, int64_t from,
+                                 int64_t to) {
   vigil::storage::Options o;
   o.read_only = true;
   auto db = vigil::storage::DB::Open(o, dir);
@@ -168,10 +170,10 @@ TEST_CASE("calibrate windows, thresholds and quantiles", "[calibrate]") {
 }
 
 TEST_CASE("calibrate over simulated 70/90/110 % steps", "[calibrate]") {
-  Fixture& f = Data();
+  CalibrateFixture& f = Data();
   INFO(f.log);
   REQUIRE(f.ok);
-  auto r = Run(kVigil + " calibrate --storage.tsdb.path=" + f.data +
+  auto r = Run(kCalibrateVigil + " calibrate --storage.tsdb.path=" + f.data +
                " --rules=" + kRules + Windows() + " -o json");
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -186,7 +188,8 @@ TEST_CASE("calibrate over simulated 70/90/110 % steps", "[calibrate]") {
     REQUIRE(row);
     for (auto [name, a, b] :
          {std::tuple{"load70", 600, 900}, std::tuple{"load110", 1800, 2100}}) {
-      auto v = Stored(f.data, "DCGM_FI_DEV_GPU_TEMP", kStart + a, kStart + b);
+      auto v =
+          StoredValues(f.data, "DCGM_FI_DEV_GPU_TEMP", kStart + a, kStart + b);
       REQUIRE(v.size() == 2 * 21);  // 2 GPUs x 21 steps
       const auto& w = (*row)["windows"][name];
       CHECK(w["samples"].GetUint64() == v.size());
@@ -263,15 +266,15 @@ TEST_CASE("calibrate over simulated 70/90/110 % steps", "[calibrate]") {
     std::ofstream(srv.Sub("prometheus.yml")) << "global: {}\n";
     int port = vigil::testutil::FreePort();
     vigil::testutil::Process p(
-        {kVigil, "--config.file=" + srv.Sub("prometheus.yml"),
+        {kCalibrateVigil, "--config.file=" + srv.Sub("prometheus.yml"),
          "--storage.tsdb.path=" + srv.Sub("data"),
          "--storage.tsdb.retention.time=100y",
          "--web.listen-address=127.0.0.1:" + std::to_string(port)},
         srv.Sub("vigil.log"));
     std::string url = "http://127.0.0.1:" + std::to_string(port);
     REQUIRE(vigil::testutil::WaitHttp(url + "/-/ready"));
-    auto h = Run(kVigil + " calibrate --server=" + url + " --rules=" + kRules +
-                 Windows() + " -o json");
+    auto h = Run(kCalibrateVigil + " calibrate --server=" + url +
+                 " --rules=" + kRules + Windows() + " -o json");
     INFO(h.err);
     REQUIRE(h.code == 0);
     rapidjson::Document hd;
@@ -300,7 +303,7 @@ TEST_CASE("calibrate over simulated 70/90/110 % steps", "[calibrate]") {
   SECTION("--write: a rule file promtool accepts, and a ledger entry") {
     vigil::testutil::TempDir out;
     for (int i = 0; i < 2; ++i) {
-      auto w = Run("USER=tester " + kVigil +
+      auto w = Run("USER=tester " + kCalibrateVigil +
                    " calibrate --storage.tsdb.path=" + f.data +
                    " --rules=" + kRules + Windows() + " --write=" + out.path());
       INFO(w.err);
@@ -309,7 +312,7 @@ TEST_CASE("calibrate over simulated 70/90/110 % steps", "[calibrate]") {
     std::string rules = vigil::testutil::ReadFile(out.Sub("alerts.yml"));
     CHECK(rules.find("llm:ttft_p99:5m > 2") != std::string::npos);
     CHECK(rules.find("llm:kv_usage:1m > 0.85") == std::string::npos);
-    auto ours = Run(kVigil + " check rules " + out.Sub("alerts.yml"));
+    auto ours = Run(kCalibrateVigil + " check rules " + out.Sub("alerts.yml"));
     INFO(ours.out + ours.err);
     CHECK(ours.code == 0);
     if (vigil::testutil::HaveCommand("promtool")) {
@@ -350,7 +353,8 @@ TEST_CASE("calibrate over simulated 70/90/110 % steps", "[calibrate]") {
 TEST_CASE("calibrate: malformed flags and windows are clear errors",
           "[calibrate]") {
   vigil::testutil::TempDir dir;
-  const std::string base = kVigil + " calibrate --rules=" + kRules + " ";
+  const std::string base =
+      kCalibrateVigil + " calibrate --rules=" + kRules + " ";
   struct Case {
     std::string args;
     std::string want;
@@ -384,8 +388,9 @@ TEST_CASE("calibrate: malformed flags and windows are clear errors",
     CHECK(r.err.find(c.want) != std::string::npos);
   }
   // A missing rule file and an unreachable server fail with exit 1.
-  auto nofile = Run(kVigil + " calibrate --rules=" + dir.Sub("none.yml") +
-                    " --server=http://127.0.0.1:1 --window=a=1..2");
+  auto nofile =
+      Run(kCalibrateVigil + " calibrate --rules=" + dir.Sub("none.yml") +
+          " --server=http://127.0.0.1:1 --window=a=1..2");
   CHECK(nofile.code == 1);
   CHECK(nofile.err.find("none.yml") != std::string::npos);
   auto down =

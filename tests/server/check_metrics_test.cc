@@ -56,7 +56,7 @@ Result RunWithInput(const std::string& cmd, const std::string& input) {
   return r;
 }
 
-Result Vigil(const std::string& input) {
+Result VigilCheckMetrics(const std::string& input) {
   return RunWithInput(std::string("'") + VIGIL_BINARY + "' check metrics",
                       input);
 }
@@ -72,9 +72,9 @@ Result Promtool(const std::string& input) {
 }
 
 // Same verdict as promtool; for lint problems also the same lines.
-void CompareWithPromtool(const std::string& input) {
+void CompareMetricsWithPromtool(const std::string& input) {
   if (!HavePromtool()) return;
-  Result v = Vigil(input);
+  Result v = VigilCheckMetrics(input);
   Result p = Promtool(input);
   CHECK(v.code == p.code);
   if (p.code == 3 || p.code == 0) CHECK(v.err == p.err);
@@ -98,7 +98,7 @@ TEST_CASE("check metrics: verdicts on every fixture page",
     const std::string name = ent.path().filename().string();
     INFO(name);
     const std::string body = Slurp(ent.path());
-    Result v = Vigil(body);
+    Result v = VigilCheckMetrics(body);
     ++seen;
     // Every page lints with problems except vllm-v0.txt, which lacks the
     // final newline promtool insists on.
@@ -110,7 +110,7 @@ TEST_CASE("check metrics: verdicts on every fixture page",
     } else {
       CHECK(v.code == 3);
     }
-    CompareWithPromtool(body);
+    CompareMetricsWithPromtool(body);
   }
   CHECK(seen >= 9);
 }
@@ -121,26 +121,26 @@ TEST_CASE("check metrics: known lint lines from real pages",
   auto has = [](const std::string& err, const std::string& line) {
     return err.find(line + "\n") != std::string::npos;
   };
-  Result ing = Vigil(Slurp(kFixtures / "ingress-nginx.txt"));
+  Result ing = VigilCheckMetrics(Slurp(kFixtures / "ingress-nginx.txt"));
   CHECK(has(ing.err,
             "nginx_ingress_controller_requests counter metrics "
             "should have \"_total\" suffix"));
-  Result sg = Vigil(Slurp(kFixtures / "sglang.txt"));
+  Result sg = VigilCheckMetrics(Slurp(kFixtures / "sglang.txt"));
   CHECK(has(sg.err,
             "sglang:cache_hit_rate metric names should not contain "
             "':'"));
-  Result node = Vigil(Slurp(kFixtures / "node-exporter-e2e.txt"));
+  Result node = VigilCheckMetrics(Slurp(kFixtures / "node-exporter-e2e.txt"));
   CHECK(has(node.err,
             "node_entropy_available_bits use base unit \"bytes\" "
             "instead of \"bits\""));
   CHECK(std::count(node.err.begin(), node.err.end(), '\n') == 77);
-  Result v1 = Vigil(Slurp(kFixtures / "vllm-v1.txt"));
+  Result v1 = VigilCheckMetrics(Slurp(kFixtures / "vllm-v1.txt"));
   // A histogram named ..._total.
   CHECK(has(v1.err,
             "vllm:iteration_tokens_total non-counter metrics should "
             "not have \"_total\" suffix"));
-  Result h100 =
-      Vigil(Slurp(kFixtures / "dcgm-exporter-h100x8-sampled-aicr.txt"));
+  Result h100 = VigilCheckMetrics(
+      Slurp(kFixtures / "dcgm-exporter-h100x8-sampled-aicr.txt"));
   // No HELP at all; one camelCase problem (modelName) per series.
   CHECK(has(h100.err, "DCGM_FI_DEV_GPU_TEMP no help text"));
   size_t camel = 0;
@@ -183,11 +183,11 @@ TEST_CASE("check metrics: malformed input exits 1 with line:col",
   };
   for (const Case& c : cases) {
     INFO(c.in);
-    Result v = Vigil(c.in);
+    Result v = VigilCheckMetrics(c.in);
     CHECK(v.code == 1);
     CHECK(v.err == c.err);
     CHECK(v.out.empty());
-    CompareWithPromtool(c.in);
+    CompareMetricsWithPromtool(c.in);
   }
 }
 
@@ -210,10 +210,10 @@ TEST_CASE("check metrics: clean pages and lint rules agree with promtool",
       "rpc_seconds_count 0\n"
       "# HELP never_observed Declared, no samples.\n"
       "# TYPE never_observed gauge\n";
-  Result v = Vigil(clean);
+  Result v = VigilCheckMetrics(clean);
   CHECK(v.code == 0);
   CHECK(v.err.empty());
-  CompareWithPromtool(clean);
+  CompareMetricsWithPromtool(clean);
 
   const std::string lint =
       "# HELP foo_counter x\n# TYPE foo_counter gauge\nfoo_counter 1\n"
@@ -228,7 +228,7 @@ TEST_CASE("check metrics: clean pages and lint rules agree with promtool",
       "# HELP up_sum x\n# TYPE up_sum gauge\nup_sum{quantile=\"0.5\"} 1\n"
       "untyped_no_help{camelLabel=\"x\"} 1\n"
       "recording:rule 1\n";
-  v = Vigil(lint);
+  v = VigilCheckMetrics(lint);
   CHECK(v.code == 3);
   CHECK(v.err.find("req counter metrics should have \"_total\" suffix\n") !=
         std::string::npos);
@@ -236,12 +236,12 @@ TEST_CASE("check metrics: clean pages and lint rules agree with promtool",
                    "'counter'\n") != std::string::npos);
   CHECK(v.err.find("disk_kilobits use base unit \"bytes\" instead of "
                    "\"kilobits\"\n") != std::string::npos);
-  CompareWithPromtool(lint);
+  CompareMetricsWithPromtool(lint);
 }
 
 TEST_CASE("check metrics: rejects arguments, --help exits 0",
           "[check_metrics]") {
-  CHECK(Vigil("").code == 0);
+  CHECK(VigilCheckMetrics("").code == 0);
   Result r = RunWithInput(
       std::string("'") + VIGIL_BINARY + "' check metrics extra", "");
   CHECK(r.code == 2);
@@ -275,7 +275,7 @@ TEST_CASE("check metrics: expfmt's verdicts on scrape-parser edge cases",
   };
   for (const auto& [in, code] : cases) {
     INFO(in);
-    CHECK(Vigil(in).code == code);
-    CompareWithPromtool(in);
+    CHECK(VigilCheckMetrics(in).code == code);
+    CompareMetricsWithPromtool(in);
   }
 }

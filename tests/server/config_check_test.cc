@@ -12,22 +12,22 @@ using vigil::testutil::HaveCommand;
 using vigil::testutil::Run;
 using vigil::testutil::RunResult;
 
-const std::string kDir =
+const std::string kConfigDir =
     std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/config";
 
-RunResult Check(const std::string& tool, const std::string& file) {
-  return Run("cd '" + kDir + "' && " + tool + " check config " + file);
+RunResult RunConfigCheck(const std::string& tool, const std::string& file) {
+  return Run("cd '" + kConfigDir + "' && " + tool + " check config " + file);
 }
 
-RunResult Vigil(const std::string& file) {
-  return Check(std::string("'") + VIGIL_BINARY + "'", file);
+RunResult VigilCheckConfig(const std::string& file) {
+  return RunConfigCheck(std::string("'") + VIGIL_BINARY + "'", file);
 }
 
 void SameAsPromtool(const std::string& file) {
   if (!HaveCommand("promtool")) return;
   INFO(file);
-  const RunResult v = Vigil(file);
-  const RunResult p = Check("promtool", file);
+  const RunResult v = VigilCheckConfig(file);
+  const RunResult p = RunConfigCheck("promtool", file);
   CHECK(v.code == p.code);
   CHECK(v.out == p.out);
   CHECK(v.err == p.err);
@@ -42,13 +42,13 @@ TEST_CASE("check config agrees with promtool", "[check_config]") {
         "bad_file_sd.yml", "missing_file_sd.yml", "--syntax-only good.yml"}) {
     SameAsPromtool(f);
   }
-  const RunResult good = Vigil("good.yml");
+  const RunResult good = VigilCheckConfig("good.yml");
   CHECK(good.code == 0);
   CHECK(good.out ==
         "Checking good.yml\n  SUCCESS: 1 rule files found\n"
         " SUCCESS: good.yml is valid prometheus config file syntax\n\n"
         "Checking rules/r.yml\n  SUCCESS: 1 rules found\n\n");
-  const RunResult sd = Vigil("bad_file_sd.yml");
+  const RunResult sd = VigilCheckConfig("bad_file_sd.yml");
   CHECK(sd.code == 1);
   CHECK(sd.err ==
         "  FAILED: checking SD file \"bad_sd.json\": \"a-b\" is not a valid "
@@ -59,7 +59,7 @@ TEST_CASE("check config rejects unsupported discovery by name",
           "[check_config]") {
   // promtool 2.42 (Debian's build has no Kubernetes SD) says "field
   // kubernetes_sd_configs not found"; Vigil says what it is.
-  const RunResult r = Vigil("unsupported_sd.yml");
+  const RunResult r = VigilCheckConfig("unsupported_sd.yml");
   CHECK(r.code == 1);
   CHECK(r.err ==
         "  FAILED: parsing YAML file unsupported_sd.yml: line 3: "

@@ -19,7 +19,7 @@ std::string Job(const std::string& extra) {
          "    static_configs: [{targets: ['a:1']}]\n";
 }
 
-std::string Err(const std::string& yaml) {
+std::string ProxyHeadersErr(const std::string& yaml) {
   auto c = ParseConfig(yaml, "/etc/p/p.yml");
   return c.ok() ? "ok" : std::string(c.status().message());
 }
@@ -47,28 +47,28 @@ TEST_CASE("proxy keys decode into the scrape config", "[config][proxy]") {
 
 TEST_CASE("proxy settings are validated with prometheus/common's texts",
           "[config][proxy]") {
-  CHECK_THAT(Err(Job("    no_proxy: example.com\n")),
+  CHECK_THAT(ProxyHeadersErr(Job("    no_proxy: example.com\n")),
              Catch::Contains("if no_proxy is configured, proxy_url must also "
                              "be configured"));
-  CHECK_THAT(Err(Job("    proxy_from_environment: true\n"
-                     "    proxy_url: http://p:1\n")),
+  CHECK_THAT(ProxyHeadersErr(Job("    proxy_from_environment: true\n"
+                                 "    proxy_url: http://p:1\n")),
              Catch::Contains("if proxy_from_environment is configured, "
                              "proxy_url must not be configured"));
-  CHECK_THAT(Err(Job("    proxy_from_environment: true\n"
-                     "    no_proxy: a\n")),
+  CHECK_THAT(ProxyHeadersErr(Job("    proxy_from_environment: true\n"
+                                 "    no_proxy: a\n")),
              Catch::Contains("if proxy_from_environment is configured, "
                              "no_proxy must not be configured"));
-  CHECK_THAT(Err(Job("    proxy_connect_header: {X-A: [b]}\n")),
+  CHECK_THAT(ProxyHeadersErr(Job("    proxy_connect_header: {X-A: [b]}\n")),
              Catch::Contains("if proxy_connect_header is configured, "
                              "proxy_url or proxy_from_environment must also "
                              "be configured"));
-  CHECK_THAT(Err(Job("    proxy_from_environment: maybe\n")),
+  CHECK_THAT(ProxyHeadersErr(Job("    proxy_from_environment: maybe\n")),
              Catch::Contains("cannot unmarshal"));
-  CHECK_THAT(Err(Job("    proxy_url: http://p:1\n"
-                     "    proxy_connect_header: [a]\n")),
+  CHECK_THAT(ProxyHeadersErr(Job("    proxy_url: http://p:1\n"
+                                 "    proxy_connect_header: [a]\n")),
              Catch::Contains("config.ProxyHeader"));
-  CHECK_THAT(Err(Job("    proxy_url: http://p:1\n"
-                     "    proxy_connect_header: {X-A: b}\n")),
+  CHECK_THAT(ProxyHeadersErr(Job("    proxy_url: http://p:1\n"
+                                 "    proxy_connect_header: {X-A: b}\n")),
              Catch::Contains("[]config.Secret"));
 }
 
@@ -110,15 +110,19 @@ TEST_CASE("http_headers: values, secrets and files on every request",
 
 TEST_CASE("http_headers cannot set the headers the client owns",
           "[config][proxy]") {
-  CHECK(Err(Job("    http_headers: {authorization: {values: [x]}}\n")) ==
+  CHECK(ProxyHeadersErr(
+            Job("    http_headers: {authorization: {values: [x]}}\n")) ==
         "parsing YAML file /etc/p/p.yml: setting header \"Authorization\" is "
         "not allowed");
-  CHECK(Err(Job("    http_headers: {x-prometheus-scrape-timeout-seconds: "
+  CHECK(ProxyHeadersErr(
+            Job("    http_headers: {x-prometheus-scrape-timeout-seconds: "
                 "{values: [1]}}\n")) ==
         "parsing YAML file /etc/p/p.yml: setting header "
         "\"X-Prometheus-Scrape-Timeout-Seconds\" is not allowed");
-  CHECK(Err(Job("    http_headers: {X-A: {value: [x]}}\n")) != "ok");
-  CHECK(Err(Job("    http_headers: {X-A: {values: [x]}}\n")) == "ok");
+  CHECK(ProxyHeadersErr(Job("    http_headers: {X-A: {value: [x]}}\n")) !=
+        "ok");
+  CHECK(ProxyHeadersErr(Job("    http_headers: {X-A: {values: [x]}}\n")) ==
+        "ok");
 }
 
 TEST_CASE("the shown config hides proxy_connect_header and header secrets",

@@ -73,7 +73,7 @@ TEST_CASE("prometheus.yml basics", "[config]") {
   CHECK(err("global: [\n").find("parsing YAML file p.yml: ") == 0);
 }
 
-std::string Err(const std::string& yaml) {
+std::string ConfigErr(const std::string& yaml) {
   auto c = ParseConfig(yaml, "p.yml");
   return c.ok() ? std::string("ok") : std::string(c.status().message());
 }
@@ -126,41 +126,45 @@ TEST_CASE("scrape configs get Prometheus's defaults", "[config]") {
 
 TEST_CASE("prometheus.yml errors use promtool's texts", "[config]") {
   const std::string job = "scrape_configs:\n  - job_name: a\n";
-  CHECK(Err(job + "    body_size_limit: 10XB\n") ==
+  CHECK(ConfigErr(job + "    body_size_limit: 10XB\n") ==
         "parsing YAML file p.yml: units: unknown unit XB in 10XB");
-  CHECK(Err(job + "    sample_limit: -1\n    honor_labels: maybe\n") ==
+  CHECK(ConfigErr(job + "    sample_limit: -1\n    honor_labels: maybe\n") ==
         "parsing YAML file p.yml: yaml: unmarshal errors:\n"
         "  line 3: cannot unmarshal !!int `-1` into uint\n"
         "  line 4: cannot unmarshal !!str `maybe` into bool");
-  CHECK(Err(job + "    relabel_configs:\n      - action: foo\n") ==
+  CHECK(ConfigErr(job + "    relabel_configs:\n      - action: foo\n") ==
         "parsing YAML file p.yml: unknown relabel action \"foo\"");
-  CHECK(Err(job + "    relabel_configs:\n      - action: replace\n") ==
+  CHECK(ConfigErr(job + "    relabel_configs:\n      - action: replace\n") ==
         "parsing YAML file p.yml: relabel configuration for replace action "
         "requires 'target_label' value");
-  CHECK(Err(job + "    relabel_configs:\n      - regex: '('\n") ==
+  CHECK(ConfigErr(job + "    relabel_configs:\n      - regex: '('\n") ==
         "parsing YAML file p.yml: error parsing regexp: missing closing ): "
         "`^(?s:()$`");
-  CHECK(Err(job + "    bearer_token: x\n    basic_auth: {username: u}\n") ==
-        "parsing YAML file p.yml: at most one of basic_auth, oauth2, "
-        "bearer_token & bearer_token_file must be configured");
-  CHECK(Err(job + "    authorization: {type: Basic}\n") ==
+  CHECK(
+      ConfigErr(job + "    bearer_token: x\n    basic_auth: {username: u}\n") ==
+      "parsing YAML file p.yml: at most one of basic_auth, oauth2, "
+      "bearer_token & bearer_token_file must be configured");
+  CHECK(ConfigErr(job + "    authorization: {type: Basic}\n") ==
         "parsing YAML file p.yml: authorization type cannot be set to "
         "\"basic\", use \"basic_auth\" instead");
-  CHECK(Err(job + "    static_configs:\n      - targets: ['http://x:1']\n") ==
+  CHECK(ConfigErr(job +
+                  "    static_configs:\n      - targets: ['http://x:1']\n") ==
         "parsing YAML file p.yml: \"http://x:1\" is not a valid hostname");
-  CHECK(Err(job + "    static_configs:\n      - labels: {a-b: c}\n") ==
+  CHECK(ConfigErr(job + "    static_configs:\n      - labels: {a-b: c}\n") ==
         "parsing YAML file p.yml: \"a-b\" is not a valid label name");
-  CHECK(Err(job + "    file_sd_configs:\n      - files: [x.txt]\n") ==
+  CHECK(ConfigErr(job + "    file_sd_configs:\n      - files: [x.txt]\n") ==
         "parsing YAML file p.yml: path name \"x.txt\" is not valid for file "
         "discovery");
   CHECK(
-      Err(job + "    dns_sd_configs:\n      - names: [x]\n        type: A\n") ==
+      ConfigErr(job +
+                "    dns_sd_configs:\n      - names: [x]\n        type: A\n") ==
       "parsing YAML file p.yml: a port is required in DNS-SD configs for "
       "all record types except SRV");
-  CHECK(Err(job + "    dns_sd_configs:\n      - names: []\n") ==
+  CHECK(ConfigErr(job + "    dns_sd_configs:\n      - names: []\n") ==
         "parsing YAML file p.yml: DNS-SD config must contain at least one SRV "
         "record name");
-  CHECK(Err(job + "    static_configs:\n      - targets: [x]\n        foo: 1\n"
+  CHECK(ConfigErr(job +
+                  "    static_configs:\n      - targets: [x]\n        foo: 1\n"
                   "    tls_config:\n      foo: 1\n") ==
         "parsing YAML file p.yml: yaml: unmarshal errors:\n"
         "  line 5: field foo not found in type struct { Targets []string "
@@ -171,24 +175,25 @@ TEST_CASE("prometheus.yml errors use promtool's texts", "[config]") {
 
 TEST_CASE("what Vigil does not implement is rejected by name", "[config]") {
   const std::string job = "scrape_configs:\n  - job_name: a\n";
-  CHECK(Err(job + "    kubernetes_sd_configs:\n      - role: pod\n") ==
+  CHECK(ConfigErr(job + "    kubernetes_sd_configs:\n      - role: pod\n") ==
         "parsing YAML file p.yml: line 3: kubernetes_sd_configs is not "
         "supported by vigil");
-  CHECK(Err(job + "    made_up_sd_configs: []\n") ==
+  CHECK(ConfigErr(job + "    made_up_sd_configs: []\n") ==
         "parsing YAML file p.yml: line 3: made_up_sd_configs is not "
         "supported by vigil");
-  CHECK(Err(job + "    oauth2: {client_id: x}\n") ==
+  CHECK(ConfigErr(job + "    oauth2: {client_id: x}\n") ==
         "parsing YAML file p.yml: line 3: oauth2 is not supported by vigil");
-  CHECK(Err("remote_read:\n  - url: http://x/\n") ==
+  CHECK(ConfigErr("remote_read:\n  - url: http://x/\n") ==
         "parsing YAML file p.yml: line 1: remote_read is not supported by "
         "vigil yet");
-  CHECK(Err("remote_write: []\nstorage: {}\n") == "ok");
-  CHECK(Err("alerting:\n  alertmanagers:\n    - api_version: v1\n") ==
+  CHECK(ConfigErr("remote_write: []\nstorage: {}\n") == "ok");
+  CHECK(ConfigErr("alerting:\n  alertmanagers:\n    - api_version: v1\n") ==
         "parsing YAML file p.yml: expected Alertmanager api version to be "
         "one of [v2] but got v1");
-  CHECK(Err("alerting:\n  alertmanagers:\n    - consul_sd_configs: []\n") ==
-        "parsing YAML file p.yml: line 3: consul_sd_configs is not supported "
-        "by vigil");
+  CHECK(
+      ConfigErr("alerting:\n  alertmanagers:\n    - consul_sd_configs: []\n") ==
+      "parsing YAML file p.yml: line 3: consul_sd_configs is not supported "
+      "by vigil");
 }
 
 TEST_CASE("LoadConfigFile joins relative paths to the config's directory",

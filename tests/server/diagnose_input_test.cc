@@ -18,7 +18,7 @@ using vigil::diagnose::ParseThresholds;
 using vigil::diagnose::Thresholds;
 using vigil::testutil::Run;
 
-std::string Err(std::string_view text) {
+std::string ThresholdsErr(std::string_view text) {
   auto t = ParseThresholds(text, "t.yml");
   REQUIRE(!t.ok());
   CHECK(t.status().code() == absl::StatusCode::kInvalidArgument);
@@ -29,35 +29,37 @@ std::string Err(std::string_view text) {
 
 TEST_CASE("diagnose thresholds decode strictly with file:line:col errors",
           "[diagnose]") {
-  CHECK(Err("latency:\n  ttft_p99_seconds: \"2\"\n") ==
+  CHECK(ThresholdsErr("latency:\n  ttft_p99_seconds: \"2\"\n") ==
         "t.yml:2:21: yaml: unmarshal errors:\n  line 2: cannot unmarshal "
         "!!str `2` into float64");
-  CHECK(Err("latency:\n  tpot: 1\n") ==
+  CHECK(ThresholdsErr("latency:\n  tpot: 1\n") ==
         "t.yml:2:3: yaml: unmarshal errors:\n  line 2: field tpot not found "
         "in type diagnose.Latency");
-  CHECK(Err("window: 10m\n") ==
+  CHECK(ThresholdsErr("window: 10m\n") ==
         "t.yml:1:1: yaml: unmarshal errors:\n  line 1: field window not found "
         "in type diagnose.Thresholds");
-  CHECK(Err("windows:\n  recent: 10x\n") ==
+  CHECK(ThresholdsErr("windows:\n  recent: 10x\n") ==
         "t.yml:2:11: not a valid duration string: \"10x\"");
-  CHECK(Err("windows:\n  recent: 0s\n") ==
+  CHECK(ThresholdsErr("windows:\n  recent: 0s\n") ==
         "t.yml:2:11: recent: must be a duration greater than 0");
-  CHECK(Err("capacity:\n  queue_high: -1\n") ==
+  CHECK(ThresholdsErr("capacity:\n  queue_high: -1\n") ==
         "t.yml:2:15: queue_high: must be greater than 0; have -1");
-  CHECK(Err("capacity:\n  kv_cache_high: [1]\n") ==
+  CHECK(ThresholdsErr("capacity:\n  kv_cache_high: [1]\n") ==
         "t.yml:2:18: yaml: unmarshal errors:\n  line 2: cannot unmarshal "
         "!!seq into float64");
-  CHECK(Err("jobs:\n  engine: \"vllm(\"\n") ==
+  CHECK(ThresholdsErr("jobs:\n  engine: \"vllm(\"\n") ==
         "t.yml:2:11: engine: invalid regular expression \"vllm(\": missing ): "
         "^(?:vllm()$");
-  CHECK(Err("gpu:\n  throttle_reasons: [hw_thermal, hot]\n") ==
+  CHECK(ThresholdsErr("gpu:\n  throttle_reasons: [hw_thermal, hot]\n") ==
         "t.yml:2:34: throttle_reasons: unknown reason \"hot\" (want one of "
         "idle, applications_clocks, sw_power_cap, hw_slowdown, sync_boost, "
         "sw_thermal, hw_thermal, hw_power_brake, display_clocks)");
-  CHECK(Err("gpu: [\n").rfind("t.yml:2:1: yaml: ", 0) == 0);
-  CHECK(Err("capacity:\n  queue_high: 1\ncapacity:\n  kv_cache_high: 1\n")
+  CHECK(ThresholdsErr("gpu: [\n").rfind("t.yml:2:1: yaml: ", 0) == 0);
+  CHECK(ThresholdsErr(
+            "capacity:\n  queue_high: 1\ncapacity:\n  kv_cache_high: 1\n")
             .find("already set") != std::string::npos);
-  CHECK(Err("- 1\n").find("cannot unmarshal !!seq into diagnose.Thresholds") !=
+  CHECK(ThresholdsErr("- 1\n").find(
+            "cannot unmarshal !!seq into diagnose.Thresholds") !=
         std::string::npos);
 
   // Empty is the defaults; a partial file keeps the rest.

@@ -27,7 +27,7 @@ using vigil::testutil::SimFleet;
 
 // 2026-11-30 13:30 UTC: the simulated daily peak is at 14:00, so the
 // baseline and the recent window see the same load.
-constexpr int64_t kStart = 1796045400;
+constexpr int64_t kSimStart = 1796045400;
 
 // Host h runs engines[h]; faults start 30 min in; diagnosed at 45 min.
 const char* const kEngines =
@@ -51,7 +51,7 @@ const SimFleet& FaultFleet() {
   static const SimFleet f = vigil::testutil::BuildSimFleet(
       std::string("--hosts=14 --gpus=1 --cpus=1 --engines=") + kEngines +
           " --ecc --backfill-probe --backfill-step=30s",
-      kScenario, kStart, 2700);
+      kScenario, kSimStart, 2700);
   return f;
 }
 
@@ -60,14 +60,14 @@ const SimFleet& HealthyFleet() {
   static const SimFleet f = vigil::testutil::BuildSimFleet(
       "--hosts=2 --gpus=2 --cpus=1 --engines=vllm-v1,sglang "
       "--backfill-step=30s",
-      "", kStart, 2700);
+      "", kSimStart, 2700);
   return f;
 }
 
-std::string Vigil() { return VIGIL_BINARY; }
+std::string DiagnoseVigil() { return VIGIL_BINARY; }
 
 RunResult Diagnose(const SimFleet& f, const std::string& extra) {
-  return Run(Vigil() + " diagnose --storage.tsdb.path=" + f.data +
+  return Run(DiagnoseVigil() + " diagnose --storage.tsdb.path=" + f.data +
              " --time=" + std::to_string(f.end) + " " + extra);
 }
 
@@ -79,7 +79,7 @@ struct Parsed {
   std::multiset<std::string> missing;
 };
 
-Parsed Parse(const std::string& json) {
+Parsed ParseDiagnosis(const std::string& json) {
   Parsed p;
   p.doc.Parse(json.c_str());
   REQUIRE(!p.doc.HasParseError());
@@ -123,7 +123,7 @@ TEST_CASE("diagnose names the cause of each simulated fault and no wrong one",
   RunResult r = Diagnose(f, "-o json");
   INFO(r.err);
   CHECK(r.code == 1);  // findings
-  Parsed p = Parse(r.out);
+  Parsed p = ParseDiagnosis(r.out);
   CHECK(p.doc["data"]["engines"].GetInt() == 14);
   const std::set<std::string> latency = {"upstream", "decode_bound",
                                          "capacity_exhausted"};
@@ -224,7 +224,7 @@ TEST_CASE("with a higher TTFT line the overheated GPU is decode-bound",
   vigil::testutil::TempDir dir;
   std::ofstream(dir.Sub("t.yml")) << "latency:\n  ttft_p99_seconds: 5\n";
   RunResult r = Diagnose(f, "-o json --thresholds=" + dir.Sub("t.yml"));
-  Parsed p = Parse(r.out);
+  Parsed p = ParseDiagnosis(r.out);
   const auto& got = p.by_node["gpu-node-6"];
   std::string list;
   for (const auto& c : got) list += c + " ";
@@ -262,7 +262,7 @@ TEST_CASE("a healthy fleet yields no finding and says what data is missing",
   RunResult r = Diagnose(f, "-o json");
   INFO(r.out << r.err);
   CHECK(r.code == 0);
-  Parsed p = Parse(r.out);
+  Parsed p = ParseDiagnosis(r.out);
   CHECK(p.order.empty());
   CHECK(p.doc["data"]["engines"].GetInt() == 2);
   CHECK(p.doc["data"]["gpu_hosts"].GetInt() == 2);
@@ -280,7 +280,7 @@ TEST_CASE("a healthy fleet yields no finding and says what data is missing",
     std::ofstream(dir.Sub("t.yml")) << "capacity:\n  kv_cache_high: 0.2\n";
     RunResult o = Diagnose(f, "-o json --thresholds=" + dir.Sub("t.yml"));
     CHECK(o.code == 1);
-    Parsed q = Parse(o.out);
+    Parsed q = ParseDiagnosis(o.out);
     CHECK(q.order ==
           std::vector<std::string>{"kv_high_water", "kv_high_water"});
   }
@@ -292,8 +292,9 @@ TEST_CASE("a healthy fleet yields no finding and says what data is missing",
     CHECK(o.out == r.out);
   }
   SECTION("a time before any data finds no engine (exit 2)") {
-    RunResult o = Run(Vigil() + " diagnose --storage.tsdb.path=" + f.data +
-                      " --time=" + std::to_string(f.start - 7200) + " -o json");
+    RunResult o =
+        Run(DiagnoseVigil() + " diagnose --storage.tsdb.path=" + f.data +
+            " --time=" + std::to_string(f.start - 7200) + " -o json");
     CHECK(o.code == 2);
     CHECK(o.out.find("\"no_engines\"") != std::string::npos);
   }
@@ -314,13 +315,13 @@ TEST_CASE(
   const int port = vigil::testutil::FreePort();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
   vigil::testutil::Process server(
-      {Vigil(), "--config.file=" + dir.Sub("prometheus.yml"),
+      {DiagnoseVigil(), "--config.file=" + dir.Sub("prometheus.yml"),
        "--storage.tsdb.path=" + dir.Sub("data"),
        "--web.listen-address=" + addr},
       dir.Sub("vigil.log"));
   REQUIRE(vigil::testutil::WaitHttp("http://" + addr + "/-/ready"));
   const std::string t = std::to_string(f.end);
-  RunResult remote = Run(Vigil() + " diagnose --server=http://" + addr +
+  RunResult remote = Run(DiagnoseVigil() + " diagnose --server=http://" + addr +
                          " --time=" + t + " -o json");
   INFO(remote.err);
   CHECK(remote.code == 1);
@@ -336,8 +337,8 @@ TEST_CASE(
   CHECK(post.out + "\n" == v0.out);
   CHECK(v0.out.find("\"engines\":2") != std::string::npos);
   // Text over --server reads like the local one.
-  RunResult text =
-      Run(Vigil() + " diagnose --server=http://" + addr + "/ --time=" + t);
+  RunResult text = Run(DiagnoseVigil() + " diagnose --server=http://" + addr +
+                       "/ --time=" + t);
   CHECK(text.out == Diagnose(f, "").out);
   // Malformed parameters: Prometheus's error JSON, 400.
   RunResult bad = Run("curl -s -w ' %{http_code}' 'http://" + addr +
@@ -356,8 +357,9 @@ TEST_CASE(
                           "/api/v1/diagnose?variant=%zz'");
   CHECK(bad_esc.out.substr(bad_esc.out.size() - 3) == "400");
   // A server that is not there: a data error.
-  RunResult gone = Run(Vigil() + " diagnose --server=http://127.0.0.1:" +
-                       std::to_string(vigil::testutil::FreePort()));
+  RunResult gone =
+      Run(DiagnoseVigil() + " diagnose --server=http://127.0.0.1:" +
+          std::to_string(vigil::testutil::FreePort()));
   CHECK(gone.code == 2);
   CHECK(gone.err.find("connection refused") != std::string::npos);
 }
@@ -377,7 +379,7 @@ TEST_CASE(
       "127.0.0.1:" + std::to_string(vigil::testutil::FreePort());
   auto argv = [&](const std::string& thresholds) {
     return std::vector<std::string>{
-        Vigil(), "--config.file=" + dir.Sub("prometheus.yml"),
+        DiagnoseVigil(), "--config.file=" + dir.Sub("prometheus.yml"),
         "--storage.tsdb.path=" + dir.Sub("data"),
         "--web.listen-address=" + addr,
         "--diagnose.thresholds.file=" + thresholds};
@@ -394,10 +396,10 @@ TEST_CASE(
   const std::string t = std::to_string(f.end);
   RunResult api =
       Run("curl -s 'http://" + addr + "/api/v1/diagnose?time=" + t + "'");
-  Parsed p = Parse(api.out);
+  Parsed p = ParseDiagnosis(api.out);
   CHECK(p.order == std::vector<std::string>{"kv_high_water", "kv_high_water"});
   RunResult cli =
-      Run(Vigil() + " diagnose --server=http://" + addr + " --time=" + t +
-          " -o json --thresholds=" + dir.Sub("t.yml"));
+      Run(DiagnoseVigil() + " diagnose --server=http://" + addr +
+          " --time=" + t + " -o json --thresholds=" + dir.Sub("t.yml"));
   CHECK(cli.out == api.out + "\n");
 }

@@ -18,7 +18,7 @@
 
 namespace {
 
-bool WaitFor(const std::function<bool()>& f, int ms = 5000) {
+bool ComponentsWaitFor(const std::function<bool()>& f, int ms = 5000) {
   for (int i = 0; i < ms / 20; ++i) {
     if (f()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -55,12 +55,12 @@ TEST_CASE("alertmanagers from static, file_sd and dns_sd configs",
   const std::string file = "http://10.0.0.1:9093/api/v2/alerts";
   const std::string stat = "http://10.0.0.9:9093/api/v2/alerts";
   const std::string dns = "http://127.0.0.1:9094/api/v2/alerts";
-  CHECK(WaitFor([&] {
+  CHECK(ComponentsWaitFor([&] {
     auto a = (*c)->ActiveAlertmanagers();
     return Has(a, file) && Has(a, stat) && Has(a, dns);
   }));
   std::ofstream(dir.Sub("am.json")) << R"([{"targets": ["10.0.0.2:9093"]}])";
-  CHECK(WaitFor([&] {
+  CHECK(ComponentsWaitFor([&] {
     auto a = (*c)->ActiveAlertmanagers();
     return !Has(a, file) && Has(a, "http://10.0.0.2:9093/api/v2/alerts") &&
            Has(a, stat) && Has(a, dns);
@@ -98,7 +98,7 @@ TEST_CASE("scrape targets from static, file_sd and dns_sd configs",
   };
   CHECK(Has(addrs(), "127.0.0.1:1"));
   c.Start();
-  CHECK(WaitFor([&] {
+  CHECK(ComponentsWaitFor([&] {
     auto a = addrs();
     return Has(a, "127.0.0.1:2") && Has(a, "127.0.0.1:1") &&
            Has(a, "127.0.0.1:3");

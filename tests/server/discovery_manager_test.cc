@@ -29,7 +29,7 @@ using vigil::server::discovery::DiscoveryManager;
 using vigil::server::discovery::Provider;
 using vigil::server::discovery::ResolveDNS;
 
-struct Recorder {
+struct DiscoveryRecorder {
   std::mutex mu;
   std::map<std::string, std::vector<TargetGroup>> last;
   int calls = 0;
@@ -53,7 +53,7 @@ struct Recorder {
   }
 };
 
-bool WaitFor(const std::function<bool()>& f, int ms = 5000) {
+bool ManagerWaitFor(const std::function<bool()>& f, int ms = 5000) {
   for (int i = 0; i < ms / 20; ++i) {
     if (f()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -80,7 +80,7 @@ TEST_CASE("file_sd is re-read when the file changes, last good kept",
   std::ofstream(file) << R"([{"targets": ["a:1"], "labels": {"x": "y"}}])";
   std::FILE* logf = std::tmpfile();
   vigil::Logger log(logf);
-  Recorder rec;
+  DiscoveryRecorder rec;
   DiscoveryManager dm([&](const std::string& k,
                           const std::vector<TargetGroup>& g) { rec.On(k, g); },
                       &log, 100);
@@ -88,7 +88,7 @@ TEST_CASE("file_sd is re-read when the file changes, last good kept",
   f.files = {dir.Sub("*.json")};
   dm.ApplyConfig({Provider{"p", f}});
   dm.Start();
-  REQUIRE(WaitFor([&] { return rec.Addrs("p").size() == 1; }));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("p").size() == 1; }));
   CHECK(rec.Addrs("p")[0] == "a:1");
   {
     std::lock_guard<std::mutex> l(rec.mu);
@@ -98,18 +98,18 @@ TEST_CASE("file_sd is re-read when the file changes, last good kept",
 
   // A target added (the size changes).
   std::ofstream(file) << R"([{"targets": ["a:1", "b:2"]}])";
-  REQUIRE(WaitFor([&] { return rec.Addrs("p").size() == 2; }));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("p").size() == 2; }));
   CHECK(rec.Addrs("p")[1] == "b:2");
 
   // One removed.
   std::ofstream(file) << R"([{"targets": ["b:2"]}])";
-  REQUIRE(WaitFor([&] { return rec.Addrs("p").size() == 1; }));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("p").size() == 1; }));
   CHECK(rec.Addrs("p")[0] == "b:2");
 
   // Broken: logged, the last good groups kept.
   const int calls = rec.Calls();
   std::ofstream(file) << R"([{"targets": ["b:2"]},)";
-  REQUIRE(WaitFor([&] {
+  REQUIRE(ManagerWaitFor([&] {
     return ReadAll(logf).find("Error reading file") != std::string::npos;
   }));
   CHECK(ReadAll(logf).find("t.json") != std::string::npos);
@@ -119,7 +119,7 @@ TEST_CASE("file_sd is re-read when the file changes, last good kept",
   // While t.json stays broken, a second file matching the pattern is
   // followed (t.json keeping its last good groups, as Prometheus).
   std::ofstream(dir.Sub("u.json")) << R"([{"targets": ["c:3"]}])";
-  REQUIRE(WaitFor([&] { return rec.Addrs("p").size() == 2; }));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("p").size() == 2; }));
   CHECK(rec.Addrs("p") == std::vector<std::string>{"b:2", "c:3"});
   std::ofstream(file) << R"([{"targets": ["b:2"]}])";
 
@@ -129,7 +129,7 @@ TEST_CASE("file_sd is re-read when the file changes, last good kept",
   FileSDConfig g;
   g.files = {dir.Sub("u.json")};
   dm.ApplyConfig({Provider{"p", f}, Provider{"q", g}});
-  REQUIRE(WaitFor([&] { return rec.Addrs("q").size() == 1; }));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("q").size() == 1; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(rec.Calls() == before + 1);
   CHECK(dm.Groups("p").size() == 2);
@@ -143,7 +143,7 @@ TEST_CASE("file_sd re-reads every refresh_interval", "[discovery]") {
   std::ofstream(file) << "- targets: ['a:1']\n";
   struct stat st {};
   REQUIRE(::stat(file.c_str(), &st) == 0);
-  Recorder rec;
+  DiscoveryRecorder rec;
   DiscoveryManager dm([&](const std::string& k,
                           const std::vector<TargetGroup>& g) { rec.On(k, g); },
                       nullptr, 50);
@@ -152,7 +152,7 @@ TEST_CASE("file_sd re-reads every refresh_interval", "[discovery]") {
   f.refresh_interval_ms = 1000;
   dm.ApplyConfig({Provider{"p", f}});
   dm.Start();
-  REQUIRE(WaitFor([&] { return rec.Addrs("p").size() == 1; }));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("p").size() == 1; }));
   // Same size, and the old mtime put back: the poll sees no change, the
   // refresh interval re-reads it anyway.
   std::ofstream(file) << "- targets: ['b:1']\n";
@@ -160,7 +160,7 @@ TEST_CASE("file_sd re-reads every refresh_interval", "[discovery]") {
   REQUIRE(::utimensat(AT_FDCWD, file.c_str(), times, 0) == 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(rec.Addrs("p")[0] == "a:1");
-  REQUIRE(WaitFor([&] { return rec.Addrs("p")[0] == "b:1"; }, 3000));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("p")[0] == "b:1"; }, 3000));
   dm.Stop();
 }
 
@@ -184,13 +184,13 @@ TEST_CASE("dns_sd type A resolves localhost with the port", "[discovery]") {
   CHECK(found);
 
   // Through the manager.
-  Recorder rec;
+  DiscoveryRecorder rec;
   DiscoveryManager dm([&](const std::string& k,
                           const std::vector<TargetGroup>& g) { rec.On(k, g); },
                       nullptr, 100);
   dm.ApplyConfig({Provider{"d", c}});
   dm.Start();
-  REQUIRE(WaitFor([&] { return !rec.Addrs("d").empty(); }));
+  REQUIRE(ManagerWaitFor([&] { return !rec.Addrs("d").empty(); }));
   dm.Stop();
 }
 
@@ -221,14 +221,14 @@ TEST_CASE("dns_sd SRV that does not resolve: logged, no crash", "[discovery]") {
   }
   std::FILE* logf = std::tmpfile();
   vigil::Logger log(logf);
-  Recorder rec;
+  DiscoveryRecorder rec;
   DiscoveryManager dm([&](const std::string& k,
                           const std::vector<TargetGroup>& g) { rec.On(k, g); },
                       &log, 50);
   dm.ApplyConfig({Provider{"s", c}});
   dm.Start();
   // Either an error logged or an empty result reported (NXDOMAIN).
-  WaitFor(
+  ManagerWaitFor(
       [&] {
         return rec.Calls() > 0 ||
                ReadAll(logf).find("Error refreshing DNS targets") !=
@@ -329,7 +329,7 @@ TEST_CASE("a slow DNS lookup blocks no other provider",
     g.targets.push_back(vigil::Labels{{"__address__", name + ":80"}});
     return g;
   };
-  Recorder rec;
+  DiscoveryRecorder rec;
   DiscoveryManager dm([&](const std::string& k,
                           const std::vector<TargetGroup>& g) { rec.On(k, g); },
                       nullptr, 50, resolve);
@@ -343,12 +343,12 @@ TEST_CASE("a slow DNS lookup blocks no other provider",
   dm.ApplyConfig(
       {Provider{"slow", slow}, Provider{"fast", fast}, Provider{"file", f}});
   dm.Start();
-  REQUIRE(WaitFor([&] { return slow_lookups.load() == 1; }));
+  REQUIRE(ManagerWaitFor([&] { return slow_lookups.load() == 1; }));
   // While the slow lookup hangs, the others report and keep following.
-  REQUIRE(WaitFor([&] { return rec.Addrs("fast").size() == 1; }, 2000));
-  REQUIRE(WaitFor([&] { return rec.Addrs("file").size() == 1; }, 2000));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("fast").size() == 1; }, 2000));
+  REQUIRE(ManagerWaitFor([&] { return rec.Addrs("file").size() == 1; }, 2000));
   std::ofstream(file) << R"([{"targets": ["a:1", "b:2"]}])";
-  CHECK(WaitFor([&] { return rec.Addrs("file").size() == 2; }, 2000));
+  CHECK(ManagerWaitFor([&] { return rec.Addrs("file").size() == 2; }, 2000));
   CHECK(rec.Addrs("slow").empty());
 
   // Dropping the slow provider returns at once; its lookup ends later.

@@ -27,7 +27,7 @@ using vigil::testutil::TempDir;
 
 using vigil::testutil::FreePort;
 
-std::string Query(const std::string& url, const std::string& q) {
+std::string DiscoveryQuery(const std::string& url, const std::string& q) {
   return Run("curl -s -G '" + url +
              "/api/v1/query' --data-urlencode 'query=" + q + "'")
       .out;
@@ -63,14 +63,14 @@ TEST_CASE("a file_sd target added while the server runs is scraped",
   }
   INFO(ReadFile(dir.Sub("vigil.log")));
   REQUIRE(ready);
-  CHECK(Query(url, "up{job=\"sd\"}").find("\"job\":\"sd\"") ==
+  CHECK(DiscoveryQuery(url, "up{job=\"sd\"}").find("\"job\":\"sd\"") ==
         std::string::npos);
 
   std::ofstream(dir.Sub("targets.json"))
       << "[{\"targets\": [\"" << self << "\"], \"labels\": {\"env\": \"t\"}}]";
   std::string up;
   for (int i = 0; i < 100; ++i) {
-    up = Query(url, "up{job=\"sd\"}");
+    up = DiscoveryQuery(url, "up{job=\"sd\"}");
     if (up.find("\"job\":\"sd\"") != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }

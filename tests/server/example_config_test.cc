@@ -29,13 +29,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using vigil::testutil::HaveCommand;
+using vigil::testutil::kVigil;
 using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
 using vigil::testutil::RunResult;
 using vigil::testutil::TempDir;
 
 const std::string kLlm = std::string(VIGIL_SOURCE_DIR) + "/examples/llm";
-const std::string kVigil = std::string("'") + VIGIL_BINARY + "'";
 
 // The file with every block between "# --- begin alternative" and
 // "# --- end alternative" uncommented (the first "# " of each line).

@@ -117,13 +117,13 @@ std::string SameNumbers(const std::string& s) {
   return out;
 }
 
-struct Answer {
+struct FormatAnswer {
   bool ok = false;
   std::string text;  // the formatted query, or the error
 };
 
-Answer Ask(vigil::net::HttpClient* c, const std::string& base,
-           const std::string& q) {
+FormatAnswer AskFormat(vigil::net::HttpClient* c, const std::string& base,
+                       const std::string& q) {
   std::string body = "query=";
   for (unsigned char ch : q) {
     if (std::isalnum(ch) || ch == '_' || ch == '.' || ch == '-') {
@@ -136,7 +136,7 @@ Answer Ask(vigil::net::HttpClient* c, const std::string& base,
                                 "application/x-www-form-urlencoded");
   rapidjson::Document d;
   d.Parse(r.body.c_str());
-  Answer a;
+  FormatAnswer a;
   if (!d.IsObject() || !d.HasMember("status")) {
     a.text = "no JSON: " + r.error + " " + r.body;
     return a;
@@ -181,8 +181,8 @@ TEST_CASE(
   int same = 0, numbers = 0, newer = 0, both_refuse = 0;
   for (const std::string& q : exprs) {
     INFO(q);
-    const Answer pa = Ask(&client, prom, q);
-    const Answer va = Ask(&client, self, q);
+    const FormatAnswer pa = AskFormat(&client, prom, q);
+    const FormatAnswer va = AskFormat(&client, self, q);
     REQUIRE(pa.text.rfind("no JSON", 0) != 0);
     REQUIRE(va.text.rfind("no JSON", 0) != 0);
     // What 2.42 accepts, Vigil accepts.

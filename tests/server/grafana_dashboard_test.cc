@@ -48,9 +48,10 @@ namespace fs = std::filesystem;
 using vigil::testutil::HaveCommand;
 using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
+using vigil::testutil::ShellQuote;
 
-const std::string kLlm = std::string(VIGIL_SOURCE_DIR) + "/examples/llm";
-const std::string kDashboard = kLlm + "/grafana/llm-inference.json";
+const std::string kLlmDir = std::string(VIGIL_SOURCE_DIR) + "/examples/llm";
+const std::string kDashboard = kLlmDir + "/grafana/llm-inference.json";
 const std::string kShared = VIGIL_SHARED_DIR;
 
 // One query of the dashboard, as written.
@@ -86,7 +87,7 @@ rapidjson::Document LoadDashboard() {
   return d;
 }
 
-std::vector<double> Thresholds(const rapidjson::Value& panel) {
+std::vector<double> PanelThresholds(const rapidjson::Value& panel) {
   std::vector<double> out;
   if (!panel.HasMember("fieldConfig")) return out;
   const auto& fc = panel["fieldConfig"];
@@ -123,7 +124,7 @@ std::vector<DashboardQuery> Queries(const rapidjson::Document& d) {
       q.where = "panel " + std::to_string((*p)["id"].GetInt()) + " \"" +
                 q.panel_title + "\" " + Str(t, "refId");
       q.text = Str(t, "expr");
-      q.thresholds = Thresholds(*p);
+      q.thresholds = PanelThresholds(*p);
       out.push_back(q);
     }
   }
@@ -348,7 +349,7 @@ std::string CheckQuery(const std::string& text, bool is_variable,
 
 std::set<std::string> RecordedNames() {
   std::set<std::string> out;
-  const auto f = vigil::rules::ReadRuleFile(kLlm + "/rules/recording.yml");
+  const auto f = vigil::rules::ReadRuleFile(kLlmDir + "/rules/recording.yml");
   REQUIRE(f.ok());
   for (const auto& g : f.groups) {
     for (const auto& r : g.rules) {
@@ -379,12 +380,6 @@ struct ApiAnswer {
   std::string error;
   size_t series = 0;
 };
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? "'\\''" : std::string(1, c);
-  return out + "'";
-}
 
 // GET base_url + path with the URL-encoded form `params`.
 ApiAnswer Api(const std::string& base_url, const std::string& path,
@@ -720,7 +715,7 @@ TEST_CASE("grafana dashboard thresholds are the alert thresholds",
           "[grafana]") {
   // Alerts of the form `<series> > N` (N != 0): some panel showing that
   // series must draw a threshold at N.
-  const auto alerts = vigil::rules::ReadRuleFile(kLlm + "/rules/alerts.yml");
+  const auto alerts = vigil::rules::ReadRuleFile(kLlmDir + "/rules/alerts.yml");
   REQUIRE(alerts.ok());
   std::vector<std::pair<std::string, double>> lines;
   for (const auto& g : alerts.groups) {
@@ -740,7 +735,7 @@ TEST_CASE("grafana dashboard thresholds are the alert thresholds",
   // A panel of a recorded series shows what its expression reads (the
   // hottest-GPU panel draws GPUTempHigh's line over llm:gpu_temp_max:1m).
   const auto recording =
-      vigil::rules::ReadRuleFile(kLlm + "/rules/recording.yml");
+      vigil::rules::ReadRuleFile(kLlmDir + "/rules/recording.yml");
   REQUIRE(recording.ok());
   std::map<std::string, std::set<std::string>> reads;
   for (const auto& g : recording.groups) {
@@ -777,7 +772,7 @@ TEST_CASE("grafana dashboard JSON is build_dashboard.py's output",
     WARN("SKIPPED: python3 not on PATH");
     return;
   }
-  const auto r = Run("python3 '" + kLlm + "/grafana/build_dashboard.py'");
+  const auto r = Run("python3 '" + kLlmDir + "/grafana/build_dashboard.py'");
   REQUIRE(r.code == 0);
   INFO(
       "regenerate: python3 examples/llm/grafana/build_dashboard.py > "
@@ -841,7 +836,7 @@ TEST_CASE("grafana dashboard queries return data from vigil fed by vigil-sim",
   // its own 15s: that one line is changed in a copy), scrapes every second,
   // Vigil scraping itself as job "vigil" (the freshness row), and an
   // Alertmanager nobody listens on (the notification-error series).
-  std::string recording = ReadFile(kLlm + "/rules/recording.yml");
+  std::string recording = ReadFile(kLlmDir + "/rules/recording.yml");
   const std::string before = recording;
   recording = std::regex_replace(recording, std::regex("\n    interval: 15s\n"),
                                  "\n    interval: 1s\n");
@@ -852,7 +847,7 @@ TEST_CASE("grafana dashboard queries return data from vigil fed by vigil-sim",
   std::ofstream(dir.Sub("prometheus.yml"))
       << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
       << "  evaluation_interval: 1s\n"
-      << "rule_files:\n  - " << dir.Sub("recording.yml") << "\n  - " << kLlm
+      << "rule_files:\n  - " << dir.Sub("recording.yml") << "\n  - " << kLlmDir
       << "/rules/alerts.yml\n"
       << "alerting:\n  alertmanagers:\n    - static_configs:\n"
       << "        - targets: ['127.0.0.1:" << FreePort() << "']\n"

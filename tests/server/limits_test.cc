@@ -65,9 +65,9 @@ std::string Esc(const std::string& s) {
 }
 
 // A scrape target in this process: /metrics serves `page`.
-class Target {
+class LimitsTarget {
  public:
-  Target() {
+  LimitsTarget() {
     srv_.Handle("GET", "/metrics", [this](const HttpRequest&, HttpResponse* r) {
       std::lock_guard<std::mutex> l(mu_);
       r->SetHeader("Content-Type", "text/plain; version=0.0.4");
@@ -93,7 +93,7 @@ class Target {
 
 // `vigil` on a free port with `flags`, scraping `target_port` every second
 // when it is not 0.
-class Vigil {
+class LimitsVigil {
  public:
   bool Start(const TempDir& dir, int target_port,
              const std::vector<std::string>& flags) {
@@ -164,7 +164,7 @@ bool Eventually(F f, int timeout_ms = 15000) {
   return f();
 }
 
-std::string Str(const rapidjson::Value& v, const char* key) {
+std::string LimitsStr(const rapidjson::Value& v, const char* key) {
   auto it = v.FindMember(key);
   return it != v.MemberEnd() && it->value.IsString() ? it->value.GetString()
                                                      : "";
@@ -205,9 +205,9 @@ TEST_CASE(
     "existing ones keep ingesting",
     "[limits][server]") {
   TempDir dir;
-  Target target;
+  LimitsTarget target;
   target.Serve(10, 1);
-  Vigil v;
+  LimitsVigil v;
   // 10 series of the page + the 5 report series (up, scrape_*).
   REQUIRE(
       v.Start(dir, target.port(),
@@ -239,8 +239,8 @@ TEST_CASE(
   REQUIRE(d.IsObject());
   const auto& active = d["data"]["activeTargets"];
   REQUIRE(active.Size() == 1);
-  CHECK(Str(active[0], "health") == "up");
-  const std::string err = Str(active[0], "lastError");
+  CHECK(LimitsStr(active[0], "health") == "up");
+  const std::string err = LimitsStr(active[0], "lastError");
   INFO(err);
   CHECK(err.rfind("10 new series refused, first: storage: head series limit "
                   "15 (--storage.tsdb.max-series) reached; new series "
@@ -255,7 +255,7 @@ TEST_CASE(
     rapidjson::Document d2;
     d2.Parse(v.Get("/api/v1/targets").body.c_str());
     return d2.IsObject() &&
-           Str(d2["data"]["activeTargets"][0], "lastError").empty();
+           LimitsStr(d2["data"]["activeTargets"][0], "lastError").empty();
   }));
 }
 
@@ -264,7 +264,7 @@ TEST_CASE(
     "and names the refused one",
     "[limits][server]") {
   TempDir dir;
-  Vigil v;
+  LimitsVigil v;
   REQUIRE(v.Start(
       dir, 0,
       {"--storage.tsdb.max-series=2", "--web.enable-remote-write-receiver"}));
@@ -308,9 +308,9 @@ TEST_CASE(
     "and are counted",
     "[limits][server]") {
   TempDir dir;
-  Target target;
+  LimitsTarget target;
   target.Serve(10, 1);
-  Vigil v;
+  LimitsVigil v;
   REQUIRE(v.Start(dir, target.port(),
                   {"--query.max-series=5", "--query.max-samples=100"}));
   REQUIRE(Eventually([&] { return v.Value("count(m{i=~\"[0-4]\"})") == 5; }));
@@ -320,9 +320,9 @@ TEST_CASE(
   rapidjson::Document d;
   d.Parse(r.body.c_str());
   REQUIRE(d.IsObject());
-  CHECK(Str(d, "status") == "error");
-  CHECK(Str(d, "errorType") == "execution");
-  CHECK(Str(d, "error") ==
+  CHECK(LimitsStr(d, "status") == "error");
+  CHECK(LimitsStr(d, "errorType") == "execution");
+  CHECK(LimitsStr(d, "error") ==
         "query processing would load too many series into memory in query "
         "execution: m selects more than 5 series (--query.max-series)");
   CHECK(v.Metric("vigil_engine_queries_exceeded_max_series_total") == 1);
@@ -351,8 +351,8 @@ TEST_CASE(
     CHECK(r.status == 422);
     d.Parse(r.body.c_str());
     REQUIRE(d.IsObject());
-    CHECK(Str(d, "errorType") == "execution");
-    CHECK(Str(d, "error") ==
+    CHECK(LimitsStr(d, "errorType") == "execution");
+    CHECK(LimitsStr(d, "error") ==
           "query processing would load too many samples into memory in query "
           "execution");
   }
@@ -364,7 +364,7 @@ TEST_CASE(
 TEST_CASE("With max-concurrency queries running, further ones wait, not fail",
           "[limits][server]") {
   TempDir dir;
-  Vigil v;
+  LimitsVigil v;
   REQUIRE(v.Start(dir, 0, {"--query.max-concurrency=1"}));
   // A query that runs until its 2 s timeout (nested subqueries: ~2*10^9
   // evaluations of vector(1), far more than 2 s on any machine).
@@ -399,7 +399,7 @@ TEST_CASE("With max-concurrency queries running, further ones wait, not fail",
 TEST_CASE("A real vigil answers 413 to big bodies and 431 to big headers",
           "[limits][server]") {
   TempDir dir;
-  Vigil v;
+  LimitsVigil v;
   REQUIRE(v.Start(dir, 0, {}));
   // A declared 17 MiB body (the limit is 16 MiB): refused unread.
   std::string reply = RawExchange(

@@ -26,7 +26,7 @@ namespace {
 
 using Ms = std::chrono::milliseconds;
 
-std::string Url(int port, std::string_view path) {
+std::string ClientUrl(int port, std::string_view path) {
   return "http://127.0.0.1:" + std::to_string(port) + std::string(path);
 }
 
@@ -87,7 +87,7 @@ TEST_CASE("Client times out a server that never answers", "[net][client]") {
   self = &srv;
   HttpClient client;
   FetchRequest req;
-  req.url = Url(srv.port(), "/metrics");
+  req.url = ClientUrl(srv.port(), "/metrics");
   req.timeout_ms = 300;
   auto t0 = std::chrono::steady_clock::now();
   auto r = client.FetchSync(req);
@@ -105,7 +105,7 @@ TEST_CASE("Client reports refused connections and garbage as Go does",
   ::close(lfd);  // nothing listens there now
   HttpClient client;
   FetchRequest req;
-  req.url = Url(port, "/metrics");
+  req.url = ClientUrl(port, "/metrics");
   auto r = client.FetchSync(req);
   CHECK(r.error == "Get \"" + req.url + "\": dial tcp 127.0.0.1:" +
                        std::to_string(port) + ": connect: connection refused");
@@ -115,7 +115,7 @@ TEST_CASE("Client reports refused connections and garbage as Go does",
     ::recv(fd, buf, sizeof(buf), 0);
     testing::SendAll(fd, "this is not http\r\n\r\n");
   });
-  req.url = Url(garbage.port(), "/metrics");
+  req.url = ClientUrl(garbage.port(), "/metrics");
   r = client.FetchSync(req);
   CHECK(r.error.rfind("Get \"" + req.url + "\": ", 0) == 0);
   CHECK(r.error.find("malformed HTTP response") != std::string::npos);
@@ -124,7 +124,7 @@ TEST_CASE("Client reports refused connections and garbage as Go does",
     char buf[4096];
     ::recv(fd, buf, sizeof(buf), 0);
   });
-  req.url = Url(empty.port(), "/metrics");
+  req.url = ClientUrl(empty.port(), "/metrics");
   r = client.FetchSync(req);
   CHECK(r.error == "Get \"" + req.url + "\": EOF");
 
@@ -145,7 +145,7 @@ TEST_CASE("An HTTP error status is a result, not an error", "[net][client]") {
   REQUIRE(port.ok());
   HttpClient client;
   FetchRequest req;
-  req.url = Url(*port, "/fail");
+  req.url = ClientUrl(*port, "/fail");
   auto r = client.FetchSync(req);
   CHECK(r.error == "");
   CHECK(r.status == 500);
@@ -177,7 +177,7 @@ TEST_CASE("Client stops at max_body_bytes on an endless chunked stream",
   REQUIRE(port.ok());
   HttpClient client;
   FetchRequest req;
-  req.url = Url(*port, "/endless");
+  req.url = ClientUrl(*port, "/endless");
   req.max_body_bytes = 1 << 20;
   req.accept_gzip = false;
   auto r = client.FetchSync(req);
@@ -191,7 +191,7 @@ TEST_CASE("Client stops at max_body_bytes on an endless chunked stream",
   CHECK(stream_ended);
   CHECK(sent < (int64_t{64} << 20));
 
-  req.url = Url(*port, "/bomb");
+  req.url = ClientUrl(*port, "/bomb");
   req.accept_gzip = true;
   r = client.FetchSync(req);
   CHECK(r.error == "body size limit exceeded");
@@ -217,7 +217,7 @@ TEST_CASE("A page that grows or shrinks between fetches arrives whole",
   REQUIRE(port.ok());
   HttpClient client;
   FetchRequest req;
-  req.url = Url(*port, "/page");
+  req.url = ClientUrl(*port, "/page");
   for (size_t n : {size_t{100 * 1000}, size_t{100 * 1000}, size_t{350 * 1000},
                    size_t{10}, size_t{0}, size_t{200 * 1000}}) {
     INFO(n);
@@ -263,7 +263,7 @@ TEST_CASE(
   HttpClient client(o);
   FetchRequest req;
   req.method = "POST";
-  req.url = Url(*port, "/echo");
+  req.url = ClientUrl(*port, "/echo");
   req.headers = {{"X-Scope", "tenant-1"}};
   req.body = "payload";
   req.basic_username = "user";
@@ -307,7 +307,7 @@ TEST_CASE("A thousand concurrent fetches on one client",
   std::vector<std::string> errors;
   for (int i = 0; i < kN; ++i) {
     FetchRequest req;
-    req.url = Url(*port, "/metrics/" + std::to_string(i));
+    req.url = ClientUrl(*port, "/metrics/" + std::to_string(i));
     req.timeout_ms = 60000;
     std::string want = "up{i=\"" + std::to_string(i) + "\"} 1\n";
     client.Fetch(std::move(req), [&, want](FetchResult r) {
@@ -340,7 +340,7 @@ TEST_CASE("Stop cancels in-flight transfers and joins",
   std::atomic<int> calls{0};
   for (int i = 0; i < 20; ++i) {
     FetchRequest req;
-    req.url = Url(srv.port(), "/metrics");
+    req.url = ClientUrl(srv.port(), "/metrics");
     req.timeout_ms = 0;  // would wait forever
     client.Fetch(std::move(req), [&](FetchResult r) {
       ++calls;
@@ -357,7 +357,7 @@ TEST_CASE("Stop cancels in-flight transfers and joins",
   CHECK(cancelled == 20);
   client.Stop();  // idempotent
   FetchRequest late;
-  late.url = Url(srv.port(), "/metrics");
+  late.url = ClientUrl(srv.port(), "/metrics");
   auto r = client.FetchSync(late);
   CHECK(r.cancelled);
 }
@@ -372,7 +372,7 @@ TEST_CASE("FetchSync from a callback fails instead of deadlocking",
   HttpClient client;
   std::promise<std::string> inner;
   FetchRequest req;
-  req.url = Url(*port, "/");
+  req.url = ClientUrl(*port, "/");
   client.Fetch(
       req, [&](FetchResult) { inner.set_value(client.FetchSync(req).error); });
   auto f = inner.get_future();
@@ -403,7 +403,7 @@ TEST_CASE("Client scrapes a real prometheus-node-exporter", "[net][client]") {
   REQUIRE(pid > 0);
   HttpClient client;
   FetchRequest req;
-  req.url = Url(port, "/metrics");
+  req.url = ClientUrl(port, "/metrics");
   req.timeout_ms = 5000;
   req.headers = {{"Accept",
                   "application/openmetrics-text;version=1.0.0;q=0.5,"

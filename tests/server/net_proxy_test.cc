@@ -49,7 +49,7 @@ struct ProxyFixture {
   std::string Log() const { return ReadFile(dir.Sub("proxy.log")); }
 };
 
-std::string HeaderOf(const FetchResult& r, const std::string& name) {
+std::string ProxyHeaderOf(const FetchResult& r, const std::string& name) {
   for (const auto& [k, v] : r.headers) {
     if (k == name) return v;
   }
@@ -57,12 +57,12 @@ std::string HeaderOf(const FetchResult& r, const std::string& name) {
 }
 
 // Sets an environment variable for one scope.
-class ScopedEnv {
+class ScopedProxyEnv {
  public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+  ScopedProxyEnv(const char* name, const std::string& value) : name_(name) {
     setenv(name, value.c_str(), 1);
   }
-  ~ScopedEnv() { unsetenv(name_); }
+  ~ScopedProxyEnv() { unsetenv(name_); }
 
  private:
   const char* name_;
@@ -88,7 +88,7 @@ TEST_CASE("proxy_url: an http target is fetched through the proxy",
     CHECK(res.error.empty());
     CHECK(res.status == 200);
     CHECK(res.body == "via_proxy 1\n");
-    CHECK(HeaderOf(res, "via") == "1.1 test-proxy");
+    CHECK(ProxyHeaderOf(res, "via") == "1.1 test-proxy");
     CHECK(f.Log() == "GET " + r.url + " HTTP/1.1\n");
   }
   SECTION("credentials in proxy_url become Proxy-Authorization") {
@@ -100,18 +100,18 @@ TEST_CASE("proxy_url: an http target is fetched through the proxy",
     CHECK(f.Log() == "GET " + r.url + " HTTP/1.1 auth=Basic dXNlcjpwYXNz\n");
   }
   SECTION("no_proxy in the environment does not bypass proxy_url") {
-    ScopedEnv env("no_proxy", "127.0.0.1,localhost");
-    ScopedEnv env2("NO_PROXY", "127.0.0.1,localhost");
+    ScopedProxyEnv env("no_proxy", "127.0.0.1,localhost");
+    ScopedProxyEnv env2("NO_PROXY", "127.0.0.1,localhost");
     FetchResult res = client.FetchSync(r);
     CHECK(res.status == 200);
     CHECK(f.Log() == "GET " + r.url + " HTTP/1.1\n");
   }
   SECTION("without proxy_url, http_proxy in the environment is ignored") {
-    ScopedEnv env("http_proxy", f.ProxyUrl());
+    ScopedProxyEnv env("http_proxy", f.ProxyUrl());
     r.proxy_url.clear();
     FetchResult res = client.FetchSync(r);
     CHECK(res.status == 200);
-    CHECK(HeaderOf(res, "via") == "<none>");
+    CHECK(ProxyHeaderOf(res, "via") == "<none>");
     CHECK(f.Log().empty());
   }
 }
@@ -170,7 +170,7 @@ TEST_CASE("proxy_url: an https target is tunnelled with CONNECT",
     FetchResult res = client.FetchSync(r);
     INFO(res.error);
     CHECK(res.status == 200);
-    CHECK(HeaderOf(res, "x-sni") == "vigil.test");
+    CHECK(ProxyHeaderOf(res, "x-sni") == "vigil.test");
     CHECK(f.Log() == "CONNECT " + authority + " HTTP/1.1\n");
   }
 }
@@ -244,7 +244,7 @@ TEST_CASE("no_proxy: listed hosts go direct, others through proxy_url",
     FetchResult res = client.FetchSync(r);
     INFO(res.error);
     CHECK(res.status == 200);
-    CHECK(HeaderOf(res, "via") == "<none>");
+    CHECK(ProxyHeaderOf(res, "via") == "<none>");
     CHECK(f.Log().empty());
   }
 }
@@ -262,7 +262,7 @@ TEST_CASE("proxy_from_environment: HTTP_PROXY and NO_PROXY decide",
   r.proxy_from_environment = true;
   r.url = f.Url("scrape.example");
   r.timeout_ms = 5000;
-  ScopedEnv proxy("HTTP_PROXY", f.ProxyUrl());
+  ScopedProxyEnv proxy("HTTP_PROXY", f.ProxyUrl());
 
   SECTION("proxied") {
     FetchResult res = client.FetchSync(r);
@@ -271,7 +271,7 @@ TEST_CASE("proxy_from_environment: HTTP_PROXY and NO_PROXY decide",
     CHECK(f.Log() == "GET " + r.url + " HTTP/1.1\n");
   }
   SECTION("excluded by NO_PROXY") {
-    ScopedEnv no("NO_PROXY", "scrape.example");
+    ScopedProxyEnv no("NO_PROXY", "scrape.example");
     FetchResult res = client.FetchSync(r);
     CHECK(res.status == 0);
     CHECK(f.Log().empty());

@@ -24,14 +24,14 @@ namespace {
 using testing::MakeCerts;
 using testing::PyServer;
 
-std::string HeaderOf(const FetchResult& r, const std::string& name) {
+std::string TlsHeaderOf(const FetchResult& r, const std::string& name) {
   for (const auto& [k, v] : r.headers) {
     if (k == name) return v;
   }
   return "<none>";
 }
 
-struct Fixture {
+struct TlsFixture {
   testutil::TempDir dir;
   std::string certs_error = MakeCerts(dir.path());
   std::string Path(const std::string& f) const { return dir.Sub(f); }
@@ -60,7 +60,7 @@ TEST_CASE("tls_config: a server certificate is verified against ca_file",
     WARN("openssl or python3 missing: test skipped");
     return;
   }
-  Fixture f;
+  TlsFixture f;
   REQUIRE(f.certs_error.empty());
   auto srv = f.Serve();
   REQUIRE(srv->port() != 0);
@@ -75,7 +75,7 @@ TEST_CASE("tls_config: a server certificate is verified against ca_file",
     CHECK(res.status == 200);
     CHECK(res.body.find("tls_ok 1") != std::string::npos);
     // An IP in the URL: no SNI (RFC 6066), the IP SAN is what matches.
-    CHECK(HeaderOf(res, "x-sni") == "");
+    CHECK(TlsHeaderOf(res, "x-sni") == "");
   }
   SECTION("without the CA: Go's unknown authority") {
     FetchRequest r = Https(srv->port());
@@ -114,7 +114,7 @@ TEST_CASE("tls_config.server_name is the SNI and the name verified",
     WARN("openssl or python3 missing: test skipped");
     return;
   }
-  Fixture f;
+  TlsFixture f;
   REQUIRE(f.certs_error.empty());
   auto srv = f.Serve();
   REQUIRE(srv->port() != 0);
@@ -129,9 +129,9 @@ TEST_CASE("tls_config.server_name is the SNI and the name verified",
     INFO(res.error);
     CHECK(res.error.empty());
     CHECK(res.status == 200);
-    CHECK(HeaderOf(res, "x-sni") == "vigil.test");
+    CHECK(TlsHeaderOf(res, "x-sni") == "vigil.test");
     // The Host header stays the URL's, as with Go's ServerName.
-    CHECK(HeaderOf(res, "x-host") == authority);
+    CHECK(TlsHeaderOf(res, "x-host") == authority);
   }
   SECTION("a server_name the certificate lacks fails") {
     FetchRequest r = Https(srv->port());
@@ -167,7 +167,7 @@ TEST_CASE("tls_config: client certificates for a server that requires one",
     WARN("openssl or python3 missing: test skipped");
     return;
   }
-  Fixture f;
+  TlsFixture f;
   REQUIRE(f.certs_error.empty());
   auto srv = f.Serve({"--client-ca", f.Path("ca.crt")});
   REQUIRE(srv->port() != 0);
@@ -205,7 +205,7 @@ TEST_CASE("tls_config.min_version refuses an older server", "[net][tls]") {
     WARN("openssl or python3 missing: test skipped");
     return;
   }
-  Fixture f;
+  TlsFixture f;
   REQUIRE(f.certs_error.empty());
   auto srv = f.Serve({"--max-tls", "1.2"});
   REQUIRE(srv->port() != 0);
@@ -261,7 +261,7 @@ TEST_CASE("vigil scrapes an https target configured in prometheus.yml",
     WARN("openssl, python3 or curl missing: test skipped");
     return;
   }
-  Fixture f;
+  TlsFixture f;
   REQUIRE(f.certs_error.empty());
   auto srv = f.Serve();
   REQUIRE(srv->port() != 0);

@@ -21,6 +21,7 @@
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
 
+namespace vigil::notifier {
 namespace {
 
 using vigil::Labels;
@@ -28,22 +29,10 @@ using vigil::net::FetchRequest;
 using vigil::net::FetchResult;
 using vigil::testutil::Process;
 using vigil::testutil::Run;
+using vigil::testutil::ShellQuote;
 using vigil::testutil::TempDir;
-using namespace vigil::notifier;
 
 constexpr char kAlertmanager[] = "prometheus-alertmanager";
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "'";
-}
 
 // An asynchronous Fetcher over `curl`: each request runs on its own thread
 // (joined when the fetcher is destroyed, after the notifier).
@@ -96,7 +85,7 @@ class CurlFetcher {
 
 using vigil::testutil::FreePort;
 
-std::string Get(const std::string& url) {
+std::string AmGet(const std::string& url) {
   return Run("curl -sS --max-time 5 " + ShellQuote(url)).out;
 }
 
@@ -105,14 +94,14 @@ template <typename Pred>
 std::string PollUntil(const std::string& url, Pred pred) {
   std::string body;
   for (int i = 0; i < 100; ++i) {
-    body = Get(url);
+    body = AmGet(url);
     if (pred(body)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return body;
 }
 
-int64_t NowMs() {
+int64_t AmNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -163,8 +152,8 @@ TEST_CASE("alerts reach a real Alertmanager and resolve there",
   vigil::rules::NotifyAlert a;
   a.labels = Labels{{"alertname", "VigilNotifierTest"}, {"severity", "page"}};
   a.annotations = Labels{{"summary", "GPU <hot> & \"loud\""}};
-  a.starts_at = NowMs() - 60000;
-  a.ends_at = NowMs() + 240000;
+  a.starts_at = AmNowMs() - 60000;
+  a.ends_at = AmNowMs() + 240000;
   notify("up == 0", {a});
 
   const std::string alerts_url = base + "/api/v2/alerts";
@@ -184,7 +173,7 @@ TEST_CASE("alerts reach a real Alertmanager and resolve there",
 
   // Resolved: endsAt = resolution time; Alertmanager stops listing it.
   a.resolved = true;
-  a.ends_at = NowMs() - 1000;
+  a.ends_at = AmNowMs() - 1000;
   notify("up == 0", {a});
   body = PollUntil(alerts_url, [](const std::string& b) {
     return b.find("[") != std::string::npos &&
@@ -209,3 +198,4 @@ TEST_CASE("alerts reach a real Alertmanager and resolve there",
 }
 
 }  // namespace
+}  // namespace vigil::notifier

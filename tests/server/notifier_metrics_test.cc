@@ -35,7 +35,7 @@ Fetcher FixedLatency(int64_t ms) {
       };
 }
 
-Alert MakeAlert(const std::string& name) {
+Alert MetricsAlert(const std::string& name) {
   Alert a;
   a.labels = Labels{{"alertname", name}};
   a.starts_at = 1767225600000;
@@ -51,7 +51,7 @@ TEST_CASE("notification latency is a summary per Alertmanager",
   auto n = Notifier::Create(o, FixedLatency(250), nullptr);
   REQUIRE(n.ok());
   (*n)->Start();
-  (*n)->Send({MakeAlert("A")});
+  (*n)->Send({MetricsAlert("A")});
   for (int i = 0; i < 200; ++i) {
     NotifierStats st = (*n)->Stats();
     if (st.alertmanagers.size() == 2 && st.alertmanagers[0].latency_count > 0 &&

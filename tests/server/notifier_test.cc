@@ -17,6 +17,7 @@
 #include "server/notifier/rules_adapter.h"
 #include "server/notifier/targets.h"
 
+namespace vigil::notifier {
 namespace {
 
 using vigil::Labels;
@@ -25,7 +26,6 @@ using vigil::RelabelConfig;
 using vigil::RelabelRegex;
 using vigil::net::FetchRequest;
 using vigil::net::FetchResult;
-using namespace vigil::notifier;
 
 // How the fake Alertmanager at a URL answers.
 enum class Behaviour { kOk, kRefuse, kStatus500, kHang };
@@ -148,9 +148,11 @@ const AlertmanagerStats* FindStats(const NotifierStats& st,
   return nullptr;
 }
 
-RelabelConfig Rule(RelabelAction action, std::vector<std::string> sources,
-                   const std::string& regex, const std::string& target = "",
-                   const std::string& replacement = "$1") {
+RelabelConfig RelabelRule(RelabelAction action,
+                          std::vector<std::string> sources,
+                          const std::string& regex,
+                          const std::string& target = "",
+                          const std::string& replacement = "$1") {
   RelabelConfig c;
   c.action = action;
   c.source_labels = std::move(sources);
@@ -400,14 +402,14 @@ TEST_CASE(
   // Global: drop the external replica label (the HA-pair pattern), drop
   // severity=info alerts.
   o.alert_relabel_configs.push_back(
-      Rule(RelabelAction::kLabelDrop, {}, "replica"));
+      RelabelRule(RelabelAction::kLabelDrop, {}, "replica"));
   o.alert_relabel_configs.back().source_labels_set = false;
   o.alert_relabel_configs.push_back(
-      Rule(RelabelAction::kDrop, {"severity"}, "info"));
+      RelabelRule(RelabelAction::kDrop, {"severity"}, "info"));
   AlertmanagerSet all = MakeSet({"all:9093"});
   AlertmanagerSet pages = MakeSet({"pages:9093"});
   pages.alert_relabel_configs.push_back(
-      Rule(RelabelAction::kKeep, {"severity"}, "page"));
+      RelabelRule(RelabelAction::kKeep, {"severity"}, "page"));
   o.alertmanagers = {all, pages};
   auto n = MakeNotifier(o, fake.fetcher());
 
@@ -457,7 +459,7 @@ TEST_CASE(
   s.static_configs.push_back({{"am1:9093", "am2:9093"}, Labels{{"dc", "x"}}});
   s.static_configs.push_back({{"am3:9093", "bad/host"}, Labels()});
   s.relabel_configs.push_back(
-      Rule(RelabelAction::kDrop, {"__address__"}, "am2:.*"));
+      RelabelRule(RelabelAction::kDrop, {"__address__"}, "am2:.*"));
   // A group label may set the path (Prometheus applies group labels after
   // __scheme__ and __alerts_path__).
   s.static_configs.push_back(
@@ -654,3 +656,4 @@ TEST_CASE("no Alertmanagers: batches are consumed without drops",
 }
 
 }  // namespace
+}  // namespace vigil::notifier

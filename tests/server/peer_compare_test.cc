@@ -32,6 +32,7 @@ using vigil::testutil::HaveCommand;
 using vigil::testutil::Process;
 using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
+using vigil::testutil::ShellQuote;
 using vigil::testutil::TempDir;
 
 using vigil::testutil::FreePort;
@@ -66,7 +67,7 @@ std::map<std::string, double> ParseInstant(const std::string& out) {
   return r;
 }
 
-std::set<std::string> Lines(const std::string& out) {
+std::set<std::string> LineSet(const std::string& out) {
   std::set<std::string> r;
   std::istringstream in(out);
   std::string line;
@@ -80,18 +81,6 @@ bool Near(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (a == b) return true;
   return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b));
-}
-
-std::string Shell(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      r += "'\\''";
-    } else {
-      r += c;
-    }
-  }
-  return r + "'";
 }
 
 std::string Page(const std::string& name, double c200, double c500, double temp,
@@ -183,7 +172,7 @@ TEST_CASE("vigil and prometheus 2.42 agree on the same fixed targets",
   INFO("vigil log:\n" << ReadFile(dir.Sub("vigil.log")));
 
   auto instant = [&](const std::string& url, const std::string& expr) {
-    auto r = Run("promtool query instant " + url + " " + Shell(expr));
+    auto r = Run("promtool query instant " + url + " " + ShellQuote(expr));
     INFO(url << " " << expr << ": " << r.out << r.err);
     CHECK(r.code == 0);
     return r.out;
@@ -225,7 +214,7 @@ TEST_CASE("vigil and prometheus 2.42 agree on the same fixed targets",
     auto r = Run("promtool query series " + url + " --match='{job=\"a\"}'");
     INFO(r.out << r.err);
     CHECK(r.code == 0);
-    return Lines(r.out);
+    return LineSet(r.out);
   };
   auto vs = series(vurl), ps = series(purl);
   {
@@ -246,7 +235,7 @@ TEST_CASE("vigil and prometheus 2.42 agree on the same fixed targets",
     auto r = Run("promtool query labels " + url + " job");
     INFO(r.out << r.err);
     CHECK(r.code == 0);
-    return Lines(r.out);
+    return LineSet(r.out);
   };
   auto vl = labels(vurl), pl = labels(purl);
   CHECK(pl == std::set<std::string>{"a", "b"});

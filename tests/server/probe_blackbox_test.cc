@@ -27,10 +27,10 @@ using testing::Target;
 constexpr char kBlackbox[] = "prometheus-blackbox-exporter";
 
 // `vigil` with probes.yml on a free port; port() is 0 if it did not come up.
-class Vigil {
+class BlackboxVigil {
  public:
-  Vigil(const testutil::TempDir& dir, const std::string& probes_flag,
-        bool lifecycle = true) {
+  BlackboxVigil(const testutil::TempDir& dir, const std::string& probes_flag,
+                bool lifecycle = true) {
     std::ofstream(dir.Sub("prometheus.yml")) << "global: {}\n";
     port_ = testutil::FreePort();
     std::vector<std::string> argv = {
@@ -113,7 +113,7 @@ TEST_CASE("/probe agrees with blackbox_exporter on every kind of target",
       dir.Sub("blackbox.log"));
   const std::string bb_url = "http://127.0.0.1:" + std::to_string(bb_port);
   REQUIRE(testutil::WaitHttp(bb_url + "/-/healthy", 100));
-  Vigil vigil(dir, "--probe.config.file=" + dir.Sub("probes.yml"));
+  BlackboxVigil vigil(dir, "--probe.config.file=" + dir.Sub("probes.yml"));
   INFO(vigil.log());
   REQUIRE(vigil.port() > 0);
 
@@ -188,7 +188,7 @@ TEST_CASE("vigil --probe.config.file: off, on, refused and reloaded",
           "[probe]") {
   testutil::TempDir dir;
   {
-    Vigil off(dir, "");
+    BlackboxVigil off(dir, "");
     REQUIRE(off.port() > 0);
     CHECK(Get(off.url() + Query("http_2xx", "127.0.0.1:1")).status == 404);
   }
@@ -210,7 +210,7 @@ TEST_CASE("vigil --probe.config.file: off, on, refused and reloaded",
   }
   std::ofstream(dir.Sub("probes.yml"))
       << "modules:\n  tcp_connect: {prober: tcp, timeout: 1s}\n";
-  Vigil on(dir, "--probe.config.file=" + dir.Sub("probes.yml"));
+  BlackboxVigil on(dir, "--probe.config.file=" + dir.Sub("probes.yml"));
   INFO(on.log());
   REQUIRE(on.port() > 0);
   // Vigil's own port is open: the tcp probe succeeds.

@@ -10,7 +10,7 @@
 namespace vigil::probe {
 namespace {
 
-std::string Err(const std::string& yaml) {
+std::string ProbeErr(const std::string& yaml) {
   auto c = ParseProbeConfig(yaml, "probes.yml");
   REQUIRE_FALSE(c.ok());
   return std::string(c.status().message());
@@ -82,60 +82,62 @@ TEST_CASE("probes.yml: the http and tcp modules decode", "[probe]") {
 
 TEST_CASE("probes.yml: other probers are not supported, with their place",
           "[probe]") {
-  CHECK(Err("modules:\n  ping:\n    prober: icmp\n") ==
+  CHECK(ProbeErr("modules:\n  ping:\n    prober: icmp\n") ==
         "probes.yml:3:13: prober icmp is not supported by vigil (module "
         "\"ping\"; http and tcp are)");
-  CHECK(Err("modules:\n  d:\n    prober: dns\n    dns: {query_name: x}\n")
+  CHECK(ProbeErr("modules:\n  d:\n    prober: dns\n    dns: {query_name: x}\n")
             .find("probes.yml:4:5: dns is not supported by vigil") !=
         std::string::npos);
-  CHECK(Err("modules:\n  g:\n    prober: grpc\n")
+  CHECK(ProbeErr("modules:\n  g:\n    prober: grpc\n")
             .find("prober grpc is not "
                   "supported by vigil") != std::string::npos);
-  CHECK(Err("modules:\n  x:\n    prober: htp\n") ==
+  CHECK(ProbeErr("modules:\n  x:\n    prober: htp\n") ==
         "probes.yml:3:13: unknown prober \"htp\" in module \"x\"");
-  CHECK(Err("modules:\n  x:\n    timeout: 5s\n") ==
+  CHECK(ProbeErr("modules:\n  x:\n    timeout: 5s\n") ==
         "probes.yml:2:3: module \"x\" has no prober");
-  CHECK(Err("modules:\n  t:\n    prober: tcp\n    tcp:\n      "
-            "query_response: [{expect: x}]\n")
+  CHECK(ProbeErr("modules:\n  t:\n    prober: tcp\n    tcp:\n      "
+                 "query_response: [{expect: x}]\n")
             .find("probes.yml:5:7: query_response is not supported by vigil") !=
         std::string::npos);
-  CHECK(Err("modules:\n  h:\n    prober: http\n    http: {compression: gzip}\n")
+  CHECK(ProbeErr(
+            "modules:\n  h:\n    prober: http\n    http: {compression: gzip}\n")
             .find("compression is not supported by vigil") !=
         std::string::npos);
 }
 
 TEST_CASE("probes.yml: unknown keys, wrong types and bad values", "[probe]") {
-  CHECK(Err("modules:\n  h:\n    prober: http\n    htp: {}\n") ==
+  CHECK(ProbeErr("modules:\n  h:\n    prober: http\n    htp: {}\n") ==
         "probes.yml:4:5: field htp not found in type config.Module");
   CHECK(
-      Err("modules:\n  h:\n    prober: http\n    http:\n      methd: GET\n") ==
+      ProbeErr(
+          "modules:\n  h:\n    prober: http\n    http:\n      methd: GET\n") ==
       "probes.yml:5:7: field methd not found in type config.HTTPProbe");
-  CHECK(Err("modulez: {}\n") ==
+  CHECK(ProbeErr("modulez: {}\n") ==
         "probes.yml:1:1: field modulez not found in type config.plain");
-  CHECK(Err("modules:\n  h:\n    prober: http\n    timeout: 5x\n") ==
+  CHECK(ProbeErr("modules:\n  h:\n    prober: http\n    timeout: 5x\n") ==
         "probes.yml:4:14: cannot unmarshal !!str `5x` into time.Duration");
-  CHECK(Err("modules:\n  h:\n    prober: http\n    http:\n      "
-            "valid_status_codes: [abc]\n")
+  CHECK(ProbeErr("modules:\n  h:\n    prober: http\n    http:\n      "
+                 "valid_status_codes: [abc]\n")
             .find("probes.yml:5:28: cannot unmarshal !!str `abc` into int") !=
         std::string::npos);
-  CHECK(Err("modules:\n  h:\n    prober: http\n    http:\n      "
-            "fail_if_body_matches_regexp: ['(']\n")
+  CHECK(ProbeErr("modules:\n  h:\n    prober: http\n    http:\n      "
+                 "fail_if_body_matches_regexp: ['(']\n")
             .find("probes.yml:5:37: error parsing regexp `(`: missing )") !=
         std::string::npos);
-  CHECK(Err("modules: [a]\n")
+  CHECK(ProbeErr("modules: [a]\n")
             .find("probes.yml:1:10: cannot unmarshal !!seq "
                   "into map[string]config.Module") != std::string::npos);
-  CHECK(Err("modules:\n  h: {prober: http}\n  h: {prober: tcp}\n") ==
+  CHECK(ProbeErr("modules:\n  h: {prober: http}\n  h: {prober: tcp}\n") ==
         "probes.yml:3:3: key \"h\" already set in map");
-  CHECK(Err("modules:\n  h: {prober: http\n").find("probes.yml:") == 0);
-  CHECK(Err("modules:\n  h:\n    prober: http\n    http:\n      "
-            "bearer_token: a\n      bearer_token_file: b\n")
+  CHECK(ProbeErr("modules:\n  h: {prober: http\n").find("probes.yml:") == 0);
+  CHECK(ProbeErr("modules:\n  h:\n    prober: http\n    http:\n      "
+                 "bearer_token: a\n      bearer_token_file: b\n")
             .find("at most one of bearer_token & bearer_token_file") !=
         std::string::npos);
   // Several type errors: one line each, in file order.
-  std::string two =
-      Err("modules:\n  a:\n    prober: http\n    x: 1\n  b:\n    prober: http\n"
-          "    y: 2\n");
+  std::string two = ProbeErr(
+      "modules:\n  a:\n    prober: http\n    x: 1\n  b:\n    prober: http\n"
+      "    y: 2\n");
   CHECK(two ==
         "probes.yml:4:5: field x not found in type config.Module\n"
         "probes.yml:7:5: field y not found in type config.Module");

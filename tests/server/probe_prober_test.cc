@@ -41,7 +41,7 @@ Outcome Probe(const Module& m, const std::string& target,
   return o;
 }
 
-const char kLlm[] =
+const char kLlmModule[] =
     "    prober: http\n    http:\n      method: POST\n      headers: "
     "{Content-Type: application/json}\n      body: '{\"max_tokens\":1}'\n"
     "      valid_status_codes: [200]\n      fail_if_body_not_matches_regexp: "
@@ -53,7 +53,7 @@ TEST_CASE("http prober: each state of an engine, as blackbox_exporter sees it",
   testutil::TempDir dir;
   Target t(dir.path(), "engine");
   REQUIRE(t.port() > 0);
-  const Module m = Parse(kLlm);
+  const Module m = Parse(kLlmModule);
 
   Outcome ok = Probe(m, t.addr() + "/v1/completions");
   CHECK(ok.ok);

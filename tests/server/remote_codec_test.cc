@@ -72,7 +72,7 @@ void RequireEqual(const WireRequest& a, const WireRequest& b, bool v2) {
   }
 }
 
-WireRequest Sample() {
+WireRequest SampleRequest() {
   WireRequest req;
   WireSeries a;
   a.labels = Labels({{"__name__", "http_requests_total"},
@@ -111,7 +111,7 @@ TEST_CASE("remote codec: message names", "[remote]") {
 }
 
 TEST_CASE("remote codec: round trips", "[remote]") {
-  WireRequest req = Sample();
+  WireRequest req = SampleRequest();
   for (ProtoMessage m : {ProtoMessage::kV1, ProtoMessage::kV2}) {
     bool v2 = m == ProtoMessage::kV2;
     INFO(vigil::remote::ProtoMessageName(m));
@@ -280,7 +280,7 @@ TEST_CASE("remote codec: encoder bytes equal libprotobuf's", "[remote]") {
 }
 
 // The error for `raw` (uncompressed) decoded as `m`.
-std::string ErrorOf(std::string_view raw, ProtoMessage m) {
+std::string CodecErrorOf(std::string_view raw, ProtoMessage m) {
   auto got = DecodeWriteRequest(Snappy(raw), m);
   REQUIRE(!got.ok());
   return std::string(got.status().message());
@@ -327,29 +327,31 @@ TEST_CASE("remote codec: malformed 1.0 bodies", "[remote]") {
   }
   SECTION("label sets") {
     REQUIRE_THAT(
-        ErrorOf(V1Series(V1Label("__name__", "up") + V1Label("", "x")), v1),
+        CodecErrorOf(V1Series(V1Label("__name__", "up") + V1Label("", "x")),
+                     v1),
         Contains("series 0: label 1 has an empty name"));
-    REQUIRE_THAT(ErrorOf(V1Series(V1Label("__name__", "up") +
-                                  V1Label("job", "a") + V1Label("job", "b")),
-                         v1),
-                 Contains("duplicate label name \"job\""));
     REQUIRE_THAT(
-        ErrorOf(V1Series(V1Label("__name__", "up")) +
-                    V1Series(V1Label("job", "a") + V1Label("__name__", "up")),
-                v1),
-        Contains("series 1: labels not sorted by name: "
-                 "\"__name__\" after \"job\""));
-    REQUIRE_THAT(ErrorOf(V1Series(V1Label("job", "a")), v1),
+        CodecErrorOf(V1Series(V1Label("__name__", "up") + V1Label("job", "a") +
+                              V1Label("job", "b")),
+                     v1),
+        Contains("duplicate label name \"job\""));
+    REQUIRE_THAT(CodecErrorOf(V1Series(V1Label("__name__", "up")) +
+                                  V1Series(V1Label("job", "a") +
+                                           V1Label("__name__", "up")),
+                              v1),
+                 Contains("series 1: labels not sorted by name: "
+                          "\"__name__\" after \"job\""));
+    REQUIRE_THAT(CodecErrorOf(V1Series(V1Label("job", "a")), v1),
                  Contains("no __name__"));
-    REQUIRE_THAT(ErrorOf(V1Series(V1Label("__name__", "up") +
-                                  V1Label("job", "\xff\xfe")),
-                         v1),
+    REQUIRE_THAT(CodecErrorOf(V1Series(V1Label("__name__", "up") +
+                                       V1Label("job", "\xff\xfe")),
+                              v1),
                  Contains("not UTF-8"));
     REQUIRE_THAT(
-        ErrorOf(V1Series(V1Label("__name__", "up") + V1Label("j\xc0\xaf"
-                                                             "b",
-                                                             "x")),
-                v1),
+        CodecErrorOf(V1Series(V1Label("__name__", "up") + V1Label("j\xc0\xaf"
+                                                                  "b",
+                                                                  "x")),
+                     v1),
         Contains("label name \"j\\xc0\\xafb\" is not UTF-8"));
   }
   SECTION("empty label values are dropped") {
@@ -372,32 +374,35 @@ TEST_CASE("remote codec: malformed 2.0 bodies", "[remote]") {
   };
   REQUIRE(
       DecodeWriteRequest(Snappy(syms + series("\x01\x02", sample)), v2).ok());
-  REQUIRE_THAT(ErrorOf(syms + series("\x01\x09", sample), v2),
+  REQUIRE_THAT(CodecErrorOf(syms + series("\x01\x09", sample), v2),
                Contains("series 0: a label value refers to symbol 9 but the "
                         "request has 4 symbols"));
-  REQUIRE_THAT(ErrorOf(syms + series("\x01\x02\x03", sample), v2),
+  REQUIRE_THAT(CodecErrorOf(syms + series("\x01\x02\x03", sample), v2),
                Contains("labels_refs has 3 entries"));
   REQUIRE_THAT(
-      ErrorOf(syms + series(std::string("\x01\x02\x00\x02", 4), sample), v2),
+      CodecErrorOf(syms + series(std::string("\x01\x02\x00\x02", 4), sample),
+                   v2),
       Contains("label 1 has an empty name"));
-  REQUIRE_THAT(ErrorOf(syms + series("\x03\x02\x01\x02", sample), v2),
+  REQUIRE_THAT(CodecErrorOf(syms + series("\x03\x02\x01\x02", sample), v2),
                Contains("labels not sorted by name"));
-  REQUIRE_THAT(ErrorOf(syms + series("\x01\x02\x03\x02\x03\x02", sample), v2),
-               Contains("duplicate label name \"job\""));
-  REQUIRE_THAT(ErrorOf(syms + series("\x01\x02", ""), v2),
+  REQUIRE_THAT(
+      CodecErrorOf(syms + series("\x01\x02\x03\x02\x03\x02", sample), v2),
+      Contains("duplicate label name \"job\""));
+  REQUIRE_THAT(CodecErrorOf(syms + series("\x01\x02", ""), v2),
                Contains("at least one sample or histogram"));
   REQUIRE_THAT(
-      ErrorOf(Len('\x22', "x") + series(std::string(2, '\0'), sample), v2),
+      CodecErrorOf(Len('\x22', "x") + series(std::string(2, '\0'), sample), v2),
       Contains("symbols[0] must be the empty string"));
   REQUIRE_THAT(
-      ErrorOf(syms + series("\x01\x02",
-                            sample + Len('\x2a', std::string("\x18\x63", 2))),
-              v2),
+      CodecErrorOf(
+          syms + series("\x01\x02",
+                        sample + Len('\x2a', std::string("\x18\x63", 2))),
+          v2),
       Contains("help_ref refers to symbol 99"));
   REQUIRE_THAT(
-      ErrorOf(syms + series("\x01\x02",
-                            sample + Len('\x22', Len('\x0a', "\x01\x07"))),
-              v2),
+      CodecErrorOf(syms + series("\x01\x02",
+                                 sample + Len('\x22', Len('\x0a', "\x01\x07"))),
+                   v2),
       Contains("an exemplar label refers to symbol 7"));
   // Truncated anywhere.
   std::string raw(kV2Up, sizeof(kV2Up) - 1);
@@ -414,7 +419,7 @@ TEST_CASE("remote codec: malformed 2.0 bodies", "[remote]") {
 }
 
 TEST_CASE("remote codec: the decoded-size cap", "[remote]") {
-  WireRequest req = Sample();
+  WireRequest req = SampleRequest();
   for (ProtoMessage m : {ProtoMessage::kV1, ProtoMessage::kV2}) {
     std::string body = EncodeWriteRequest(req, m);
     size_t raw = Unsnappy(body).size();
@@ -428,7 +433,7 @@ TEST_CASE("remote codec: the decoded-size cap", "[remote]") {
 
 TEST_CASE("remote codec: random damage never crashes", "[remote]") {
   std::mt19937_64 rng(7);
-  WireRequest req = Sample();
+  WireRequest req = SampleRequest();
   for (ProtoMessage m : {ProtoMessage::kV1, ProtoMessage::kV2}) {
     const std::string raw = Unsnappy(EncodeWriteRequest(req, m));
     int ok = 0, bad = 0;

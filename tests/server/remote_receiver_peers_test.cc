@@ -16,6 +16,7 @@
 #include "snappy.h"
 #include "tests/server/remote_receiver_testutil.h"
 
+namespace vigil::remote {
 namespace {
 
 using vigil::remote::testing::VigilServer;
@@ -299,3 +300,4 @@ TEST_CASE("remote receiver: answers as Prometheus's own receiver does",
 }
 
 }  // namespace
+}  // namespace vigil::remote

@@ -38,7 +38,7 @@ WireSeries Series(const std::string& name, const std::string& job,
   return s;
 }
 
-std::string Snappy(const std::string& raw) {
+std::string ReceiverSnappy(const std::string& raw) {
   std::string out;
   snappy::Compress(raw.data(), raw.size(), &out);
   return out;
@@ -171,7 +171,8 @@ TEST_CASE("remote receiver: malformed bodies are 400 and store nothing",
   CHECK(r.status == 400);
   CHECK(r.body.find("snappy") != std::string::npos);
 
-  r = v.Write(Snappy(raw.substr(0, raw.size() - 3)), {kV1Type, kSnappy});
+  r = v.Write(ReceiverSnappy(raw.substr(0, raw.size() - 3)),
+              {kV1Type, kSnappy});
   CHECK(r.status == 400);
   CHECK(r.body.find("prometheus.WriteRequest") != std::string::npos);
 
@@ -186,7 +187,7 @@ TEST_CASE("remote receiver: malformed bodies are 400 and store nothing",
   REQUIRE(at != std::string::npos);
   std::string unsorted = raw2;
   unsorted.replace(at, 3, "AAA");  // sorts before "__name__"
-  r = v.Write(Snappy(unsorted), {kV1Type, kSnappy});
+  r = v.Write(ReceiverSnappy(unsorted), {kV1Type, kSnappy});
   CHECK(r.status == 400);
   CHECK(r.body.find("series 1: labels not sorted by name") !=
         std::string::npos);
@@ -199,7 +200,7 @@ TEST_CASE("remote receiver: malformed bodies are 400 and store nothing",
   size_t refs = badref.rfind(std::string("\x0a\x04", 2));
   REQUIRE(refs != std::string::npos);
   badref[refs + 3] = 0x7f;
-  r = v.Write(Snappy(badref), {kV2Type, kSnappy});
+  r = v.Write(ReceiverSnappy(badref), {kV2Type, kSnappy});
   CHECK(r.status == 400);
   CHECK(r.body.find("refers to symbol 127") != std::string::npos);
   CHECK(r.Header("x-prometheus-remote-write-samples-written") == "0");
@@ -278,8 +279,8 @@ TEST_CASE("remote receiver: limits", "[remote][receiver]") {
     CHECK(v.Get("/-/healthy") == "Vigil Server is Healthy.\n");
   }
   SECTION("a body decoding to more than 32 MiB") {
-    Response r =
-        v.Write(Snappy(std::string(33 << 20, '\0')), {kV1Type, kSnappy});
+    Response r = v.Write(ReceiverSnappy(std::string(33 << 20, '\0')),
+                         {kV1Type, kSnappy});
     CHECK(r.status == 413);
     CHECK(r.body.find("limit") != std::string::npos);
   }
@@ -329,7 +330,7 @@ TEST_CASE(
     raw += len('\x2a', len('\x0a', "\x01\x02") + len('\x1a', histogram));
     raw +=
         len('\x2a', len('\x0a', "\x01\x03") + sample + len('\x22', exemplar));
-    Response r = v.Write(Snappy(raw), {kV2Type, kSnappy});
+    Response r = v.Write(ReceiverSnappy(raw), {kV2Type, kSnappy});
     CHECK(r.status == 400);
     CHECK(r.body.find("native histograms are not supported by this receiver: "
                       "1 histogram samples dropped") != std::string::npos);
@@ -346,11 +347,13 @@ TEST_CASE(
           '\x0a',
           len('\x0a', len('\x0a', "__name__") + len('\x12', name)) + rest);
     };
-    Response r = v.Write(Snappy(series("rw_f", sample + len('\x1a', exemplar))),
-                         {kV1Type});
+    Response r =
+        v.Write(ReceiverSnappy(series("rw_f", sample + len('\x1a', exemplar))),
+                {kV1Type});
     CHECK(r.status == 204);
     CHECK(Stored(v, "rw_f") == Pair(t, "1"));
-    r = v.Write(Snappy(series("rw_hist", len('\x22', histogram))), {kV1Type});
+    r = v.Write(ReceiverSnappy(series("rw_hist", len('\x22', histogram))),
+                {kV1Type});
     CHECK(r.status == 400);
     CHECK(r.body.find("native histograms are not supported") !=
           std::string::npos);

@@ -22,9 +22,7 @@
 
 namespace vigil::remote::testing {
 
-inline void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+using testutil::WriteFile;
 
 inline bool WaitFor(const std::function<bool()>& cond, int timeout_ms) {
   for (int waited = 0; waited < timeout_ms; waited += 50) {

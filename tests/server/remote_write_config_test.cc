@@ -15,12 +15,12 @@ namespace {
 using vigil::config::ParseConfig;
 using vigil::config::RemoteWriteConfig;
 
-std::string Err(const std::string& yaml) {
+std::string RemoteWriteErr(const std::string& yaml) {
   auto c = ParseConfig(yaml, "p.yml");
   return c.ok() ? "ok" : std::string(c.status().message());
 }
 
-RemoteWriteConfig One(const std::string& yaml) {
+RemoteWriteConfig OneRemoteWrite(const std::string& yaml) {
   auto c = ParseConfig(yaml, "p.yml");
   INFO((c.ok() ? std::string("ok") : std::string(c.status().message())));
   REQUIRE(c.ok());
@@ -33,7 +33,7 @@ const std::string kRW = "remote_write:\n  - url: http://a:9/api/v1/write\n";
 }  // namespace
 
 TEST_CASE("remote_write defaults are Prometheus's", "[remote][sender]") {
-  const RemoteWriteConfig rw = One(kRW);
+  const RemoteWriteConfig rw = OneRemoteWrite(kRW);
   CHECK(rw.url == "http://a:9/api/v1/write");
   CHECK(rw.name.empty());
   CHECK(rw.remote_timeout_ms == 30000);
@@ -55,27 +55,27 @@ TEST_CASE("remote_write defaults are Prometheus's", "[remote][sender]") {
 }
 
 TEST_CASE("remote_write decodes every key", "[remote][sender]") {
-  const RemoteWriteConfig rw =
-      One(kRW +
-          "    name: mimir\n"
-          "    remote_timeout: 10s\n"
-          "    headers: {X-Scope-OrgID: t1, X-B: b}\n"
-          "    write_relabel_configs:\n"
-          "      - {source_labels: [__name__], regex: 'go_.*', action: drop}\n"
-          "    basic_auth: {username: u, password: p}\n"
-          "    tls_config: {insecure_skip_verify: true, server_name: s}\n"
-          "    proxy_url: http://proxy:3128/\n"
-          "    follow_redirects: false\n"
-          "    send_exemplars: true\n"
-          "    send_native_histograms: true\n"
-          "    protobuf_message: io.prometheus.write.v2.Request\n"
-          "    queue_config:\n"
-          "      capacity: 100\n      max_shards: 4\n      min_shards: 2\n"
-          "      max_samples_per_send: 10\n      batch_send_deadline: 1s\n"
-          "      min_backoff: 10ms\n      max_backoff: 1s\n"
-          "      retry_on_http_429: true\n      sample_age_limit: 5m\n"
-          "    metadata_config: {send: false, send_interval: 30s, "
-          "max_samples_per_send: 7}\n");
+  const RemoteWriteConfig rw = OneRemoteWrite(
+      kRW +
+      "    name: mimir\n"
+      "    remote_timeout: 10s\n"
+      "    headers: {X-Scope-OrgID: t1, X-B: b}\n"
+      "    write_relabel_configs:\n"
+      "      - {source_labels: [__name__], regex: 'go_.*', action: drop}\n"
+      "    basic_auth: {username: u, password: p}\n"
+      "    tls_config: {insecure_skip_verify: true, server_name: s}\n"
+      "    proxy_url: http://proxy:3128/\n"
+      "    follow_redirects: false\n"
+      "    send_exemplars: true\n"
+      "    send_native_histograms: true\n"
+      "    protobuf_message: io.prometheus.write.v2.Request\n"
+      "    queue_config:\n"
+      "      capacity: 100\n      max_shards: 4\n      min_shards: 2\n"
+      "      max_samples_per_send: 10\n      batch_send_deadline: 1s\n"
+      "      min_backoff: 10ms\n      max_backoff: 1s\n"
+      "      retry_on_http_429: true\n      sample_age_limit: 5m\n"
+      "    metadata_config: {send: false, send_interval: 30s, "
+      "max_samples_per_send: 7}\n");
   CHECK(rw.name == "mimir");
   CHECK(rw.remote_timeout_ms == 10000);
   CHECK(rw.headers.size() == 2);
@@ -108,35 +108,35 @@ TEST_CASE("remote_write decodes every key", "[remote][sender]") {
 
 TEST_CASE("remote_write errors use promtool's texts", "[remote][sender]") {
   const std::string p = "parsing YAML file p.yml: ";
-  CHECK(Err("remote_write:\n  - name: a\n") ==
+  CHECK(RemoteWriteErr("remote_write:\n  - name: a\n") ==
         p + "url for remote_write is empty");
-  CHECK(Err("remote_write:\n  -\n") ==
+  CHECK(RemoteWriteErr("remote_write:\n  -\n") ==
         p + "empty or null remote write config section");
-  CHECK(Err("remote_write:\n  - url: http://a/\n    name: x\n"
-            "  - url: http://b/\n    name: x\n") ==
+  CHECK(RemoteWriteErr("remote_write:\n  - url: http://a/\n    name: x\n"
+                       "  - url: http://b/\n    name: x\n") ==
         p + "found multiple remote write configs with job name \"x\"");
-  CHECK(Err(kRW + "    headers: {Authorization: x}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    headers: {Authorization: x}\n") ==
         p + "authorization header must be changed via the basic_auth, "
             "authorization, oauth2, or sigv4 parameter");
-  CHECK(Err(kRW + "    headers: {User-Agent: x}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    headers: {User-Agent: x}\n") ==
         p + "User-Agent is a reserved header. It must not be changed");
-  CHECK(Err(kRW + "    write_relabel_configs: [null]\n") ==
+  CHECK(RemoteWriteErr(kRW + "    write_relabel_configs: [null]\n") ==
         p + "empty or null relabeling rule in remote write config");
-  CHECK(Err(kRW + "    queue_config: {foo: 1}\n    bar: 2\n") ==
+  CHECK(RemoteWriteErr(kRW + "    queue_config: {foo: 1}\n    bar: 2\n") ==
         p + "yaml: unmarshal errors:\n"
             "  line 3: field foo not found in type config.QueueConfig\n"
             "  line 4: field bar not found in type config.plain");
-  CHECK(Err(kRW + "    queue_config: {max_shards: x}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    queue_config: {max_shards: x}\n") ==
         p + "yaml: unmarshal errors:\n"
             "  line 3: cannot unmarshal !!str `x` into int");
-  CHECK(Err(kRW + "    metadata_config: {send: maybe}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    metadata_config: {send: maybe}\n") ==
         p + "yaml: unmarshal errors:\n"
             "  line 3: cannot unmarshal !!str `maybe` into bool");
-  CHECK(Err(kRW + "    remote_timeout: 5x\n") ==
+  CHECK(RemoteWriteErr(kRW + "    remote_timeout: 5x\n") ==
         p + "not a valid duration string: \"5x\"");
-  CHECK(Err(kRW + "    write_relabel_configs: [{action: foo}]\n") ==
+  CHECK(RemoteWriteErr(kRW + "    write_relabel_configs: [{action: foo}]\n") ==
         p + "unknown relabel action \"foo\"");
-  CHECK(Err("remote_write: {url: x}\n") ==
+  CHECK(RemoteWriteErr("remote_write: {url: x}\n") ==
         p + "yaml: unmarshal errors:\n"
             "  line 1: cannot unmarshal !!map into "
             "[]*config.RemoteWriteConfig");
@@ -145,14 +145,14 @@ TEST_CASE("remote_write errors use promtool's texts", "[remote][sender]") {
 TEST_CASE("remote_write rejects what Vigil does not support by name",
           "[remote][sender]") {
   const std::string p = "parsing YAML file p.yml: ";
-  CHECK(Err(kRW + "    sigv4: {region: x}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    sigv4: {region: x}\n") ==
         p + "line 3: sigv4 is not supported by vigil");
-  CHECK(Err(kRW + "    azuread: {cloud: AzurePublic}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    azuread: {cloud: AzurePublic}\n") ==
         p + "line 3: azuread is not supported by vigil");
-  CHECK(Err(kRW + "    oauth2: {client_id: x}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    oauth2: {client_id: x}\n") ==
         p + "line 3: oauth2 is not supported by vigil");
-  CHECK(Err(kRW + "    sigv4:\n") == "ok");  // null: not configured
-  CHECK(Err("remote_read:\n  - url: http://a/\n") ==
+  CHECK(RemoteWriteErr(kRW + "    sigv4:\n") == "ok");  // null: not configured
+  CHECK(RemoteWriteErr("remote_read:\n  - url: http://a/\n") ==
         p + "line 1: remote_read is not supported by vigil yet");
 }
 
@@ -160,23 +160,26 @@ TEST_CASE("remote_write checks what Prometheus 3 checks", "[remote][sender]") {
   // Prometheus 2.42 accepts these and misbehaves at run time; current
   // Prometheus (and Vigil) refuse them.
   const std::string p = "parsing YAML file p.yml: ";
-  CHECK(Err(kRW + "    queue_config: {max_shards: 1, min_shards: 3}\n") ==
+  CHECK(RemoteWriteErr(kRW +
+                       "    queue_config: {max_shards: 1, min_shards: 3}\n") ==
         p + "remote write queue min_shards must not be greater than "
             "max_shards");
-  CHECK(Err(kRW + "    queue_config: {min_backoff: 10s, max_backoff: 1s}\n") ==
+  CHECK(RemoteWriteErr(
+            kRW + "    queue_config: {min_backoff: 10s, max_backoff: 1s}\n") ==
         p + "remote write queue max_backoff must not be less than "
             "min_backoff");
-  CHECK(Err(kRW + "    queue_config: {capacity: 0}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    queue_config: {capacity: 0}\n") ==
         p + "remote write queue capacity must be positive");
-  CHECK(Err(kRW + "    queue_config: {capacity: -1}\n") ==
+  CHECK(RemoteWriteErr(kRW + "    queue_config: {capacity: -1}\n") ==
         p + "remote write queue capacity must be positive");
-  CHECK(Err(kRW + "    queue_config: {max_samples_per_send: -5}\n") ==
-        p + "remote write queue max_samples_per_send must be positive");
-  CHECK(Err(kRW + "    protobuf_message: foo\n") ==
+  CHECK(
+      RemoteWriteErr(kRW + "    queue_config: {max_samples_per_send: -5}\n") ==
+      p + "remote write queue max_samples_per_send must be positive");
+  CHECK(RemoteWriteErr(kRW + "    protobuf_message: foo\n") ==
         p + "invalid protobuf_message value: unknown remote write protobuf "
             "message foo, supported: prometheus.WriteRequest, "
             "io.prometheus.write.v2.Request");
-  CHECK(Err("remote_write:\n  - url: ftp://a/\n") ==
+  CHECK(RemoteWriteErr("remote_write:\n  - url: ftp://a/\n") ==
         p + "remote_write url \"ftp://a/\": unsupported scheme (want http:// "
             "or https://)");
 }
@@ -184,15 +187,16 @@ TEST_CASE("remote_write checks what Prometheus 3 checks", "[remote][sender]") {
 TEST_CASE("remote_write queue names: the name, else a stable config hash",
           "[remote][sender]") {
   using vigil::server::RemoteWriteComponent;
-  CHECK(RemoteWriteComponent::QueueName(One(kRW + "    name: n\n")) == "n");
-  const std::string a = RemoteWriteComponent::QueueName(One(kRW));
+  CHECK(RemoteWriteComponent::QueueName(
+            OneRemoteWrite(kRW + "    name: n\n")) == "n");
+  const std::string a = RemoteWriteComponent::QueueName(OneRemoteWrite(kRW));
   CHECK(a.size() == 6);
   CHECK(a.find_first_not_of("0123456789abcdef") == std::string::npos);
-  CHECK(RemoteWriteComponent::QueueName(One(kRW)) == a);
+  CHECK(RemoteWriteComponent::QueueName(OneRemoteWrite(kRW)) == a);
   CHECK(RemoteWriteComponent::QueueName(
-            One(kRW + "    remote_timeout: 1s\n")) != a);
-  CHECK(RemoteWriteComponent::QueueName(
-            One("remote_write:\n  - url: http://b:9/api/v1/write\n")) != a);
+            OneRemoteWrite(kRW + "    remote_timeout: 1s\n")) != a);
+  CHECK(RemoteWriteComponent::QueueName(OneRemoteWrite(
+            "remote_write:\n  - url: http://b:9/api/v1/write\n")) != a);
 }
 
 TEST_CASE("remote_write relative secret files join the config's directory",

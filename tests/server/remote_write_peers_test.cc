@@ -36,7 +36,7 @@ using vigil::testutil::WaitHttp;
 // series -> {timestamp ms -> value}
 using Dump = std::map<std::string, std::map<int64_t, double>>;
 
-std::string Key(const rapidjson::Value& metric) {
+std::string MetricKey(const rapidjson::Value& metric) {
   std::map<std::string, std::string> l;
   for (auto it = metric.MemberBegin(); it != metric.MemberEnd(); ++it) {
     l[it->name.GetString()] = it->value.GetString();
@@ -58,7 +58,7 @@ Dump QueryRaw(const std::string& base, const std::string& selector,
   doc.Parse(r.out.c_str());
   if (!doc.IsObject() || !doc.HasMember("data")) return d;
   for (const auto& s : doc["data"]["result"].GetArray()) {
-    auto& m = d[Key(s["metric"])];
+    auto& m = d[MetricKey(s["metric"])];
     for (const auto& p : s["values"].GetArray()) {
       const int64_t t = std::llround(p[0].GetDouble() * 1000);
       m[t] = std::stod(p[1].GetString());
@@ -83,7 +83,7 @@ Dump ExportVM(const std::string& base, const std::string& selector,
     doc.Parse(r.out.substr(pos, end - pos).c_str());
     pos = end + 1;
     if (!doc.IsObject()) continue;
-    auto& m = d[Key(doc["metric"])];
+    auto& m = d[MetricKey(doc["metric"])];
     const auto& vs = doc["values"].GetArray();
     const auto& ts = doc["timestamps"].GetArray();
     for (rapidjson::SizeType i = 0; i < vs.Size(); ++i) {
@@ -173,11 +173,11 @@ struct FixedTarget {
   }
 };
 
-struct Vigil {
+struct PeerVigil {
   TempDir& dir;
   int port = FreePort();
   std::unique_ptr<Process> p;
-  explicit Vigil(TempDir& d) : dir(d) {}
+  explicit PeerVigil(TempDir& d) : dir(d) {}
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
   void Start() {
     p = std::make_unique<Process>(
@@ -238,7 +238,7 @@ std::unique_ptr<Process> StartVM(const TempDir& dir, int port) {
 }
 
 // Waits until `remote` has sent everything up to `t_s`.
-bool WaitSent(const Vigil& v, const std::string& remote, double t_s,
+bool WaitSent(const PeerVigil& v, const std::string& remote, double t_s,
               int secs = 60) {
   for (int i = 0; i < secs * 5; ++i) {
     if (v.HighestSent(remote) >= t_s) return true;
@@ -286,7 +286,7 @@ TEST_CASE("remote write reaches a real Prometheus and VictoriaMetrics intact",
   WriteConfig(
       dir, target.port,
       {{"prom", prom_url + "/api/v1/write"}, {"vm", vm_url + "/api/v1/write"}});
-  Vigil v(dir);
+  PeerVigil v(dir);
   v.Start();
   std::this_thread::sleep_for(std::chrono::seconds(8));
   const double at = NowS();
@@ -314,7 +314,7 @@ TEST_CASE("remote write after kill -9 delivers every committed sample",
   auto vm = StartVM(dir, vm_port);
   const std::string vm_url = "http://127.0.0.1:" + std::to_string(vm_port);
   WriteConfig(dir, target.port, {{"vm", vm_url + "/api/v1/write"}});
-  Vigil v(dir);
+  PeerVigil v(dir);
   v.Start();
   std::this_thread::sleep_for(std::chrono::seconds(4));
   v.p->Signal(SIGKILL);
@@ -342,7 +342,7 @@ TEST_CASE("remote write survives a two-minute receiver outage in flat memory",
   const std::string vm_url = "http://127.0.0.1:" + std::to_string(vm_port);
   WriteConfig(dir, target.port, {{"vm", vm_url + "/api/v1/write"}},
               ", capacity: 1000, max_samples_per_send: 500");
-  Vigil v(dir);
+  PeerVigil v(dir);
   v.Start();
   std::this_thread::sleep_for(std::chrono::seconds(5));
   vm->Signal(SIGTERM);

@@ -94,14 +94,14 @@ std::string Config(const std::string& url, const std::string& extra = "",
          extra;
 }
 
-std::string Header(const HeaderList& h, const std::string& name) {
+std::string QueueHeader(const HeaderList& h, const std::string& name) {
   for (const auto& [k, v] : h) {
     if (k == name) return v;
   }
   return "";
 }
 
-const Timestamp kT0 = vigil::Clock::Real()->NowMs() - 60000;
+const Timestamp kQueueT0 = vigil::Clock::Real()->NowMs() - 60000;
 
 }  // namespace
 
@@ -113,29 +113,30 @@ TEST_CASE("remote write sends committed samples with Prometheus's headers",
                  "    write_relabel_configs:\n"
                  "      - {source_labels: [__name__], regex: m2, action: "
                  "drop}\n"));
-  env.Append(3, 25, kT0);
+  env.Append(3, 25, kQueueT0);
   REQUIRE(recv.WaitFor([&] { return recv.total() == 50; }));
   const auto got = recv.samples();
   REQUIRE(got.size() == 2);
   const auto& m0 = got.at("{__name__=\"m0\", job=\"j\", site=\"edge\"}");
   REQUIRE(m0.size() == 25);
   for (int i = 0; i < 25; ++i) {
-    CHECK(m0[i].timestamp == kT0 + i * 1000);  // in order, every one
+    CHECK(m0[i].timestamp == kQueueT0 + i * 1000);  // in order, every one
     CHECK(m0[i].value == i);
   }
   for (const auto& r : recv.requests()) {
     CHECK(r.samples <= 10);  // max_samples_per_send
-    CHECK(Header(r.headers, "content-encoding") == "snappy");
-    CHECK(Header(r.headers, "content-type") == "application/x-protobuf");
-    CHECK(Header(r.headers, "user-agent") ==
+    CHECK(QueueHeader(r.headers, "content-encoding") == "snappy");
+    CHECK(QueueHeader(r.headers, "content-type") == "application/x-protobuf");
+    CHECK(QueueHeader(r.headers, "user-agent") ==
           std::string("Vigil/") + VIGIL_VERSION);
-    CHECK(Header(r.headers, "x-prometheus-remote-write-version") == "0.1.0");
+    CHECK(QueueHeader(r.headers, "x-prometheus-remote-write-version") ==
+          "0.1.0");
   }
   CHECK(env.Metric("samples_total") == 50);
   CHECK(env.Metric("samples_dropped_total") == 25);  // relabelled away
   CHECK(env.Metric("samples_failed_total") == 0);
   CHECK(env.Metric("queue_highest_sent_timestamp_seconds") ==
-        Approx((kT0 + 24000) / 1000.0));
+        Approx((kQueueT0 + 24000) / 1000.0));
   CHECK(env.Metric("shards") == 1);
 }
 
@@ -145,13 +146,14 @@ TEST_CASE("remote write 2.0 says so in its headers", "[remote][sender]") {
   env.Run(Config(recv.url(),
                  "    protobuf_message: io.prometheus.write.v2.Request\n"
                  "    headers: {X-Scope-OrgID: tenant-1}\n"));
-  env.Append(2, 3, kT0);
+  env.Append(2, 3, kQueueT0);
   REQUIRE(recv.WaitFor([&] { return recv.total() == 6; }));
   for (const auto& r : recv.requests()) {
-    CHECK(Header(r.headers, "content-type") ==
+    CHECK(QueueHeader(r.headers, "content-type") ==
           "application/x-protobuf;proto=io.prometheus.write.v2.Request");
-    CHECK(Header(r.headers, "x-prometheus-remote-write-version") == "2.0.0");
-    CHECK(Header(r.headers, "x-scope-orgid") == "tenant-1");
+    CHECK(QueueHeader(r.headers, "x-prometheus-remote-write-version") ==
+          "2.0.0");
+    CHECK(QueueHeader(r.headers, "x-scope-orgid") == "tenant-1");
   }
 }
 
@@ -162,10 +164,10 @@ TEST_CASE("remote write drops a batch on 4xx without retrying it",
   });
   Env env;
   env.Run(Config(recv.url()));
-  env.Append(1, 10, kT0);  // one batch: refused
+  env.Append(1, 10, kQueueT0);  // one batch: refused
   REQUIRE(
       recv.WaitFor([&] { return env.Metric("samples_failed_total") == 10; }));
-  env.Append(1, 5, kT0 + 10000);  // the next goes through
+  env.Append(1, 5, kQueueT0 + 10000);  // the next goes through
   REQUIRE(recv.WaitFor([&] { return recv.total() == 5; }));
   CHECK(recv.requests().size() == 2);  // the refused batch came once
   CHECK(env.Metric("samples_retried_total") == 0);
@@ -178,7 +180,7 @@ TEST_CASE("remote write retries 5xx with doubling backoff",
   });
   Env env;
   env.Run(Config(recv.url()));
-  env.Append(1, 10, kT0);
+  env.Append(1, 10, kQueueT0);
   REQUIRE(recv.WaitFor([&] { return recv.total() == 10; }));
   const auto reqs = recv.requests();
   REQUIRE(reqs.size() == 4);
@@ -199,7 +201,7 @@ TEST_CASE("remote write retries 429 after Retry-After when asked to",
   });
   Env env;
   env.Run(Config(recv.url(), "", "retry_on_http_429: true, "));
-  env.Append(1, 10, kT0);
+  env.Append(1, 10, kQueueT0);
   REQUIRE(recv.WaitFor([&] { return recv.total() == 10; }));
   const auto reqs = recv.requests();
   REQUIRE(reqs.size() == 2);
@@ -214,7 +216,7 @@ TEST_CASE("remote write treats 429 as final without retry_on_http_429",
   });
   Env env;
   env.Run(Config(recv.url()));
-  env.Append(1, 10, kT0);
+  env.Append(1, 10, kQueueT0);
   REQUIRE(
       recv.WaitFor([&] { return env.Metric("samples_failed_total") == 10; }));
   CHECK(recv.requests().size() == 1);
@@ -238,11 +240,11 @@ TEST_CASE("remote write resumes from its persisted position after a restart",
   RemoteWriteReceiver recv;
   Env env;
   env.Run(Config(recv.url()));
-  env.Append(2, 10, kT0);
+  env.Append(2, 10, kQueueT0);
   REQUIRE(recv.WaitFor([&] { return recv.total() == 20; }));
   env.rw->Stop();
   // Committed while no queue runs: still sent once it is back.
-  env.Append(2, 10, kT0 + 10000);
+  env.Append(2, 10, kQueueT0 + 10000);
   env.Reopen();
   env.Run(Config(recv.url()));
   REQUIRE(recv.WaitFor([&] { return recv.total() >= 40; }));

@@ -11,8 +11,8 @@
 namespace vigil {
 namespace {
 
+using testutil::kVigil;
 using testutil::Run;
-const std::string kVigil = std::string("'") + VIGIL_BINARY + "'";
 
 TEST_CASE("rules replay writes recording rules and prints the alert timeline",
           "[replay]") {

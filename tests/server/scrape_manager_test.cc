@@ -13,11 +13,11 @@
 #include "server/scrape/manager.h"
 #include "tests/server/scrape_testutil.h"
 
+namespace vigil::scrape {
 namespace {
 
 using vigil::IsStaleNaN;
 using vigil::Labels;
-using namespace vigil::scrape;  // NOLINT: the module under test
 using vigil::scrape::testing::TestDB;
 
 // Answers by URL: "ok" pages at once, "hang" never, "500" with an error
@@ -76,18 +76,19 @@ void Sleep(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
-const ActiveTarget* Find(const TargetsSnapshot& s, std::string_view addr) {
+const ActiveTarget* FindTarget(const TargetsSnapshot& s,
+                               std::string_view addr) {
   for (const auto& t : s.active) {
     if (t.labels.Get("instance") == addr) return &t;
   }
   return nullptr;
 }
 
-struct Fixture {
+struct ManagerFixture {
   TestDB db;
   FakeFetcher fetch;
   ScrapeManager mgr;
-  Fixture()
+  ManagerFixture()
       : mgr(ScrapeManagerOptions{db.app.get(), fetch.Get(),
                                  vigil::Clock::Real(), nullptr, 2, 0,
                                  "Vigil"}) {}
@@ -100,7 +101,7 @@ struct Fixture {
 
 TEST_CASE("Slow, dead and failing targets never delay the others",
           "[scrape][manager][concurrency]") {
-  Fixture f;
+  ManagerFixture f;
   f.Configure({Pool()});
   f.mgr.SyncTargets("j", {Group({"good:1", "hang:1", "fivehundred:1"})});
   f.mgr.Start();
@@ -113,9 +114,9 @@ TEST_CASE("Slow, dead and failing targets never delay the others",
   CHECK(good >= 4);
   CHECK(good <= 6);
   CHECK(std::abs(f.fetch.Count("http://hang:1/metrics") - good) <= 1);
-  const ActiveTarget* g = Find(snap, "good:1");
-  const ActiveTarget* h = Find(snap, "hang:1");
-  const ActiveTarget* e = Find(snap, "fivehundred:1");
+  const ActiveTarget* g = FindTarget(snap, "good:1");
+  const ActiveTarget* h = FindTarget(snap, "hang:1");
+  const ActiveTarget* e = FindTarget(snap, "fivehundred:1");
   REQUIRE((g && h && e));
   CHECK(g->health == "up");
   CHECK(g->last_error.empty());
@@ -144,7 +145,7 @@ TEST_CASE("Slow, dead and failing targets never delay the others",
 }
 
 TEST_CASE("Scrapes keep their phase within the interval", "[scrape][manager]") {
-  Fixture f;
+  ManagerFixture f;
   f.Configure({Pool()});
   f.mgr.SyncTargets("j", {Group({"a:1"})});
   f.mgr.Start();
@@ -180,7 +181,7 @@ TEST_CASE("Scrapes keep their phase within the interval", "[scrape][manager]") {
 
 TEST_CASE("Removed targets go stale, unchanged ones keep their loop",
           "[scrape][manager][concurrency]") {
-  Fixture f;
+  ManagerFixture f;
   f.Configure({Pool()});
   f.mgr.SyncTargets("j", {Group({"a:1", "b:1"})});
   f.mgr.Start();
@@ -206,7 +207,7 @@ TEST_CASE("Removed targets go stale, unchanged ones keep their loop",
 
 TEST_CASE("A target that comes back before its markers keeps its series",
           "[scrape][manager]") {
-  Fixture f;
+  ManagerFixture f;
   f.Configure({Pool()});
   f.mgr.SyncTargets("j", {Group({"a:1"})});
   f.mgr.Start();
@@ -225,7 +226,7 @@ TEST_CASE("A target that comes back before its markers keeps its series",
 
 TEST_CASE("The snapshot lists dropped targets and build failures",
           "[scrape][manager]") {
-  Fixture f;
+  ManagerFixture f;
   auto o = Pool();
   vigil::RelabelConfig drop;
   drop.source_labels = {"__address__"};
@@ -247,7 +248,7 @@ TEST_CASE("The snapshot lists dropped targets and build failures",
 
 TEST_CASE("target_limit fails every scrape of the pool without fetching",
           "[scrape][manager]") {
-  Fixture f;
+  ManagerFixture f;
   auto o = Pool();
   o.target_limit = 1;
   f.Configure({o});
@@ -265,7 +266,7 @@ TEST_CASE("target_limit fails every scrape of the pool without fetching",
 
 TEST_CASE("Groups sent before the job is configured are kept",
           "[scrape][manager]") {
-  Fixture f;
+  ManagerFixture f;
   f.mgr.SyncTargets("late", {Group({"a:1"})});
   CHECK(f.mgr.Targets().active.empty());
   f.Configure({Pool("late")});
@@ -274,7 +275,7 @@ TEST_CASE("Groups sent before the job is configured are kept",
 
 TEST_CASE("Prepare rejects bad pools and changes nothing",
           "[scrape][manager]") {
-  Fixture f;
+  ManagerFixture f;
   f.Configure({Pool()});
   auto o = Pool();
   o.timeout_ms = 500;
@@ -290,7 +291,7 @@ TEST_CASE("Prepare rejects bad pools and changes nothing",
 
 TEST_CASE("Hundreds of targets on two workers are all scraped each interval",
           "[scrape][manager][concurrency]") {
-  Fixture f;
+  ManagerFixture f;
   auto o = Pool();
   o.interval_ms = 500;
   o.timeout_ms = 400;
@@ -308,3 +309,4 @@ TEST_CASE("Hundreds of targets on two workers are all scraped each interval",
 }
 
 }  // namespace
+}  // namespace vigil::scrape

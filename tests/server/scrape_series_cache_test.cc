@@ -15,8 +15,8 @@ Key K(int i) {
 
 // One scrape of series [from, to) in order (or reversed): every text is
 // looked up, misses are added with ref = i + 1; returns the misses.
-int Scrape(SeriesCache* c, uint32_t iter, int from, int to,
-           bool reverse = false) {
+int CacheScrape(SeriesCache* c, uint32_t iter, int from, int to,
+                bool reverse = false) {
   c->BeginScrape();
   int misses = 0;
   for (int n = 0; n < to - from; ++n) {
@@ -37,15 +37,15 @@ int Scrape(SeriesCache* c, uint32_t iter, int from, int to,
 
 TEST_CASE("series cache: a page is found again in any order", "[scrape]") {
   SeriesCache c;
-  CHECK(Scrape(&c, 1, 0, 3000) == 3000);
+  CHECK(CacheScrape(&c, 1, 0, 3000) == 3000);
   c.EndScrape();
   CHECK(c.size() == 3000);
-  CHECK(Scrape(&c, 2, 0, 3000) == 0);
-  CHECK(Scrape(&c, 3, 0, 3000, /*reverse=*/true) == 0);
+  CHECK(CacheScrape(&c, 2, 0, 3000) == 0);
+  CHECK(CacheScrape(&c, 3, 0, 3000, /*reverse=*/true) == 0);
   // A page that grew in the middle of the order.
-  CHECK(Scrape(&c, 4, 1500, 4500) == 1500);
+  CHECK(CacheScrape(&c, 4, 1500, 4500) == 1500);
   CHECK(c.size() == 4500);
-  CHECK(Scrape(&c, 5, 0, 4500) == 0);
+  CHECK(CacheScrape(&c, 5, 0, 4500) == 0);
   CHECK(c.Find(K(4500)) == SeriesCache::kNotFound);
 }
 
@@ -62,15 +62,15 @@ TEST_CASE("series cache: texts one byte apart are different keys", "[scrape]") {
 TEST_CASE("series cache: RollBack forgets only what this scrape added",
           "[scrape]") {
   SeriesCache c;
-  Scrape(&c, 1, 0, 100);
+  CacheScrape(&c, 1, 0, 100);
   c.EndScrape();
-  Scrape(&c, 2, 50, 300);  // adds 100..299
+  CacheScrape(&c, 2, 50, 300);  // adds 100..299
   c.RollBack();
   CHECK(c.size() == 100);
   for (int i = 0; i < 100; ++i) CHECK(c.Find(K(i)) != SeriesCache::kNotFound);
   for (int i = 100; i < 300; ++i) CHECK(c.Find(K(i)) == SeriesCache::kNotFound);
   // A rollback with nothing added keeps everything.
-  Scrape(&c, 3, 0, 100);
+  CacheScrape(&c, 3, 0, 100);
   c.RollBack();
   CHECK(c.size() == 100);
 }
@@ -78,7 +78,7 @@ TEST_CASE("series cache: RollBack forgets only what this scrape added",
 TEST_CASE("series cache: KeepOnly drops unseen entries and keeps the order",
           "[scrape]") {
   SeriesCache c;
-  Scrape(&c, 1, 0, 1000);
+  CacheScrape(&c, 1, 0, 1000);
   c.BeginScrape();
   for (int i = 0; i < 1000; i += 2) c.at(c.Find(K(i))).last_iter = 2;
   c.KeepOnly(2);
@@ -114,16 +114,16 @@ TEST_CASE("series cache: dropped entries are found but not counted as series",
 TEST_CASE("series cache: a steady page costs about 40 bytes a series",
           "[scrape]") {
   SeriesCache c;
-  Scrape(&c, 1, 0, 1000);
+  CacheScrape(&c, 1, 0, 1000);
   c.EndScrape();
   CHECK(c.MemoryBytes() <= 1000 * 42);
   // A page that shrank gives its memory back.
-  Scrape(&c, 2, 0, 100);
+  CacheScrape(&c, 2, 0, 100);
   c.KeepOnly(2);
   c.EndScrape();
   CHECK(c.size() == 100);
   CHECK(c.MemoryBytes() <= 100 * 40 + 16 * 40);
-  CHECK(Scrape(&c, 3, 0, 100) == 0);
+  CHECK(CacheScrape(&c, 3, 0, 100) == 0);
 }
 
 TEST_CASE("series cache: an entry keeps all of a and 32 bits of b",

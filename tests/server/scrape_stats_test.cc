@@ -9,10 +9,10 @@
 #include "server/scrape/manager.h"
 #include "tests/server/scrape_testutil.h"
 
+namespace vigil::scrape {
 namespace {
 
 using vigil::Labels;
-using namespace vigil::scrape;  // NOLINT: the module under test
 using vigil::scrape::testing::TestDB;
 
 void ServePage(vigil::net::FetchRequest,
@@ -24,7 +24,7 @@ void ServePage(vigil::net::FetchRequest,
   done(std::move(r));
 }
 
-ScrapePoolOptions Pool(std::string job, uint64_t sample_limit) {
+ScrapePoolOptions StatsPool(std::string job, uint64_t sample_limit) {
   ScrapePoolOptions o;
   o.job_name = std::move(job);
   o.interval_ms = 200;
@@ -33,7 +33,7 @@ ScrapePoolOptions Pool(std::string job, uint64_t sample_limit) {
   return o;
 }
 
-TargetGroup Group(std::string addr) {
+TargetGroup StatsGroup(std::string addr) {
   TargetGroup g;
   g.source = "0";
   g.targets.push_back(Labels{{"__address__", std::move(addr)}});
@@ -47,11 +47,11 @@ TEST_CASE("Stats count pools, sample_limit failures and scrape intervals",
   TestDB db;
   ScrapeManager mgr(ScrapeManagerOptions{
       db.app.get(), ServePage, vigil::Clock::Real(), nullptr, 2, 0, "Vigil"});
-  auto commit = mgr.Prepare({Pool("j", 0), Pool("lim", 2)});
+  auto commit = mgr.Prepare({StatsPool("j", 0), StatsPool("lim", 2)});
   REQUIRE(commit.ok());
   (*commit)();
-  mgr.SyncTargets("j", {Group("a:1")});
-  mgr.SyncTargets("lim", {Group("b:1")});
+  mgr.SyncTargets("j", {StatsGroup("a:1")});
+  mgr.SyncTargets("lim", {StatsGroup("b:1")});
   CHECK(mgr.Stats().pools_created == 2);
   mgr.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
@@ -70,8 +70,10 @@ TEST_CASE("Stats count pools, sample_limit failures and scrape intervals",
   CHECK(iv.sum / static_cast<double>(iv.count) < 0.25);
 
   // A reload keeping both pools creates none.
-  auto again = mgr.Prepare({Pool("j", 0), Pool("lim", 2)});
+  auto again = mgr.Prepare({StatsPool("j", 0), StatsPool("lim", 2)});
   REQUIRE(again.ok());
   (*again)();
   CHECK(mgr.Stats().pools_created == 2);
 }
+
+}  // namespace vigil::scrape

@@ -6,15 +6,15 @@
 
 #include "server/scrape/target.h"
 
+namespace vigil::scrape {
 namespace {
 
 using vigil::Labels;
 using vigil::RelabelAction;
 using vigil::RelabelConfig;
 using vigil::RelabelRegex;
-using namespace vigil::scrape;  // NOLINT: the module under test
 
-ScrapePoolOptions Pool() {
+ScrapePoolOptions TargetPool() {
   ScrapePoolOptions o;
   o.job_name = "node";
   o.interval_ms = 15000;
@@ -22,8 +22,8 @@ ScrapePoolOptions Pool() {
   return o;
 }
 
-RelabelConfig Replace(std::vector<std::string> src, std::string target,
-                      std::string regex, std::string repl) {
+RelabelConfig ReplaceRule(std::vector<std::string> src, std::string target,
+                          std::string regex, std::string repl) {
   RelabelConfig c;
   c.source_labels = std::move(src);
   c.target_label = std::move(target);
@@ -49,7 +49,7 @@ Built Build(const ScrapePoolOptions& o, std::vector<Labels> targets,
 }
 
 TEST_CASE("A static target gets Prometheus's default labels", "[scrape]") {
-  auto b = Build(Pool(), {Labels{{"__address__", "10.0.0.1:9100"}}},
+  auto b = Build(TargetPool(), {Labels{{"__address__", "10.0.0.1:9100"}}},
                  Labels{{"env", "prod"}});
   REQUIRE(b.failures.empty());
   REQUIRE(b.targets.size() == 1);
@@ -67,11 +67,11 @@ TEST_CASE("A static target gets Prometheus's default labels", "[scrape]") {
 }
 
 TEST_CASE("An address without a port gets the scheme's (2.42)", "[scrape]") {
-  auto b = Build(Pool(), {Labels{{"__address__", "node1"}}});
+  auto b = Build(TargetPool(), {Labels{{"__address__", "node1"}}});
   REQUIRE(b.targets.size() == 1);
   CHECK(b.targets[0].labels().Get("__address__") == "node1:80");
   CHECK(b.targets[0].labels().Get("instance") == "node1:80");
-  auto o = Pool();
+  auto o = TargetPool();
   o.scheme = "https";
   CHECK(Build(o, {Labels{{"__address__", "[::1]"}}}).targets[0].url() ==
         "https://[::1]:443/metrics");
@@ -82,14 +82,14 @@ TEST_CASE("An address without a port gets the scheme's (2.42)", "[scrape]") {
 
 TEST_CASE("The blackbox pattern: params, __param_target and relabelling",
           "[scrape]") {
-  auto o = Pool();
+  auto o = TargetPool();
   o.job_name = "blackbox";
   o.metrics_path = "/probe";
   o.params["module"] = {"http_2xx"};
   o.relabel_configs = {
-      Replace({"__address__"}, "__param_target", "(.*)", "$1"),
-      Replace({"__param_target"}, "instance", "(.*)", "$1"),
-      Replace({}, "__address__", "(.*)", "blackbox:9115"),
+      ReplaceRule({"__address__"}, "__param_target", "(.*)", "$1"),
+      ReplaceRule({"__param_target"}, "instance", "(.*)", "$1"),
+      ReplaceRule({}, "__address__", "(.*)", "blackbox:9115"),
   };
   auto b = Build(o, {Labels{{"__address__", "https://example.com/a b"}}});
   REQUIRE(b.failures.empty());
@@ -105,7 +105,7 @@ TEST_CASE("The blackbox pattern: params, __param_target and relabelling",
 
 TEST_CASE("__meta_ labels go after relabelling, labelmap keeps them",
           "[scrape]") {
-  auto o = Pool();
+  auto o = TargetPool();
   RelabelConfig lm;
   lm.action = RelabelAction::kLabelMap;
   lm.regex = *RelabelRegex::Compile("__meta_kubernetes_pod_label_(.+)");
@@ -121,7 +121,7 @@ TEST_CASE("__meta_ labels go after relabelling, labelmap keeps them",
 }
 
 TEST_CASE("Relabelled-away targets are kept as dropped", "[scrape]") {
-  auto o = Pool();
+  auto o = TargetPool();
   RelabelConfig keep;
   keep.source_labels = {"__address__"};
   keep.regex = *RelabelRegex::Compile("keep.*");
@@ -138,8 +138,8 @@ TEST_CASE("Relabelled-away targets are kept as dropped", "[scrape]") {
 }
 
 TEST_CASE("Invalid targets fail with Prometheus's errors", "[scrape]") {
-  auto o = Pool();
-  o.relabel_configs = {Replace({"x"}, "__address__", "(.+)", "")};
+  auto o = TargetPool();
+  o.relabel_configs = {ReplaceRule({"x"}, "__address__", "(.+)", "")};
   auto b =
       Build(o, {Labels{{"__address__", "a:1"}, {"x", "1"}},
                 Labels{{"__address__", "http://a:1/metrics"}},
@@ -168,9 +168,9 @@ TEST_CASE("Invalid targets fail with Prometheus's errors", "[scrape]") {
 }
 
 TEST_CASE("Target identity and offsets are stable", "[scrape]") {
-  auto a = Build(Pool(), {Labels{{"__address__", "a:1"}}}).targets[0];
-  auto a2 = Build(Pool(), {Labels{{"__address__", "a:1"}}}).targets[0];
-  auto b = Build(Pool(), {Labels{{"__address__", "b:1"}}}).targets[0];
+  auto a = Build(TargetPool(), {Labels{{"__address__", "a:1"}}}).targets[0];
+  auto a2 = Build(TargetPool(), {Labels{{"__address__", "a:1"}}}).targets[0];
+  auto b = Build(TargetPool(), {Labels{{"__address__", "b:1"}}}).targets[0];
   CHECK(a.hash() == a2.hash());
   CHECK(a.hash() != b.hash());
   // The phase within the interval does not depend on when we ask.
@@ -193,7 +193,7 @@ namespace {
 // params {module: [x y]}, interval 1s, timeout 500ms).
 TEST_CASE("Targets match what Prometheus 2.42 showed for the same config",
           "[scrape]") {
-  auto o = Pool();
+  auto o = TargetPool();
   o.job_name = "j";
   o.interval_ms = 1000;
   o.timeout_ms = 500;
@@ -213,3 +213,4 @@ TEST_CASE("Targets match what Prometheus 2.42 showed for the same config",
 }
 
 }  // namespace
+}  // namespace vigil::scrape

@@ -29,7 +29,7 @@ using vigil::testutil::FreePort;
 
 // Polls `cmd`'s stdout until `pred` holds or `timeout_ms` passes.
 template <typename Pred>
-std::string WaitFor(const std::string& cmd, Pred pred, int timeout_ms) {
+std::string WaitForOutput(const std::string& cmd, Pred pred, int timeout_ms) {
   std::string out;
   for (int waited = 0; waited < timeout_ms; waited += 200) {
     out = Run(cmd).out;
@@ -56,7 +56,7 @@ TEST_CASE("the server's alerts reach a real Alertmanager and resolve",
               "--cluster.listen-address="},
              dir.Sub("am.log"));
   const std::string am_url = "http://127.0.0.1:" + std::to_string(am_port);
-  REQUIRE(WaitFor(
+  REQUIRE(WaitForOutput(
               "curl -s " + am_url + "/-/ready",
               [](const std::string& o) { return o.find("OK") == 0; }, 15000)
               .find("OK") == 0);
@@ -81,7 +81,7 @@ TEST_CASE("the server's alerts reach a real Alertmanager and resolve",
                 dir.Sub("vigil.log"));
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
 
-  std::string alerts = WaitFor(
+  std::string alerts = WaitForOutput(
       "curl -s " + am_url + "/api/v2/alerts",
       [](const std::string& o) {
         return o.find("\"alertname\":\"GpuHot\"") != std::string::npos;
@@ -114,7 +114,7 @@ TEST_CASE("the server's alerts reach a real Alertmanager and resolve",
                           "    labels: {severity: page}\n"
                           "    annotations: {summary: 'at {{ $value }}'}\n";
   REQUIRE(Run("curl -s -X POST " + url + "/-/reload").code == 0);
-  std::string after = WaitFor(
+  std::string after = WaitForOutput(
       "curl -s '" + am_url + "/api/v2/alerts?active=true'",
       [](const std::string& o) {
         return o.find("\"alertname\":\"GpuHot\"") == std::string::npos;

@@ -29,27 +29,16 @@ using vigil::testutil::HaveCommand;
 using vigil::testutil::Process;
 using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
+using vigil::testutil::ShellQuote;
 using vigil::testutil::TempDir;
 
 using vigil::testutil::FreePort;
 
 using vigil::testutil::WaitHttp;
 
-std::string Shell(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      r += "'\\''";
-    } else {
-      r += c;
-    }
-  }
-  return r + "'";
-}
-
-std::string Query(const std::string& url, const std::string& q) {
+std::string RobustnessQuery(const std::string& url, const std::string& q) {
   return Run("curl -s -G '" + url + "/api/v1/query' --data-urlencode " +
-             Shell("query=" + q))
+             ShellQuote("query=" + q))
       .out;
 }
 
@@ -167,22 +156,23 @@ TEST_CASE("hostile targets do not disturb a good one", "[server][robust]") {
   std::this_thread::sleep_for(std::chrono::seconds(6));
   INFO("vigil log:\n" << ReadFile(dir.Sub("vigil.log")));
 
-  auto up = Query(url, "up");
+  auto up = RobustnessQuery(url, "up");
   INFO("up: " << up);
   for (const char* job : {"garbage", "nul", "500", "endless", "slow"}) {
-    auto r = Query(url, std::string("up{job=\"") + job + "\"}");
+    auto r = RobustnessQuery(url, std::string("up{job=\"") + job + "\"}");
     INFO(job << ": " << r);
     CHECK(r.find("\"job\":\"" + std::string(job) + "\"") != std::string::npos);
     CHECK(r.find(",\"0\"]") != std::string::npos);
   }
-  auto good = Query(url, "up{job=\"good\"}");
+  auto good = RobustnessQuery(url, "up{job=\"good\"}");
   CHECK(good.find(",\"1\"]") != std::string::npos);
   // Samples keep arriving: the good counter has several points in 5 s.
-  auto n = Query(url, "count_over_time(good_total[5s])");
+  auto n = RobustnessQuery(url, "count_over_time(good_total[5s])");
   INFO(n);
   CHECK(n.find("\"job\":\"good\"") != std::string::npos);
   CHECK(n.find(",\"1\"]") == std::string::npos);
-  CHECK(Query(url, "good_gauge").find(",\"1.5\"]") != std::string::npos);
+  CHECK(RobustnessQuery(url, "good_gauge").find(",\"1.5\"]") !=
+        std::string::npos);
 
   auto targets = Run("curl -s '" + url + "/api/v1/targets'").out;
   INFO("targets: " << targets);
@@ -398,7 +388,8 @@ TEST_CASE("hostile targets do not disturb a good one", "[server][robust]") {
         std::string::npos);
 
   // Still scraping the good target after all that.
-  CHECK(Query(url, "up{job=\"good\"}").find(",\"1\"]") != std::string::npos);
+  CHECK(RobustnessQuery(url, "up{job=\"good\"}").find(",\"1\"]") !=
+        std::string::npos);
   vigil.Signal(SIGTERM);
   CHECK(vigil.Wait(15000) == 0);
   hostile.Signal(SIGTERM);

@@ -27,7 +27,7 @@ using vigil::testutil::TempDir;
 
 using vigil::testutil::FreePort;
 
-std::string Query(const std::string& url, const std::string& q) {
+std::string ScrapeQuery(const std::string& url, const std::string& q) {
   return Run("curl -s -G '" + url +
              "/api/v1/query' --data-urlencode 'query=" + q + "'")
       .out;
@@ -65,7 +65,7 @@ TEST_CASE("the server scrapes a real node_exporter and itself",
 
   std::string up;
   for (int i = 0; i < 100; ++i) {
-    up = Query(url, "up");
+    up = ScrapeQuery(url, "up");
     if (up.find("\"job\":\"node\"") != std::string::npos &&
         up.find("\"job\":\"vigil\"") != std::string::npos &&
         up.find("\"job\":\"dead\"") != std::string::npos) {
@@ -78,14 +78,16 @@ TEST_CASE("the server scrapes a real node_exporter and itself",
   CHECK(up.find("{\"__name__\":\"up\",\"instance\":\"" + ne +
                 "\",\"job\":\"node\",\"rack\":\"r1\"},\"value\":[") !=
         std::string::npos);
-  auto node = Query(url, "node_cpu_seconds_total{job=\"node\",mode=\"idle\"}");
+  auto node =
+      ScrapeQuery(url, "node_cpu_seconds_total{job=\"node\",mode=\"idle\"}");
   CHECK(node.find("\"instance\":\"" + ne + "\"") != std::string::npos);
   CHECK(node.find("\"rack\":\"r1\"") != std::string::npos);
-  auto self_series = Query(url, "prometheus_tsdb_head_series{job=\"vigil\"}");
+  auto self_series =
+      ScrapeQuery(url, "prometheus_tsdb_head_series{job=\"vigil\"}");
   CHECK(self_series.find("\"instance\":\"" + self + "\"") != std::string::npos);
-  auto down = Query(url, "up{job=\"dead\"}");
+  auto down = ScrapeQuery(url, "up{job=\"dead\"}");
   CHECK(down.find(",\"0\"]") != std::string::npos);
-  auto samples = Query(url, "scrape_samples_scraped{job=\"node\"} > 100");
+  auto samples = ScrapeQuery(url, "scrape_samples_scraped{job=\"node\"} > 100");
   CHECK(samples.find("\"job\":\"node\"") != std::string::npos);
 
   auto targets = Run("curl -s '" + url + "/api/v1/targets'").out;

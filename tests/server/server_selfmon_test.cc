@@ -25,17 +25,9 @@ namespace {
 using vigil::testutil::Process;
 using vigil::testutil::ReadFile;
 using vigil::testutil::TempDir;
+using vigil::testutil::WaitForLog;
 
 using vigil::testutil::FreePort;
-
-bool WaitForLog(const std::string& log, const std::string& needle,
-                int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 50) {
-    if (ReadFile(log).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
 
 // The value of the series written exactly as `series` ("name{labels}"), or
 // -1 when the page has no such line.

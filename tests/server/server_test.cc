@@ -27,26 +27,15 @@ using vigil::server::ParseServerFlags;
 using vigil::testutil::Process;
 using vigil::testutil::ReadFile;
 using vigil::testutil::TempDir;
-
-void Write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+using vigil::testutil::WaitForLog;
+using vigil::testutil::WriteFile;
 
 using vigil::testutil::FreePort;
 
 // `curl` against the server: the response body, and the HTTP code on the
 // last line.
-vigil::testutil::RunResult Curl(const std::string& args) {
+vigil::testutil::RunResult CurlResult(const std::string& args) {
   return vigil::testutil::Run("curl -s -w '\\n%{http_code}' " + args);
-}
-
-bool WaitForLog(const std::string& log, const std::string& needle,
-                int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 50) {
-    if (ReadFile(log).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
 }
 
 TEST_CASE("server flags: Prometheus's names, defaults and syntax",
@@ -114,13 +103,13 @@ TEST_CASE("vigil with no command: rules on live storage, HTTP API, reload",
   const std::string log = dir.Sub("vigil.log");
   const int port = FreePort();
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
-  Write(cfg,
-        "global:\n  evaluation_interval: 1s\n  external_labels: {site: t}\n"
-        "rule_files: [rules.yml]\n");
-  Write(rules,
-        "groups:\n- name: g\n  rules:\n  - record: vigil_test:one\n"
-        "    expr: vector(1)\n  - alert: Always\n    expr: vector(1)\n"
-        "    labels: {severity: page}\n");
+  WriteFile(cfg,
+            "global:\n  evaluation_interval: 1s\n  external_labels: {site: t}\n"
+            "rule_files: [rules.yml]\n");
+  WriteFile(rules,
+            "groups:\n- name: g\n  rules:\n  - record: vigil_test:one\n"
+            "    expr: vector(1)\n  - alert: Always\n    expr: vector(1)\n"
+            "    labels: {severity: page}\n");
   Process p(
       {VIGIL_BINARY, "--config.file=" + cfg, "--storage.tsdb.path=" + data,
        "--web.listen-address=127.0.0.1:" + std::to_string(port),
@@ -128,49 +117,51 @@ TEST_CASE("vigil with no command: rules on live storage, HTTP API, reload",
       log);
   REQUIRE(p.started());
   REQUIRE(WaitForLog(log, "Server is ready", 10000));
-  CHECK(Curl(url + "/-/healthy").out == "Vigil Server is Healthy.\n\n200");
-  CHECK(Curl(url + "/-/ready").out == "Vigil Server is Ready.\n\n200");
+  CHECK(CurlResult(url + "/-/healthy").out ==
+        "Vigil Server is Healthy.\n\n200");
+  CHECK(CurlResult(url + "/-/ready").out == "Vigil Server is Ready.\n\n200");
 
   // A broken rule file on SIGHUP: logged, the old rules keep running.
   const std::string good_rules = ReadFile(rules);
-  Write(rules,
-        "groups:\n- name: g\n  rules:\n  - record: 'bad name'\n"
-        "    expr: vector(1)\n");
+  WriteFile(rules,
+            "groups:\n- name: g\n  rules:\n  - record: 'bad name'\n"
+            "    expr: vector(1)\n");
   p.Signal(SIGHUP);
   REQUIRE(WaitForLog(log, "Error reloading config", 5000));
   CHECK(ReadFile(log).find("bad name") != std::string::npos);
   CHECK(p.Wait(0) == -1);  // still running
   // A broken config through POST /-/reload: 500 with the reason, and
   // prometheus_config_last_reload_successful 0.
-  Write(rules, good_rules);
+  WriteFile(rules, good_rules);
   const std::string good_cfg = ReadFile(cfg);
-  Write(cfg, "global:\n  evaluation_interval: 1s\nbogus_key: 1\n");
-  auto r = Curl("-X POST " + url + "/-/reload");
+  WriteFile(cfg, "global:\n  evaluation_interval: 1s\nbogus_key: 1\n");
+  auto r = CurlResult("-X POST " + url + "/-/reload");
   CHECK(r.out.find("failed to reload config") != std::string::npos);
   CHECK(r.out.find("field bogus_key not found") != std::string::npos);
   CHECK(r.out.substr(r.out.size() - 3) == "500");
-  CHECK(Curl(url + "/metrics")
+  CHECK(CurlResult(url + "/metrics")
             .out.find("prometheus_config_last_reload_successful 0") !=
         std::string::npos);
-  Write(cfg, good_cfg);
-  CHECK(Curl("-X POST " + url + "/-/reload").out == "\n200");
-  CHECK(Curl(url + "/-/reload").out.substr(0, 18) == "Method Not Allowed");
+  WriteFile(cfg, good_cfg);
+  CHECK(CurlResult("-X POST " + url + "/-/reload").out == "\n200");
+  CHECK(CurlResult(url + "/-/reload").out.substr(0, 18) ==
+        "Method Not Allowed");
 
   // Give the group time for a few evaluations (the first ALERTS come after
   // the restore at the second).
   std::this_thread::sleep_for(std::chrono::milliseconds(3000));
-  auto q = Curl(url + "/api/v1/query?query=vigil_test:one");
+  auto q = CurlResult(url + "/api/v1/query?query=vigil_test:one");
   INFO(q.out);
   CHECK(q.out.find("\"status\":\"success\"") != std::string::npos);
   CHECK(q.out.find("\"__name__\":\"vigil_test:one\"") != std::string::npos);
   CHECK(q.out.find(",\"1\"]") != std::string::npos);
-  auto bad = Curl("'" + url + "/api/v1/query?query=sum%28'");
+  auto bad = CurlResult("'" + url + "/api/v1/query?query=sum%28'");
   CHECK(bad.out.find("\"errorType\":\"bad_data\"") != std::string::npos);
   CHECK(bad.out.substr(bad.out.size() - 3) == "400");
-  auto rules_json = Curl(url + "/api/v1/rules");
+  auto rules_json = CurlResult(url + "/api/v1/rules");
   CHECK(rules_json.out.find("\"name\":\"Always\"") != std::string::npos);
   CHECK(rules_json.out.find("\"state\":\"firing\"") != std::string::npos);
-  auto metrics = Curl(url + "/metrics").out;
+  auto metrics = CurlResult(url + "/metrics").out;
   CHECK(metrics.find("prometheus_config_last_reload_successful 1") !=
         std::string::npos);
   CHECK(metrics.find("prometheus_tsdb_head_series ") != std::string::npos);
@@ -188,17 +179,17 @@ TEST_CASE("vigil with no command: rules on live storage, HTTP API, reload",
   }
 
   // An admin snapshot: a copy of the storage under snapshots/.
-  auto snap = Curl("-X POST " + url + "/api/v1/admin/tsdb/snapshot");
+  auto snap = CurlResult("-X POST " + url + "/api/v1/admin/tsdb/snapshot");
   INFO(snap.out);
   CHECK(snap.out.find("{\"status\":\"success\",\"data\":{\"name\":\"") == 0);
   size_t q1 = snap.out.find("\"name\":\"") + 8;
   std::string name = snap.out.substr(q1, snap.out.find('"', q1) - q1);
   CHECK(std::filesystem::exists(data + "/snapshots/" + name + "/CURRENT"));
-  CHECK(Curl("-X POST " + url + "/api/v1/admin/tsdb/delete_series")
+  CHECK(CurlResult("-X POST " + url + "/api/v1/admin/tsdb/delete_series")
             .out.find("no match[] parameter provided") != std::string::npos);
 
   // POST /-/quit stops the server cleanly.
-  CHECK(Curl("-X POST " + url + "/-/quit").out.find("Goodbye") !=
+  CHECK(CurlResult("-X POST " + url + "/-/quit").out.find("Goodbye") !=
         std::string::npos);
   REQUIRE(p.Wait(10000) == 0);
   CHECK(ReadFile(log).find("See you next time!") != std::string::npos);
@@ -217,17 +208,17 @@ TEST_CASE("the lifecycle endpoints need --web.enable-lifecycle", "[server]") {
   const std::string log = dir.Sub("vigil.log");
   const int port = FreePort();
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
-  Write(cfg, "global: {}\n");
+  WriteFile(cfg, "global: {}\n");
   Process p({VIGIL_BINARY, "--config.file=" + cfg,
              "--storage.tsdb.path=" + dir.Sub("data"),
              "--web.listen-address=127.0.0.1:" + std::to_string(port)},
             log);
   REQUIRE(WaitForLog(log, "Server is ready", 10000));
-  auto r = Curl("-X POST " + url + "/-/quit");
+  auto r = CurlResult("-X POST " + url + "/-/quit");
   CHECK(r.out == "Lifecycle API is not enabled.\n403");
-  CHECK(Curl("-X POST " + url + "/-/reload").out ==
+  CHECK(CurlResult("-X POST " + url + "/-/reload").out ==
         "Lifecycle API is not enabled.\n403");
-  CHECK(Curl("-X POST " + url + "/api/v1/admin/tsdb/snapshot").out ==
+  CHECK(CurlResult("-X POST " + url + "/api/v1/admin/tsdb/snapshot").out ==
         "{\"status\":\"error\",\"errorType\":\"unavailable\",\"error\":"
         "\"admin APIs disabled\"}\n503");
   p.Signal(SIGTERM);

@@ -15,18 +15,15 @@
 namespace {
 
 using vigil::testutil::HaveCommand;
+using vigil::testutil::kVigil;
 using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
 using vigil::testutil::RunResult;
 using vigil::testutil::TempDir;
+using vigil::testutil::WriteFile;
 
-const std::string kVigil = std::string("'") + VIGIL_BINARY + "'";
 const std::string kSource = VIGIL_SOURCE_DIR;
 const std::string kData = kSource + "/tests/server/testdata/slo/";
-
-void Write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 // `tool test rules FILE` run in FILE's folder.
 RunResult TestRules(const std::string& tool, const std::string& file) {
@@ -120,7 +117,7 @@ TEST_CASE("slo cli: the generated tests catch broken rules",
     std::string broken = good;
     for (const auto& [from, to] : edit) broken = Replaced(broken, from, to);
     INFO(edit.front().first << " -> " << edit.front().second);
-    Write(rules, broken);
+    WriteFile(rules, broken);
     CHECK(TestRules(kVigil, tests).code == 1);
     if (HaveCommand("promtool")) CHECK(TestRules("promtool", tests).code == 1);
   }
@@ -128,7 +125,7 @@ TEST_CASE("slo cli: the generated tests catch broken rules",
 
 TEST_CASE("slo cli: the latency helper's rules and tests", "[slo][promtool]") {
   TempDir dir;
-  Write(dir.Sub("slo.yml"), R"(version: prometheus/v1
+  WriteFile(dir.Sub("slo.yml"), R"(version: prometheus/v1
 service: llm
 labels: {owner: ml}
 slos:
@@ -190,9 +187,9 @@ TEST_CASE("slo cli: usage and errors", "[slo]") {
   CHECK(missing.code == 1);
   CHECK(missing.err == "vigil: error: open " + dir.Sub("no.yml") +
                            ": no such file or directory\n");
-  Write(dir.Sub("bad.yml"),
-        "version: prometheus/v1\nservice: ab\nslos:\n  - "
-        "name: xy\n    objective: 200\n");
+  WriteFile(dir.Sub("bad.yml"),
+            "version: prometheus/v1\nservice: ab\nslos:\n  - "
+            "name: xy\n    objective: 200\n");
   RunResult bad = Run(kVigil + " slo generate '" + dir.Sub("bad.yml") + "'");
   CHECK(bad.code == 1);
   CHECK(bad.err == "vigil: error: " + dir.Sub("bad.yml") +

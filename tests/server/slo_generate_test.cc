@@ -20,7 +20,7 @@ using vigil::slo::GoFloat;
 using vigil::slo::GoFloatFixed;
 using vigil::testutil::ReadFile;
 
-const std::string kData =
+const std::string kSloData =
     std::string(VIGIL_SOURCE_DIR) + "/tests/server/testdata/slo/";
 
 // Whitespace runs collapsed to one space, trimmed.
@@ -59,8 +59,8 @@ std::string Generated(const std::string& slo_file) {
 
 TEST_CASE("slo generate: the structure of Sloth's output for its sample",
           "[slo]") {
-  const YAML::Node want = YAML::Load(ReadFile(kData + "sloth_out_base.yml"));
-  const YAML::Node got = YAML::Load(Generated(kData + "sloth_in_base.yml"));
+  const YAML::Node want = YAML::Load(ReadFile(kSloData + "sloth_out_base.yml"));
+  const YAML::Node got = YAML::Load(Generated(kSloData + "sloth_in_base.yml"));
   REQUIRE(want["groups"].size() == 5);
   REQUIRE(got["groups"].size() == want["groups"].size());
   for (size_t g = 0; g < want["groups"].size(); ++g) {

@@ -24,7 +24,7 @@ using vigil::testutil::Run;
 using vigil::testutil::TempDir;
 
 // The value of the unlabelled series `name`, or -1 when absent.
-double ValueOf(const std::string& page, const std::string& name) {
+double SloValueOf(const std::string& page, const std::string& name) {
   std::istringstream in(page);
   std::string line;
   while (std::getline(in, line)) {
@@ -67,15 +67,15 @@ TEST_CASE("/metrics exports the retention limits", "[slo][server]") {
   const std::string sized = MetricsWith({"--storage.tsdb.retention.size=512MB",
                                          "--storage.tsdb.retention.time=30d"});
   INFO(sized);
-  CHECK(ValueOf(sized, "prometheus_tsdb_retention_limit_bytes") ==
+  CHECK(SloValueOf(sized, "prometheus_tsdb_retention_limit_bytes") ==
         512.0 * 1024 * 1024);
-  CHECK(ValueOf(sized, "prometheus_tsdb_retention_limit_seconds") ==
+  CHECK(SloValueOf(sized, "prometheus_tsdb_retention_limit_seconds") ==
         30.0 * 24 * 3600);
-  CHECK(ValueOf(sized, "prometheus_tsdb_storage_blocks_bytes") >= 0);
+  CHECK(SloValueOf(sized, "prometheus_tsdb_storage_blocks_bytes") >= 0);
   CHECK(sized.find("# TYPE prometheus_tsdb_retention_limit_bytes gauge") !=
         std::string::npos);
   const std::string unlimited = MetricsWith({});
-  CHECK(ValueOf(unlimited, "prometheus_tsdb_retention_limit_bytes") == 0);
-  CHECK(ValueOf(unlimited, "prometheus_tsdb_retention_limit_seconds") ==
+  CHECK(SloValueOf(unlimited, "prometheus_tsdb_retention_limit_bytes") == 0);
+  CHECK(SloValueOf(unlimited, "prometheus_tsdb_retention_limit_seconds") ==
         15.0 * 24 * 3600);
 }

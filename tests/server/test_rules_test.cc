@@ -44,13 +44,13 @@ std::vector<std::string> TestFiles(const std::string& dir) {
   return out;
 }
 
-RunResult TestRules(const std::string& tool, const std::string& dir,
-                    const std::string& file) {
+RunResult RunTestRules(const std::string& tool, const std::string& dir,
+                       const std::string& file) {
   return Run("cd '" + dir + "' && " + tool + " test rules '" + file + "'");
 }
 
-RunResult Vigil(const std::string& dir, const std::string& file) {
-  return TestRules(std::string("'") + VIGIL_BINARY + "'", dir, file);
+RunResult VigilTestRules(const std::string& dir, const std::string& file) {
+  return RunTestRules(std::string("'") + VIGIL_BINARY + "'", dir, file);
 }
 
 // Whether every failure in `err` is an expression test whose expected and
@@ -115,7 +115,7 @@ TEST_CASE("vigil test rules: passing files succeed, failing files fail",
     REQUIRE(files.size() >= 4);
     for (const auto& f : files) {
       INFO(dir << "/" << f);
-      RunResult r = Vigil(dir, f);
+      RunResult r = VigilTestRules(dir, f);
       INFO(r.out << r.err);
       REQUIRE(r.out.rfind("Unit Testing:  " + f + "\n", 0) == 0);
       if (f.rfind("pass_", 0) == 0) {
@@ -156,7 +156,7 @@ TEST_CASE("vigil test rules: the template case files keep every case",
 
 TEST_CASE("vigil test rules: a known failure prints promtool's block",
           "[test_rules]") {
-  RunResult r = Vigil(kUnitDir, "fail_alerts.yml");
+  RunResult r = VigilTestRules(kUnitDir, "fail_alerts.yml");
   REQUIRE(r.code == 1);
   REQUIRE(
       r.err.find(
@@ -172,7 +172,7 @@ TEST_CASE("vigil test rules: a known failure prints promtool's block",
 }
 
 TEST_CASE("vigil test rules: missing file and usage", "[test_rules]") {
-  RunResult r = Vigil(kUnitDir, "does_not_exist.yml");
+  RunResult r = VigilTestRules(kUnitDir, "does_not_exist.yml");
   REQUIRE(r.code == 1);
   REQUIRE(r.err ==
           "  FAILED:\nopen does_not_exist.yml: no such file or directory\n");
@@ -190,8 +190,8 @@ TEST_CASE("vigil test rules agrees with promtool test rules",
   for (const auto& [dir, compare_output] : dirs) {
     for (const auto& f : TestFiles(dir)) {
       INFO(dir << "/" << f);
-      RunResult v = Vigil(dir, f);
-      RunResult p = TestRules("promtool", dir, f);
+      RunResult v = VigilTestRules(dir, f);
+      RunResult p = RunTestRules("promtool", dir, f);
       INFO("vigil:\n" << v.out << v.err << "promtool:\n" << p.out << p.err);
       if (v.code != p.code && p.code == 0 && OnlyFloatNoise(v.err)) {
         WARN(

@@ -9,13 +9,9 @@
 namespace vigil {
 namespace {
 
+using testutil::kVigil;
 using testutil::Run;
-
-const std::string kVigil = std::string("'") + VIGIL_BINARY + "'";
-
-void Write(const std::string& path, const std::string& body) {
-  std::ofstream(path, std::ios::binary) << body;
-}
+using testutil::WriteFile;
 
 // A small file with floats, counters, a histogram, NaN, escapes and UTF-8.
 const char kOpenMetrics[] = R"(# HELP req_total Requests.
@@ -41,7 +37,7 @@ lat_count 5 1767225600
 TEST_CASE("tsdb import then dump prints every sample as promtool does",
           "[tsdb]") {
   testutil::TempDir tmp;
-  Write(tmp.Sub("in.om"), kOpenMetrics);
+  WriteFile(tmp.Sub("in.om"), kOpenMetrics);
   auto imp = Run(kVigil + " tsdb import openmetrics " + tmp.Sub("in.om") + " " +
                  tmp.Sub("v"));
   INFO(imp.err);
@@ -94,7 +90,7 @@ TEST_CASE("tsdb import then dump prints every sample as promtool does",
 TEST_CASE("tsdb import reports malformed input with file and line", "[tsdb]") {
   testutil::TempDir tmp;
   SECTION("missing timestamp") {
-    Write(tmp.Sub("in.om"), "a 1 10\nb 2\n# EOF\n");
+    WriteFile(tmp.Sub("in.om"), "a 1 10\nb 2\n# EOF\n");
     auto r = Run(kVigil + " tsdb import openmetrics " + tmp.Sub("in.om") + " " +
                  tmp.Sub("v"));
     REQUIRE(r.code == 1);
@@ -106,14 +102,14 @@ TEST_CASE("tsdb import reports malformed input with file and line", "[tsdb]") {
     REQUIRE(d.out == "{__name__=\"a\"} 1 10000\n");
   }
   SECTION("syntax error") {
-    Write(tmp.Sub("in.om"), "a{x=\"1} 1 10\n# EOF\n");
+    WriteFile(tmp.Sub("in.om"), "a{x=\"1} 1 10\n# EOF\n");
     auto r = Run(kVigil + " tsdb import openmetrics " + tmp.Sub("in.om") + " " +
                  tmp.Sub("v"));
     REQUIRE(r.code == 1);
     REQUIRE(r.err.find("parse error: 1:") != std::string::npos);
   }
   SECTION("out of order") {
-    Write(tmp.Sub("in.om"), "a 1 20\na 2 10\n# EOF\n");
+    WriteFile(tmp.Sub("in.om"), "a 1 20\na 2 10\n# EOF\n");
     auto r = Run(kVigil + " tsdb import openmetrics " + tmp.Sub("in.om") + " " +
                  tmp.Sub("v"));
     REQUIRE(r.code == 1);
@@ -142,7 +138,7 @@ TEST_CASE("tsdb import reports malformed input with file and line", "[tsdb]") {
 
 TEST_CASE("tsdb analyze summarises series, samples and cardinality", "[tsdb]") {
   testutil::TempDir tmp;
-  Write(tmp.Sub("in.om"), kOpenMetrics);
+  WriteFile(tmp.Sub("in.om"), kOpenMetrics);
   REQUIRE(Run(kVigil + " tsdb import openmetrics " + tmp.Sub("in.om") + " " +
               tmp.Sub("v"))
               .code == 0);

@@ -21,20 +21,11 @@ namespace vigil {
 namespace {
 
 namespace fs = std::filesystem;
+using testutil::kVigil;
 using testutil::Process;
 using testutil::ReadFile;
 using testutil::Run;
-
-const std::string kVigil = std::string("'") + VIGIL_BINARY + "'";
-
-bool WaitForLog(const std::string& log, const std::string& needle,
-                int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 50) {
-    if (ReadFile(log).find(needle) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
+using testutil::WaitForLog;
 
 struct Server {
   std::string cfg, data, log, url;
@@ -45,7 +36,7 @@ struct Server {
   }
 };
 
-Server Make(const testutil::TempDir& dir) {
+Server MakeServer(const testutil::TempDir& dir) {
   Server s;
   s.cfg = dir.Sub("prometheus.yml");
   s.data = dir.Sub("data");
@@ -72,7 +63,7 @@ int UpSamples(const Server& s) {
 
 // Runs vigil until it has scraped itself a few times; stops it with
 // SIGTERM (clean) or SIGKILL (a crash). Returns the `up` samples seen.
-int Write(const Server& s, int sig) {
+int WriteAndKill(const Server& s, int sig) {
   Process p(s.Argv(), s.log);
   REQUIRE(p.started());
   REQUIRE(WaitForLog(s.log, "Server is ready", 10000));
@@ -130,8 +121,8 @@ int StartsAgain(const Server& s) {
 TEST_CASE("vigil refuses a damaged MANIFEST, repair keeps every sample",
           "[repair]") {
   testutil::TempDir dir;
-  Server s = Make(dir);
-  const int before = Write(s, SIGTERM);
+  Server s = MakeServer(dir);
+  const int before = WriteAndKill(s, SIGTERM);
   fs::path manifest;
   for (const auto& e : fs::directory_iterator(s.data)) {
     if (e.path().filename().string().rfind("MANIFEST-", 0) == 0)
@@ -162,8 +153,8 @@ TEST_CASE("vigil refuses a damaged MANIFEST, repair keeps every sample",
 TEST_CASE("vigil refuses damaged table files, repair reports what it lost",
           "[repair]") {
   testutil::TempDir dir;
-  Server s = Make(dir);
-  Write(s, SIGTERM);
+  Server s = MakeServer(dir);
+  WriteAndKill(s, SIGTERM);
   int damaged = 0;
   for (const auto& e : fs::directory_iterator(s.data)) {
     if (e.path().extension() != ".sst") continue;
@@ -195,8 +186,8 @@ TEST_CASE("vigil refuses damaged table files, repair reports what it lost",
 TEST_CASE("vigil refuses a damaged RocksDB log after a crash, repair skips it",
           "[repair]") {
   testutil::TempDir dir;
-  Server s = Make(dir);
-  Write(s, SIGKILL);  // the last scrapes are only in RocksDB's log
+  Server s = MakeServer(dir);
+  WriteAndKill(s, SIGKILL);  // the last scrapes are only in RocksDB's log
   fs::path log;
   for (const auto& e : fs::directory_iterator(s.data)) {
     if (e.path().extension() == ".log" && fs::file_size(e.path()) > 0)

@@ -40,7 +40,7 @@ std::string Header(const HttpResponse& r, std::string_view name) {
   return "";
 }
 
-HttpRequest Get(std::string accept_encoding = "") {
+HttpRequest AssetRequest(std::string accept_encoding = "") {
   HttpRequest req;
   req.method = "GET";
   if (!accept_encoding.empty()) {
@@ -55,7 +55,7 @@ TEST_CASE("ui assets: index.html with the prefix, no-cache", "[ui]") {
   Assets a(kFiles, "", "/vigil");
   REQUIRE(a.available());
   HttpResponse r;
-  a.ServePage(Get(), &r);
+  a.ServePage(AssetRequest(), &r);
   CHECK(r.status == 200);
   CHECK(Header(r, "Content-Type") == "text/html; charset=utf-8");
   CHECK(Header(r, "Cache-Control") == "no-cache");
@@ -65,7 +65,7 @@ TEST_CASE("ui assets: index.html with the prefix, no-cache", "[ui]") {
 
   Assets root(kFiles, "", "");
   HttpResponse r2;
-  root.ServePage(Get(), &r2);
+  root.ServePage(AssetRequest(), &r2);
   CHECK(r2.body.find("src=\"/assets/app-abc.js\"") != std::string::npos);
   CHECK(r2.body.find("__VIGIL_PREFIX__") == std::string::npos);
 }
@@ -73,14 +73,14 @@ TEST_CASE("ui assets: index.html with the prefix, no-cache", "[ui]") {
 TEST_CASE("ui assets: bundle files, content types, immutable", "[ui]") {
   Assets a(kFiles, "", "");
   HttpResponse js;
-  a.ServeAsset("app-abc.js", Get(), &js);
+  a.ServeAsset("app-abc.js", AssetRequest(), &js);
   CHECK(js.status == 200);
   CHECK(js.body == kJs);
   CHECK(Header(js, "Content-Type") == "text/javascript; charset=utf-8");
   CHECK(Header(js, "Cache-Control") == "public, max-age=31536000, immutable");
   CHECK(Header(js, "X-Content-Type-Options") == "nosniff");
   HttpResponse css;
-  a.ServeAsset("app-abc.css", Get(), &css);
+  a.ServeAsset("app-abc.css", AssetRequest(), &css);
   CHECK(css.status == 200);
   CHECK(Header(css, "Content-Type") == "text/css; charset=utf-8");
 }
@@ -104,7 +104,7 @@ TEST_CASE("ui assets: unknown and traversal paths are 404", "[ui]") {
   for (std::string_view bad : bads) {
     INFO("asset " << bad);
     HttpResponse r;
-    a.ServeAsset(bad, Get(), &r);
+    a.ServeAsset(bad, AssetRequest(), &r);
     CHECK(r.status == 404);
     CHECK(r.body == "404 page not found\n");
   }
@@ -116,7 +116,7 @@ TEST_CASE("ui assets: gzip when accepted, once", "[ui]") {
        {"gzip", "deflate, gzip;q=0.5", "*", "GZIP", "br, gzip"}) {
     INFO("Accept-Encoding: " << ae);
     HttpResponse r;
-    a.ServeAsset("app-abc.js", Get(ae), &r);
+    a.ServeAsset("app-abc.js", AssetRequest(ae), &r);
     CHECK(Header(r, "Content-Encoding") == "gzip");
     CHECK(Header(r, "Vary") == "Accept-Encoding");
     auto plain = vigil::net::GzipDecompress(r.body);
@@ -126,12 +126,12 @@ TEST_CASE("ui assets: gzip when accepted, once", "[ui]") {
   for (const char* ae : {"identity", "gzip;q=0", "deflate", "gzip;q=zz", ","}) {
     INFO("Accept-Encoding: " << ae);
     HttpResponse r;
-    a.ServeAsset("app-abc.js", Get(ae), &r);
+    a.ServeAsset("app-abc.js", AssetRequest(ae), &r);
     CHECK(Header(r, "Content-Encoding").empty());
     CHECK(r.body == kJs);
   }
   HttpResponse page;
-  a.ServePage(Get("gzip"), &page);
+  a.ServePage(AssetRequest("gzip"), &page);
   auto plain = vigil::net::GzipDecompress(page.body);
   REQUIRE(plain.has_value());
   CHECK(plain->find("p=\"/p\"") != std::string::npos);
@@ -168,14 +168,14 @@ TEST_CASE("ui assets: built without the UI, pages say what is missing",
   Assets a({}, "node and npm <not found>", "/p");
   CHECK_FALSE(a.available());
   HttpResponse r;
-  a.ServePage(Get(), &r);
+  a.ServePage(AssetRequest(), &r);
   CHECK(r.status == 501);
   CHECK(Header(r, "Content-Type") == "text/html; charset=utf-8");
   CHECK(r.body.find("built without its web UI") != std::string::npos);
   CHECK(r.body.find("node and npm &lt;not found&gt;") != std::string::npos);
   CHECK(r.body.find("/p/api/v1/") != std::string::npos);
   HttpResponse asset;
-  a.ServeAsset("app-abc.js", Get(), &asset);
+  a.ServeAsset("app-abc.js", AssetRequest(), &asset);
   CHECK(asset.status == 404);
   // An empty bundle that claims to be complete is missing too.
   Assets empty({}, "", "");
@@ -191,7 +191,7 @@ TEST_CASE("ui assets: the embedded bundle is complete or says why", "[ui]") {
     return;
   }
   HttpResponse page;
-  a->ServePage(Get(), &page);
+  a->ServePage(AssetRequest(), &page);
   CHECK(page.status == 200);
   std::smatch js, css;
   REQUIRE(std::regex_search(page.body, js,
@@ -199,11 +199,11 @@ TEST_CASE("ui assets: the embedded bundle is complete or says why", "[ui]") {
   REQUIRE(std::regex_search(page.body, css,
                             std::regex("/assets/(app-[0-9A-Za-z]+\\.css)")));
   HttpResponse r;
-  a->ServeAsset(js[1].str(), Get(), &r);
+  a->ServeAsset(js[1].str(), AssetRequest(), &r);
   CHECK(r.status == 200);
   CHECK(r.body.size() > 50000);  // uPlot + the pages (the editor is a chunk)
   HttpResponse c;
-  a->ServeAsset(css[1].str(), Get(), &c);
+  a->ServeAsset(css[1].str(), AssetRequest(), &c);
   CHECK(c.status == 200);
   CHECK(Header(c, "Content-Type") == "text/css; charset=utf-8");
 }

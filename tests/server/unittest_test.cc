@@ -10,9 +10,9 @@
 #include "server/cli/unittest_file.h"
 #include "server/cli/unittest_format.h"
 
+namespace vigil::cli {
 namespace {
 
-using namespace vigil::cli;  // NOLINT: the module under test
 using vigil::Labels;
 
 const std::string kUnit =
@@ -127,3 +127,5 @@ TEST_CASE("RunRuleUnitTests: verdicts and promtool's blocks for the testdata",
           "alertname at "
           "eval_time 1m (in TestGroup no-alertname)\n");
 }
+
+}  // namespace vigil::cli

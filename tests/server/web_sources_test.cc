@@ -18,7 +18,7 @@ namespace {
 using vigil::net::HttpRequest;
 using vigil::net::HttpResponse;
 
-std::string Get(vigil::web::api::Api& api, const std::string& path) {
+std::string SourcesGet(vigil::web::api::Api& api, const std::string& path) {
   HttpRequest req;
   req.method = "GET";
   req.path = path;
@@ -62,7 +62,7 @@ TEST_CASE("the rule manager's groups and alerts reach /api/v1/rules",
   ao.status = &status;
   vigil::web::api::Api api(ao);
 
-  std::string body = Get(api, "/api/v1/rules");
+  std::string body = SourcesGet(api, "/api/v1/rules");
   INFO(body);
   CHECK(body.find("\"name\":\"gpu\"") != std::string::npos);
   CHECK(body.find("\"file\":\"gpu.yml\"") != std::string::npos);
@@ -74,17 +74,17 @@ TEST_CASE("the rule manager's groups and alerts reach /api/v1/rules",
   CHECK(body.find("\"health\":\"ok\"") != std::string::npos);
   CHECK(body.find("\"summary\":\"at 90\"") != std::string::npos);
 
-  std::string alerts = Get(api, "/api/v1/alerts");
+  std::string alerts = SourcesGet(api, "/api/v1/alerts");
   INFO(alerts);
   CHECK(alerts.find("\"alertname\":\"Hot\"") != std::string::npos);
   CHECK(alerts.find("\"severity\":\"page\"") != std::string::npos);
 
-  std::string flags_json = Get(api, "/api/v1/status/flags");
+  std::string flags_json = SourcesGet(api, "/api/v1/status/flags");
   CHECK(flags_json.find("\"web.listen-address\":\"127.0.0.1:9090\"") !=
         std::string::npos);
-  CHECK(Get(api, "/api/v1/status/config").find("global: {}") !=
+  CHECK(SourcesGet(api, "/api/v1/status/config").find("global: {}") !=
         std::string::npos);
-  CHECK(Get(api, "/api/v1/status/buildinfo").find(VIGIL_VERSION) !=
+  CHECK(SourcesGet(api, "/api/v1/status/buildinfo").find(VIGIL_VERSION) !=
         std::string::npos);
 }
 

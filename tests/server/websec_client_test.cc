@@ -57,7 +57,7 @@ struct MtlsServer {
   std::string url;
 };
 
-FetchResult Fetch(const HTTPClientConfig& h, const std::string& url) {
+FetchResult WebsecFetch(const HTTPClientConfig& h, const std::string& url) {
   auto r = vigil::server::FetchTemplate(h);
   REQUIRE(r.ok());
   r->url = url;
@@ -75,7 +75,7 @@ TEST_CASE("tls_config: inline ca, cert and key PEM", "[websec]") {
   h.tls_config.ca = ReadFile(c.Path("ca.crt"));
   h.tls_config.cert = ReadFile(c.Path("client.crt"));
   h.tls_config.key = ReadFile(c.Path("client.key"));
-  FetchResult ok = Fetch(h, s.url);
+  FetchResult ok = WebsecFetch(h, s.url);
   CHECK(ok.error.empty());
   CHECK(ok.status == 200);
   CHECK(ok.body == "up 1\n");
@@ -84,17 +84,17 @@ TEST_CASE("tls_config: inline ca, cert and key PEM", "[websec]") {
   f.tls_config.ca_file = c.Path("ca.crt");
   f.tls_config.cert_file = c.Path("client.crt");
   f.tls_config.key_file = c.Path("client.key");
-  CHECK(Fetch(f, s.url).status == 200);
+  CHECK(WebsecFetch(f, s.url).status == 200);
   // Without the client certificate the server refuses the handshake.
   HTTPClientConfig no_cert;
   no_cert.tls_config.ca = h.tls_config.ca;
-  FetchResult refused = Fetch(no_cert, s.url);
+  FetchResult refused = WebsecFetch(no_cert, s.url);
   CHECK(refused.status == 0);
   CHECK_FALSE(refused.error.empty());
   // An inline CA that did not sign the server: unknown authority.
   HTTPClientConfig wrong_ca = h;
   wrong_ca.tls_config.ca = ReadFile(c.Path("rogue.crt"));
-  FetchResult unknown = Fetch(wrong_ca, s.url);
+  FetchResult unknown = WebsecFetch(wrong_ca, s.url);
   CHECK(unknown.error.find("x509: certificate signed by unknown authority") !=
         std::string::npos);
 }
@@ -106,13 +106,13 @@ TEST_CASE("tls_config.max_version caps the client's TLS version", "[websec]") {
   h.tls_config.ca_file = c.Path("ca.crt");
   h.tls_config.cert_file = c.Path("client.crt");
   h.tls_config.key_file = c.Path("client.key");
-  CHECK(Fetch(h, s13.url).status == 200);
+  CHECK(WebsecFetch(h, s13.url).status == 200);
   h.tls_config.max_version = "TLS12";
-  FetchResult capped = Fetch(h, s13.url);
+  FetchResult capped = WebsecFetch(h, s13.url);
   CHECK(capped.status == 0);
   CHECK_FALSE(capped.error.empty());
   MtlsServer s12("  max_version: TLS12\n");
-  CHECK(Fetch(h, s12.url).status == 200);
+  CHECK(WebsecFetch(h, s12.url).status == 200);
 }
 
 TEST_CASE("prometheus.yml accepts tls_config max_version and inline PEM",

@@ -34,8 +34,8 @@ using vigil::websec_testing::WriteFile;
 constexpr char kPassword[] = "hunter2-s3cret";
 
 // Polls `cmd` until its stdout contains `needle`; false after ~`seconds`.
-bool Eventually(const std::string& cmd, const std::string& needle,
-                int seconds) {
+bool WebsecEventually(const std::string& cmd, const std::string& needle,
+                      int seconds) {
   for (int i = 0; i < seconds * 5; ++i) {
     if (Run(cmd).out.find(needle) != std::string::npos) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -115,7 +115,7 @@ TEST_CASE("vigil behind TLS + basic auth, scraping and alerting over HTTPS",
   const std::string base = "https://" + addr;
   const std::string ca = "--cacert " + c.Path("ca.crt") + " ";
   const std::string auth = ca + "-u alice:" + kPassword + " ";
-  REQUIRE(Eventually("curl -s " + auth + base + "/-/ready", "Ready", 20));
+  REQUIRE(WebsecEventually("curl -s " + auth + base + "/-/ready", "Ready", 20));
 
   // Every endpoint is behind the web config.
   for (const char* path : {"/-/healthy", "/-/ready", "/metrics",
@@ -137,15 +137,17 @@ TEST_CASE("vigil behind TLS + basic auth, scraping and alerting over HTTPS",
   // and the self-signed client certificate fail.
   const std::string q =
       "curl -s -G " + auth + base + "/api/v1/query " + "--data-urlencode ";
-  CHECK(Eventually(q + "'query=up{job=\"self\"} == 1'", "\"value\"", 20));
-  CHECK(Eventually(q + "'query=up{job=\"wrongpw\"} == 0'", "\"value\"", 10));
-  CHECK(Eventually(q + "'query=up{job=\"rogue\"} == 0'", "\"value\"", 10));
+  CHECK(WebsecEventually(q + "'query=up{job=\"self\"} == 1'", "\"value\"", 20));
+  CHECK(WebsecEventually(q + "'query=up{job=\"wrongpw\"} == 0'", "\"value\"",
+                         10));
+  CHECK(
+      WebsecEventually(q + "'query=up{job=\"rogue\"} == 0'", "\"value\"", 10));
   auto targets = Run("curl -s " + auth + base + "/api/v1/targets").out;
   CHECK(targets.find("server returned HTTP status 401 Unauthorized") !=
         std::string::npos);
   // The rule's alert reached the Alertmanager API over HTTPS.
-  CHECK(Eventually("curl -s " + auth + base + "/api/v2/alerts", "AlwaysFiring",
-                   20));
+  CHECK(WebsecEventually("curl -s " + auth + base + "/api/v2/alerts",
+                         "AlwaysFiring", 20));
 
   // Secrets: masked in the status page, absent from the log.
   auto cfg = Run("curl -s " + auth + base + "/api/v1/status/config").out;
@@ -173,10 +175,11 @@ TEST_CASE("vigil behind TLS + basic auth, scraping and alerting over HTTPS",
                   "--web.listen-address=127.0.0.1:" + std::to_string(pport)},
                  dir.Sub("prom.log"));
     REQUIRE(prom.started());
-    CHECK(Eventually("curl -s -G http://127.0.0.1:" + std::to_string(pport) +
-                         "/api/v1/query --data-urlencode "
-                         "'query=up{job=\"vigil\"} == 1'",
-                     "\"value\"", 30));
+    CHECK(WebsecEventually(
+        "curl -s -G http://127.0.0.1:" + std::to_string(pport) +
+            "/api/v1/query --data-urlencode "
+            "'query=up{job=\"vigil\"} == 1'",
+        "\"value\"", 30));
     prom.Signal(SIGTERM);
     prom.Wait(20000);
   }

@@ -19,9 +19,7 @@
 
 namespace vigil::websec_testing {
 
-inline void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+using testutil::WriteFile;
 
 // The certificates, made once per test process.
 class Certs {

@@ -25,8 +25,8 @@ using vigil::testutil::ReadFile;
 using vigil::testutil::Run;
 using vigil::testutil::TempDir;
 
-constexpr int64_t kStart = 1767268800;  // 2026-01-01 12:00 UTC
-constexpr int64_t kNow = kStart + 3600;
+constexpr int64_t kSimStart = 1767268800;  // 2026-01-01 12:00 UTC
+constexpr int64_t kNow = kSimStart + 3600;
 
 struct Target {
   std::string addr, job, variant;
@@ -188,7 +188,7 @@ std::string Shared(const std::string& f) {
 }
 
 std::string Fixed() {
-  return "--start=" + std::to_string(kStart) +
+  return "--start=" + std::to_string(kSimStart) +
          " --fixed-time=" + std::to_string(kNow);
 }
 
@@ -519,11 +519,11 @@ TEST_CASE("backfill imports into vigil and continues into the live pages",
       << "faults:\n"
          "  - {at: 10m, kind: kv-saturation, host: 0}\n"
          "  - {at: 20m, kind: xid, host: 1, gpu: 5, code: 48}\n";
-  int64_t end = kStart + 1800;
+  int64_t end = kSimStart + 1800;
   Sim sim(
       "--hosts=2 --engines=vllm-v1,sglang --backfill=30m --live "
       "--backfill-file=" +
-      om + " --scenario=" + scenario + " --start=" + std::to_string(kStart) +
+      om + " --scenario=" + scenario + " --start=" + std::to_string(kSimStart) +
       " --fixed-time=" + std::to_string(end));
   REQUIRE(!sim.control().empty());
   std::string text = ReadFile(om);
@@ -546,7 +546,7 @@ TEST_CASE("backfill imports into vigil and continues into the live pages",
   std::string rules = std::string(VIGIL_SOURCE_DIR) + "/examples/llm/rules/";
   auto replay = Run(std::string("'") + VIGIL_BINARY +
                     "' rules replay --storage.tsdb.path='" + dir.Sub("db") +
-                    "' --start=" + std::to_string(kStart) +
+                    "' --start=" + std::to_string(kSimStart) +
                     " --end=" + std::to_string(end) + " --eval-interval=15s '" +
                     rules + "recording.yml' '" + rules + "alerts.yml'");
   INFO(replay.out << replay.err);

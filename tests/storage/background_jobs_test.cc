@@ -11,7 +11,7 @@
 namespace vigil::storage {
 namespace {
 
-void Append(DB* db, int64_t from, int64_t to) {
+void AppendJobSamples(DB* db, int64_t from, int64_t to) {
   std::vector<SeriesRef> refs(200, 0);
   for (int64_t t = from; t < to; t += 15000) {
     auto app = db->NewAppender();
@@ -33,7 +33,7 @@ TEST_CASE("Stats count RocksDB's flushes and compactions", "[db]") {
   DBStats st = db->Stats();
   CHECK(st.rocksdb_flushes == 0);
   CHECK(st.rocksdb_compactions == 0);
-  Append(db.get(), 0, 3600000);
+  AppendJobSamples(db.get(), 0, 3600000);
   REQUIRE(db->Flush().ok());
   st = db->Stats();
   CHECK(st.rocksdb_flushes > 0);
@@ -52,7 +52,7 @@ TEST_CASE(
   o.test_write_buffer_bytes = 64 << 10;
   o.max_chunk_samples = 20;
   auto db = *DB::Open(o, tmp.path());
-  Append(db.get(), 0, 6 * 3600000);
+  AppendJobSamples(db.get(), 0, 6 * 3600000);
   // Background work is asynchronous: no Flush() or Compact() is asked for,
   // so wait (at most 20 s) for RocksDB to get to it.
   DBStats st;

@@ -19,11 +19,11 @@ using testutil::Query;
 using testutil::Re;
 using testutil::TempDir;
 
-constexpr int kSeries = 2000;
-constexpr int kSamples = 1200;
+constexpr int kCacheSeries = 2000;
+constexpr int kCacheSamples = 1200;
 
 // ~20 MB of chunks: random values compress to about 8 bytes a sample.
-void Fill(const std::string& dir) {
+void FillCacheDir(const std::string& dir) {
   Options o;
   o.retention_ms = 0;
   o.head_idle_ms = 0;
@@ -31,9 +31,9 @@ void Fill(const std::string& dir) {
   auto db = MustOpen(dir, o);
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> val(0, 1e6);
-  for (int t = 1; t <= kSamples; ++t) {
+  for (int t = 1; t <= kCacheSamples; ++t) {
     auto app = db->NewAppender();
-    for (int i = 0; i < kSeries; ++i) {
+    for (int i = 0; i < kCacheSeries; ++i) {
       auto r =
           app->Append(0, Labels{{"__name__", "m"}, {"i", std::to_string(i)}},
                       Timestamp(t) * 1000, val(rng));
@@ -54,10 +54,10 @@ uint64_t MemoryAfterFullRead(const std::string& dir, int64_t cache_bytes) {
   auto db = MustOpen(dir, o);
   const uint64_t before = db->Stats().rocksdb_memory_bytes;
   auto all = Query(db.get(), {Re("__name__", "m")});
-  REQUIRE(all.size() == size_t(kSeries));
+  REQUIRE(all.size() == size_t(kCacheSeries));
   for (const auto& [name, samples] : all) {
     INFO(name);
-    REQUIRE(samples.size() == size_t(kSamples));
+    REQUIRE(samples.size() == size_t(kCacheSamples));
   }
   const uint64_t after = db->Stats().rocksdb_memory_bytes;
   INFO("before " << before << " after " << after);
@@ -67,7 +67,7 @@ uint64_t MemoryAfterFullRead(const std::string& dir, int64_t cache_bytes) {
 TEST_CASE("block cache: RocksDB memory stays near the cache's capacity",
           "[storage][memory]") {
   TempDir dir;
-  Fill(dir.path());
+  FillCacheDir(dir.path());
   const uint64_t small = MemoryAfterFullRead(dir.path(), 1 << 20);
   const uint64_t large = MemoryAfterFullRead(dir.path(), 64 << 20);
   INFO("1 MiB cache: " << small << " B; 64 MiB cache: " << large << " B");

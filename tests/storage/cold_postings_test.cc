@@ -26,20 +26,20 @@ using testutil::MustOpen;
 using testutil::Query;
 using testutil::Re;
 
-constexpr Timestamp kMin = 60 * 1000;
-constexpr int kSeries = 20;
+constexpr Timestamp kColdMin = 60 * 1000;
+constexpr int kColdSeries = 20;
 
-Options GcOptions() {
+Options ColdGcOptions() {
   Options o;
   o.retention_ms = 0;
-  o.head_idle_ms = 10 * kMin;
+  o.head_idle_ms = 10 * kColdMin;
   return o;
 }
 
 // Series i has samples every minute up to minute 10 + i; those with an
 // even i carry a label `even` the others lack. A busy series keeps going
 // to minute 60, when the idle ones are evicted.
-Labels Series(int i) {
+Labels ColdSeriesLabels(int i) {
   Labels l{{"__name__", "m"}, {"job", "idle"}, {"i", std::to_string(i)}};
   if (i % 2 == 0)
     l = Labels{{"__name__", "m"},
@@ -52,20 +52,21 @@ Labels Series(int i) {
 void FillAndEvict(DB* db) {
   auto app = db->NewAppender();
   for (int m = 1; m <= 60; ++m) {
-    for (int i = 0; i < kSeries; ++i) {
-      if (m <= 10 + i) REQUIRE(app->Append(0, Series(i), m * kMin, m).ok());
+    for (int i = 0; i < kColdSeries; ++i) {
+      if (m <= 10 + i)
+        REQUIRE(app->Append(0, ColdSeriesLabels(i), m * kColdMin, m).ok());
     }
-    REQUIRE(
-        app->Append(0, Labels{{"__name__", "m"}, {"job", "busy"}}, m * kMin, m)
-            .ok());
+    REQUIRE(app->Append(0, Labels{{"__name__", "m"}, {"job", "busy"}},
+                        m * kColdMin, m)
+                .ok());
     REQUIRE(app->Commit().ok());
   }
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
-  REQUIRE(db->Stats().cold_series == kSeries);
+  REQUIRE(db->ApplyRetention(60 * kColdMin).ok());
+  REQUIRE(db->Stats().cold_series == kColdSeries);
 }
 
-std::vector<std::string> Values(DB* db, const std::string& name,
-                                Timestamp mint) {
+std::vector<std::string> ColdValues(DB* db, const std::string& name,
+                                    Timestamp mint) {
   auto q = db->NewQuerier(mint, kMaxTimestamp);
   REQUIRE(q.ok());
   auto v = (*q)->LabelValues(name, {});
@@ -73,7 +74,7 @@ std::vector<std::string> Values(DB* db, const std::string& name,
   return *v;
 }
 
-std::vector<std::string> Names(DB* db, Timestamp mint) {
+std::vector<std::string> ColdNames(DB* db, Timestamp mint) {
   auto q = db->NewQuerier(mint, kMaxTimestamp);
   REQUIRE(q.ok());
   auto v = (*q)->LabelNames({});
@@ -84,7 +85,7 @@ std::vector<std::string> Names(DB* db, Timestamp mint) {
 // The idle series' `i` values with a sample at or after minute m.
 std::vector<std::string> Expected(int m) {
   std::vector<std::string> out;
-  for (int i = 0; i < kSeries; ++i) {
+  for (int i = 0; i < kColdSeries; ++i) {
     if (10 + i >= m) out.push_back(std::to_string(i));
   }
   std::sort(out.begin(), out.end());
@@ -107,7 +108,7 @@ std::vector<std::string> Is(const std::map<std::string, testutil::Samples>& r) {
 void CheckRanges(DB* db) {
   for (int m : {1, 12, 19, 20, 25, 29, 30}) {
     INFO("range from minute " << m);
-    const Timestamp mint = m * kMin;
+    const Timestamp mint = m * kColdMin;
     const std::vector<std::string> want = Expected(m);
     // An equality drives the selection (one value's postings).
     CHECK(Is(Query(db, {Eq("job", "idle")}, mint)) == want);
@@ -121,11 +122,11 @@ void CheckRanges(DB* db) {
       }
       return w;
     }());
-    CHECK(Values(db, "i", mint) == want);
+    CHECK(ColdValues(db, "i", mint) == want);
     // `even` is only on even series: listed while one of them is in range.
     bool even = false;
     for (const auto& v : want) even |= std::stoi(v) % 2 == 0;
-    std::vector<std::string> names = Names(db, mint);
+    std::vector<std::string> names = ColdNames(db, mint);
     CHECK((std::find(names.begin(), names.end(), "even") != names.end()) ==
           even);
   }
@@ -161,7 +162,7 @@ void ToFirstLayout(const std::string& path) {
       ++moved;
     }
   }
-  CHECK(moved == kSeries * 3 + kSeries / 2);
+  CHECK(moved == kColdSeries * 3 + kColdSeries / 2);
   for (auto* h : hs) raw->DestroyColumnFamilyHandle(h);
   delete raw;
 }
@@ -169,11 +170,11 @@ void ToFirstLayout(const std::string& path) {
 TEST_CASE("cold postings: a range reads the cold series it reaches",
           "[storage][headgc]") {
   testutil::TempDir dir;
-  auto db = MustOpen(dir.path(), GcOptions());
+  auto db = MustOpen(dir.path(), ColdGcOptions());
   FillAndEvict(db.get());
   CheckRanges(db.get());
   // Past the newest cold sample nothing cold is read at all.
-  CHECK(Is(Query(db.get(), {Eq("job", "idle")}, 31 * kMin)).empty());
+  CHECK(Is(Query(db.get(), {Eq("job", "idle")}, 31 * kColdMin)).empty());
 }
 
 TEST_CASE("cold postings: the first layout is read, then rewritten",
@@ -181,7 +182,7 @@ TEST_CASE("cold postings: the first layout is read, then rewritten",
   testutil::TempDir dir;
   std::map<std::string, testutil::Samples> before;
   {
-    auto db = MustOpen(dir.path(), GcOptions());
+    auto db = MustOpen(dir.path(), ColdGcOptions());
     FillAndEvict(db.get());
     before = Query(db.get(), {Eq("__name__", "m")});
   }
@@ -190,28 +191,28 @@ TEST_CASE("cold postings: the first layout is read, then rewritten",
   REQUIRE(report.ok());
   CHECK(report->damage.empty());
   {
-    Options ro = GcOptions();
+    Options ro = ColdGcOptions();
     ro.read_only = true;
     auto db = MustOpen(dir.path(), ro);
     CHECK(Query(db.get(), {Eq("__name__", "m")}) == before);
     CheckRanges(db.get());
   }
   {
-    auto db = MustOpen(dir.path(), GcOptions());
+    auto db = MustOpen(dir.path(), ColdGcOptions());
     CHECK(Query(db.get(), {Eq("__name__", "m")}) == before);
     CheckRanges(db.get());
     // A sample revives a series whose postings were rewritten.
     auto app = db->NewAppender();
-    REQUIRE(app->Append(0, Series(4), 61 * kMin, 1).ok());
+    REQUIRE(app->Append(0, ColdSeriesLabels(4), 61 * kColdMin, 1).ok());
     REQUIRE(app->Commit().ok());
-    CHECK(db->Stats().cold_series == kSeries - 1);
+    CHECK(db->Stats().cold_series == kColdSeries - 1);
   }
   report = Verify(dir.path());
   REQUIRE(report.ok());
   CHECK(report->damage.empty());
   // Only the new layout is left: s, q per label, h (one per series).
-  const int labels = kSeries * 3 + kSeries / 2 - 4;
-  CHECK(report->records["cold"] == (kSeries - 1) * 2 + labels);
+  const int labels = kColdSeries * 3 + kColdSeries / 2 - 4;
+  CHECK(report->records["cold"] == (kColdSeries - 1) * 2 + labels);
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ using testutil::MustOpen;
 using testutil::ReadAll;
 using testutil::Times;
 
-std::vector<Timestamp> Range(Timestamp lo, Timestamp hi) {  // [lo, hi] s
+std::vector<Timestamp> CommitLogTimes(Timestamp lo,
+                                      Timestamp hi) {  // [lo, hi] s
   std::vector<Timestamp> out;
   for (Timestamp t = lo; t <= hi; ++t) out.push_back(t * 1000);
   return out;
@@ -89,7 +90,7 @@ TEST_CASE("Unacknowledged records survive checkpoints and restarts",
     start = (*r)->Position();
     for (int i = 1; i <= 40; ++i) CommitBatchAt(db.get(), i * 1000);
     REQUIRE(db->Flush().ok());
-    REQUIRE(Times(ReadAll(r->get(), start)) == Range(1, 40));
+    REQUIRE(Times(ReadAll(r->get(), start)) == CommitLogTimes(1, 40));
     REQUIRE((*r)->Acknowledge(start + 10).ok());  // 11 s .. 40 s still held
     REQUIRE(db->Stats().commit_log_held_records >= 30);
   }
@@ -104,7 +105,7 @@ TEST_CASE("Unacknowledged records survive checkpoints and restarts",
     REQUIRE((*r)->Position() == start + 10);
     REQUIRE((*r)->End() == start + 60);
     auto all = ReadAll(r->get(), (*r)->Position());
-    REQUIRE(Times(all) == Range(11, 60));
+    REQUIRE(Times(all) == CommitLogTimes(11, 60));
     for (size_t i = 0; i < all.size(); ++i)
       REQUIRE(all[i].seq == start + 10 + i);
     // Everything is in the head too, exactly once.
@@ -124,7 +125,7 @@ TEST_CASE("Unacknowledged records survive checkpoints and restarts",
   REQUIRE(ReadAll(r->get(), start).empty());  // deleted, and not a loss
   CommitBatchAt(db.get(), 61000);
   auto all = ReadAll(r->get(), (*r)->Position());
-  REQUIRE(Times(all) == Range(61, 61));
+  REQUIRE(Times(all) == CommitLogTimes(61, 61));
   REQUIRE(all[0].seq == start + 60);  // sequence numbers are never reused
 }
 
@@ -144,7 +145,8 @@ TEST_CASE("Two readers: the slower one holds, each resumes at its own place",
     REQUIRE((*fast)->Acknowledge((*fast)->End()).ok());
   }
   REQUIRE(db->Flush().ok());
-  REQUIRE(Times(ReadAll(slow->get(), (*slow)->Position())) == Range(1, 30));
+  REQUIRE(Times(ReadAll(slow->get(), (*slow)->Position())) ==
+          CommitLogTimes(1, 30));
   REQUIRE(ReadAll(fast->get(), (*fast)->Position()).empty());
   REQUIRE(db->CommitLogReaders() == std::vector<std::string>{"fast", "slow"});
   // Dropping: refused while open, then the records go at the next checkpoint.

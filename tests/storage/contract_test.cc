@@ -39,7 +39,7 @@ void Commit(DB* db, const Labels& l, Timestamp from, Timestamp to) {
   REQUIRE(app->Commit().ok());
 }
 
-Samples Read(const Series& s) {
+Samples ContractRead(const Series& s) {
   Samples out;
   auto it = s.Iterator();
   while (it->Next()) out.push_back({it->t(), it->v()});
@@ -47,7 +47,7 @@ Samples Read(const Series& s) {
   return out;
 }
 
-Samples Range(Timestamp from, Timestamp to) {
+Samples ContractRange(Timestamp from, Timestamp to) {
   Samples out;
   for (Timestamp t = from; t <= to; ++t) out.push_back({t * 1000, double(t)});
   return out;
@@ -58,7 +58,7 @@ std::map<std::string, Samples> SelectAll(Querier* q) {
   REQUIRE(set.ok());
   std::map<std::string, Samples> out;
   while ((*set)->Next()) {
-    out[(*set)->At().labels().ToString()] = Read((*set)->At());
+    out[(*set)->At().labels().ToString()] = ContractRead((*set)->At());
   }
   return out;
 }
@@ -70,14 +70,14 @@ TEST_CASE("A querier is not a snapshot: each Select sees earlier commits",
   Commit(db.get(), kUp, 1, 5);
   auto q = db->NewQuerier(kMinTimestamp, kMaxTimestamp);
   REQUIRE(q.ok());
-  CHECK(SelectAll(q->get())[kUp.ToString()] == Range(1, 5));
+  CHECK(SelectAll(q->get())[kUp.ToString()] == ContractRange(1, 5));
   // Committed after the querier was created: the next Select sees it.
   Commit(db.get(), kUp, 6, 8);
   Labels other{{"__name__", "other"}, {"job", "a"}};
   Commit(db.get(), other, 1, 2);
   auto seen = SelectAll(q->get());
-  CHECK(seen[kUp.ToString()] == Range(1, 8));
-  CHECK(seen[other.ToString()] == Range(1, 2));
+  CHECK(seen[kUp.ToString()] == ContractRange(1, 8));
+  CHECK(seen[other.ToString()] == ContractRange(1, 2));
 }
 
 TEST_CASE(
@@ -103,13 +103,13 @@ TEST_CASE(
   REQUIRE(db->Flush().ok());     // every chunk persisted, head emptied
   Commit(db.get(), kUp, 21, 22);
 
-  CHECK(Read(s) == Range(1, 6));
+  CHECK(ContractRead(s) == ContractRange(1, 6));
   Samples rest;
   while (early->Next()) rest.push_back({early->t(), early->v()});
-  CHECK(rest == Range(2, 6));
+  CHECK(rest == ContractRange(2, 6));
   CHECK_FALSE((*set)->Next());
   // A new Select on the same querier sees all of it.
-  CHECK(SelectAll(q->get())[kUp.ToString()] == Range(1, 22));
+  CHECK(SelectAll(q->get())[kUp.ToString()] == ContractRange(1, 22));
 }
 
 TEST_CASE(
@@ -127,7 +127,7 @@ TEST_CASE(
   REQUIRE(q.ok());
   auto seen = SelectAll(q->get());
   CHECK(seen.size() == 1);
-  CHECK(seen[kUp.ToString()] == Range(1, 2));
+  CHECK(seen[kUp.ToString()] == ContractRange(1, 2));
   auto names = (*q)->LabelValues("__name__", {});
   REQUIRE(names.ok());
   CHECK(*names == std::vector<std::string>{"fresh", "up"});
@@ -138,7 +138,7 @@ TEST_CASE(
     auto app2 = db->NewAppender();
     REQUIRE(app2->Append(0, kUp, 4000, 4).ok());
   }
-  CHECK(SelectAll(q->get())[kUp.ToString()] == Range(1, 2));
+  CHECK(SelectAll(q->get())[kUp.ToString()] == ContractRange(1, 2));
 }
 
 TEST_CASE(

@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void Fill(const std::string& dir, bool flush) {
+void FillCorruptionDir(const std::string& dir, bool flush) {
   auto db = *DB::Open({}, dir);
   auto app = db->NewAppender();
   for (int s = 0; s < 50; ++s) {
@@ -34,7 +34,7 @@ void Fill(const std::string& dir, bool flush) {
 }
 
 // Opens and reads everything; returns the first error.
-absl::Status ReadAll(const std::string& dir) {
+absl::Status ReadAllStatus(const std::string& dir) {
   auto db = DB::Open({}, dir);
   if (!db.ok()) return db.status();
   auto q = (*db)->NewQuerier(kMinTimestamp, kMaxTimestamp);
@@ -53,8 +53,8 @@ absl::Status ReadAll(const std::string& dir) {
 TEST_CASE("A flipped byte in a table file is reported as DataLoss",
           "[corruption]") {
   testutil::TempDir tmp;
-  Fill(tmp.path(), /*flush=*/true);
-  REQUIRE(ReadAll(tmp.path()).ok());
+  FillCorruptionDir(tmp.path(), /*flush=*/true);
+  REQUIRE(ReadAllStatus(tmp.path()).ok());
   // Damage the middle of every table file.
   int damaged = 0;
   for (const auto& e : fs::directory_iterator(tmp.path())) {
@@ -68,13 +68,14 @@ TEST_CASE("A flipped byte in a table file is reported as DataLoss",
     ++damaged;
   }
   REQUIRE(damaged > 0);
-  absl::Status s = ReadAll(tmp.path());
+  absl::Status s = ReadAllStatus(tmp.path());
   INFO(s.ToString());
   REQUIRE(s.code() == absl::StatusCode::kDataLoss);
 }
 
 // Rewrites one value of `cf` through RocksDB directly.
-void Damage(const std::string& dir, const std::string& cf, bool truncate) {
+void DamageFamily(const std::string& dir, const std::string& cf,
+                  bool truncate) {
   testutil::RawFamily f(dir, cf);
   auto [key, value] = f.First();
   if (truncate) {
@@ -106,25 +107,25 @@ TEST_CASE("Damaged records name what is damaged", "[corruption]") {
       // Copy the live directory: what a crash right now would leave.
       fs::copy(tmp.path(), tmp2.Sub("crashed"), fs::copy_options::recursive);
     }
-    Damage(tmp2.Sub("crashed"), "wal", /*truncate=*/false);
-    absl::Status s = ReadAll(tmp2.Sub("crashed"));
+    DamageFamily(tmp2.Sub("crashed"), "wal", /*truncate=*/false);
+    absl::Status s = ReadAllStatus(tmp2.Sub("crashed"));
     INFO(s.ToString());
     REQUIRE(s.code() == absl::StatusCode::kDataLoss);
     REQUIRE(std::string(s.message()).find("wal record") != std::string::npos);
   }
   SECTION("chunk") {
-    Fill(tmp.path(), /*flush=*/true);
-    Damage(tmp.path(), "chunks", /*truncate=*/false);
-    absl::Status s = ReadAll(tmp.path());
+    FillCorruptionDir(tmp.path(), /*flush=*/true);
+    DamageFamily(tmp.path(), "chunks", /*truncate=*/false);
+    absl::Status s = ReadAllStatus(tmp.path());
     INFO(s.ToString());
     REQUIRE(s.code() == absl::StatusCode::kDataLoss);
     REQUIRE(std::string(s.message()).find("chunk of series") !=
             std::string::npos);
   }
   SECTION("series record") {
-    Fill(tmp.path(), /*flush=*/true);
-    Damage(tmp.path(), "series", /*truncate=*/true);
-    absl::Status s = ReadAll(tmp.path());
+    FillCorruptionDir(tmp.path(), /*flush=*/true);
+    DamageFamily(tmp.path(), "series", /*truncate=*/true);
+    absl::Status s = ReadAllStatus(tmp.path());
     INFO(s.ToString());
     REQUIRE(s.code() == absl::StatusCode::kDataLoss);
     REQUIRE(std::string(s.message()).find("series record 1") !=

@@ -13,16 +13,15 @@
 #include "storage/internal/coding.h"
 #include "storage/internal/keys.h"
 #include "storage/internal/rocksdb_status.h"
+#include "tests/storage/db_testutil.h"
 #include "tests/testutil/tempdir.h"
 
 namespace vigil::storage {
 namespace {
 
-Matcher Eq(std::string_view n, std::string_view v) {
-  return *Matcher::Make(MatchType::kEqual, n, v);
-}
+using testutil::Eq;
 
-std::vector<std::pair<Timestamp, double>> Samples(DB* db) {
+std::vector<std::pair<Timestamp, double>> UpSamples(DB* db) {
   auto q = db->NewQuerier(kMinTimestamp, kMaxTimestamp);
   REQUIRE(q.ok());
   auto set = (*q)->Select({Eq("__name__", "up")});
@@ -94,7 +93,7 @@ void MakeFormat1(const std::string& dir) {
   });
 }
 
-void Fill(const std::string& dir) {
+void FillFormatDb(const std::string& dir) {
   auto db = DB::Open({}, dir);
   REQUIRE(db.ok());
   auto app = (*db)->NewAppender();
@@ -109,7 +108,7 @@ void Fill(const std::string& dir) {
 TEST_CASE("New directories are format 2, without a postings family",
           "[format]") {
   testutil::TempDir tmp;
-  Fill(tmp.path());
+  FillFormatDb(tmp.path());
   CHECK(FormatVersion(tmp.path()) == internal::kFormatVersion);
   CHECK(internal::kFormatVersion == 2);
   for (const auto& f : Families(tmp.path())) CHECK(f != "postings");
@@ -118,7 +117,7 @@ TEST_CASE("New directories are format 2, without a postings family",
 TEST_CASE("Format-1 directories open read-only and upgrade on write",
           "[format]") {
   testutil::TempDir tmp;
-  Fill(tmp.path());
+  FillFormatDb(tmp.path());
   MakeFormat1(tmp.path());
   REQUIRE(FormatVersion(tmp.path()) == 1);
   std::vector<std::pair<Timestamp, double>> want;
@@ -129,25 +128,25 @@ TEST_CASE("Format-1 directories open read-only and upgrade on write",
     auto db = DB::Open(ro, tmp.path());
     INFO(db.status().ToString());
     REQUIRE(db.ok());
-    CHECK(Samples(db->get()) == want);
+    CHECK(UpSamples(db->get()) == want);
   }
   CHECK(FormatVersion(tmp.path()) == 1);  // read-only changes nothing
   {
     auto db = DB::Open({}, tmp.path());
     INFO(db.status().ToString());
     REQUIRE(db.ok());
-    CHECK(Samples(db->get()) == want);
+    CHECK(UpSamples(db->get()) == want);
   }
   CHECK(FormatVersion(tmp.path()) == 2);
   for (const auto& f : Families(tmp.path())) CHECK(f != "postings");
   auto db = DB::Open({}, tmp.path());
   REQUIRE(db.ok());
-  CHECK(Samples(db->get()) == want);
+  CHECK(UpSamples(db->get()) == want);
 }
 
 TEST_CASE("Unknown format versions are refused", "[format]") {
   testutil::TempDir tmp;
-  Fill(tmp.path());
+  FillFormatDb(tmp.path());
   WithRocks(tmp.path(), [&](rocksdb::DB* db, auto handle) {
     std::string v;
     internal::PutBE32(&v, 3);
@@ -161,7 +160,7 @@ TEST_CASE("Unknown format versions are refused", "[format]") {
 
 TEST_CASE("Only the newest RocksDB OPTIONS file is kept", "[format]") {
   testutil::TempDir tmp;
-  Fill(tmp.path());
+  FillFormatDb(tmp.path());
   for (int i = 0; i < 2; ++i) REQUIRE(DB::Open({}, tmp.path()).ok());
   int options_files = 0;
   for (const auto& e : std::filesystem::directory_iterator(tmp.path())) {

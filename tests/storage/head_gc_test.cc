@@ -30,7 +30,7 @@ using testutil::Query;
 using testutil::Re;
 using testutil::Samples;
 
-constexpr Timestamp kMin = 60 * 1000;
+constexpr Timestamp kGcMin = 60 * 1000;
 
 Labels Idle(int i) {
   return Labels{{"__name__", "m"}, {"job", "idle"}, {"i", std::to_string(i)}};
@@ -42,24 +42,24 @@ Labels Busy(int i) {
 Options GcOptions() {
   Options o;
   o.retention_ms = 0;
-  o.head_idle_ms = 10 * kMin;
+  o.head_idle_ms = 10 * kGcMin;
   o.max_chunk_samples = 16;  // some chunks are cut and written before GC
   return o;
 }
 
 // `idle` series with samples every minute for 30 minutes, `busy` ones for
 // 60 minutes; returns the idle series' refs.
-std::vector<SeriesRef> Fill(DB* db, int idle, int busy) {
+std::vector<SeriesRef> FillGcDb(DB* db, int idle, int busy) {
   std::vector<SeriesRef> refs(idle);
   auto app = db->NewAppender();
   for (int m = 1; m <= 60; ++m) {
     for (int i = 0; i < idle && m <= 30; ++i) {
-      auto r = app->Append(0, Idle(i), m * kMin, m * 10 + i);
+      auto r = app->Append(0, Idle(i), m * kGcMin, m * 10 + i);
       REQUIRE(r.ok());
       refs[i] = *r;
     }
     for (int i = 0; i < busy; ++i) {
-      REQUIRE(app->Append(0, Busy(i), m * kMin, m).ok());
+      REQUIRE(app->Append(0, Busy(i), m * kGcMin, m).ok());
     }
     REQUIRE(app->Commit().ok());
   }
@@ -68,13 +68,13 @@ std::vector<SeriesRef> Fill(DB* db, int idle, int busy) {
 
 Samples IdleSamples(int i, int last_minute = 30) {
   Samples s;
-  for (int m = 1; m <= last_minute; ++m) s.push_back({m * kMin, m * 10 + i});
+  for (int m = 1; m <= last_minute; ++m) s.push_back({m * kGcMin, m * 10 + i});
   return s;
 }
 
-std::vector<std::string> Values(DB* db, const std::string& name,
-                                std::vector<Matcher> ms = {},
-                                Timestamp mint = kMinTimestamp) {
+std::vector<std::string> GcValues(DB* db, const std::string& name,
+                                  std::vector<Matcher> ms = {},
+                                  Timestamp mint = kMinTimestamp) {
   auto q = db->NewQuerier(mint, kMaxTimestamp);
   REQUIRE(q.ok());
   auto v = (*q)->LabelValues(name, ms);
@@ -86,13 +86,13 @@ TEST_CASE("head GC: idle series leave memory and stay queryable",
           "[storage][headgc]") {
   testutil::TempDir dir;
   auto db = MustOpen(dir.path(), GcOptions());
-  Fill(db.get(), 40, 10);
+  FillGcDb(db.get(), 40, 10);
   const auto before = Query(db.get(), {Eq("__name__", "m")});
   const uint64_t mem_before = db->Stats().head_memory_bytes;
   REQUIRE(db->Stats().num_series == 50);
 
   // Idle since minute 30; at minute 60 with a 10-minute idle time they go.
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
+  REQUIRE(db->ApplyRetention(60 * kGcMin).ok());
   DBStats st = db->Stats();
   CHECK(st.num_series == 10);
   CHECK(st.cold_series == 40);
@@ -108,13 +108,13 @@ TEST_CASE("head GC: idle series leave memory and stay queryable",
   auto ne = *Matcher::Make(MatchType::kNotEqual, "job", "busy");
   CHECK(Query(db.get(), {ne}).size() == 40);
   // A range after their last sample does not read them.
-  CHECK(Query(db.get(), {Eq("job", "idle")}, 31 * kMin, 60 * kMin).empty());
+  CHECK(Query(db.get(), {Eq("job", "idle")}, 31 * kGcMin, 60 * kGcMin).empty());
 
   // Label listings include them over a range that reaches them.
-  CHECK(Values(db.get(), "job") == std::vector<std::string>{"busy", "idle"});
-  CHECK(Values(db.get(), "i", {Eq("job", "idle")}).size() == 40);
-  CHECK(Values(db.get(), "i").size() == 40);
-  CHECK(Values(db.get(), "job", {}, 31 * kMin) ==
+  CHECK(GcValues(db.get(), "job") == std::vector<std::string>{"busy", "idle"});
+  CHECK(GcValues(db.get(), "i", {Eq("job", "idle")}).size() == 40);
+  CHECK(GcValues(db.get(), "i").size() == 40);
+  CHECK(GcValues(db.get(), "job", {}, 31 * kGcMin) ==
         std::vector<std::string>{"busy"});
   auto q = db->NewQuerier(kMinTimestamp, kMaxTimestamp);
   REQUIRE(q.ok());
@@ -137,23 +137,23 @@ TEST_CASE("head GC: a sample brings a cold series back under its ref",
           "[storage][headgc]") {
   testutil::TempDir dir;
   auto db = MustOpen(dir.path(), GcOptions());
-  std::vector<SeriesRef> refs = Fill(db.get(), 5, 1);
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
+  std::vector<SeriesRef> refs = FillGcDb(db.get(), 5, 1);
+  REQUIRE(db->ApplyRetention(60 * kGcMin).ok());
   REQUIRE(db->Stats().cold_series == 5);
 
   auto app = db->NewAppender();
   SECTION("by labels") {
-    auto r = app->Append(0, Idle(2), 61 * kMin, 1.5);
+    auto r = app->Append(0, Idle(2), 61 * kGcMin, 1.5);
     REQUIRE(r.ok());
     CHECK(*r == refs[2]);
   }
   SECTION("by the ref a scrape cache kept") {
-    auto r = app->Append(refs[2], Labels(), 61 * kMin, 1.5);
+    auto r = app->Append(refs[2], Labels(), 61 * kGcMin, 1.5);
     REQUIRE(r.ok());
     CHECK(*r == refs[2]);
   }
   // Its newest sample came back with it: older ones are out of order.
-  auto old = app->Append(refs[2], Labels(), 30 * kMin, 9);
+  auto old = app->Append(refs[2], Labels(), 30 * kGcMin, 9);
   CHECK(absl::IsFailedPrecondition(old.status()));
   REQUIRE(app->Commit().ok());
   CHECK(db->Stats().num_series == 2);
@@ -161,7 +161,7 @@ TEST_CASE("head GC: a sample brings a cold series back under its ref",
   CHECK(db->Stats().head_gc_revived == 1);
 
   Samples want = IdleSamples(2);
-  want.push_back({61 * kMin, 1.5});
+  want.push_back({61 * kGcMin, 1.5});
   auto got = Query(db.get(), {Eq("job", "idle"), Eq("i", "2")});
   REQUIRE(got.size() == 1);
   CHECK(got.begin()->second == want);
@@ -172,17 +172,17 @@ TEST_CASE("head GC: a batch holding an evicted series commits to it",
           "[storage][headgc]") {
   testutil::TempDir dir;
   auto db = MustOpen(dir.path(), GcOptions());
-  Fill(db.get(), 3, 1);
+  FillGcDb(db.get(), 3, 1);
   auto app = db->NewAppender();
   // Buffered while the series is still in the head...
-  REQUIRE(app->Append(0, Idle(1), 70 * kMin, 7).ok());
+  REQUIRE(app->Append(0, Idle(1), 70 * kGcMin, 7).ok());
   // ...which GC then moves out (its last committed sample is old).
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
+  REQUIRE(db->ApplyRetention(60 * kGcMin).ok());
   REQUIRE(db->Stats().cold_series == 3);
   REQUIRE(app->Commit().ok());
   CHECK(db->Stats().cold_series == 2);
   Samples want = IdleSamples(1);
-  want.push_back({70 * kMin, 7});
+  want.push_back({70 * kGcMin, 7});
   auto got = Query(db.get(), {Eq("job", "idle"), Eq("i", "1")});
   REQUIRE(got.size() == 1);
   CHECK(got.begin()->second == want);
@@ -194,9 +194,9 @@ TEST_CASE("head GC: cold series stay cold across a restart",
   std::map<std::string, Samples> before;
   {
     auto db = MustOpen(dir.path(), GcOptions());
-    Fill(db.get(), 20, 5);
+    FillGcDb(db.get(), 20, 5);
     before = Query(db.get(), {Eq("__name__", "m")});
-    REQUIRE(db->ApplyRetention(60 * kMin).ok());
+    REQUIRE(db->ApplyRetention(60 * kGcMin).ok());
   }
   auto report = Verify(dir.path());
   REQUIRE(report.ok());
@@ -207,7 +207,7 @@ TEST_CASE("head GC: cold series stay cold across a restart",
   CHECK(db->Stats().cold_series == 20);
   CHECK(Query(db.get(), {Eq("__name__", "m")}) == before);
   auto app = db->NewAppender();
-  REQUIRE(app->Append(0, Idle(3), 80 * kMin, 1).ok());
+  REQUIRE(app->Append(0, Idle(3), 80 * kGcMin, 1).ok());
   REQUIRE(app->Commit().ok());
   CHECK(db->Stats().cold_series == 19);
 }
@@ -226,14 +226,14 @@ void CrashAfterGc(const std::string& path, bool revive) {
     auto app = (*db)->NewAppender();
     for (int m = 1; m <= 60; ++m) {
       for (int i = 0; i < 4 && m <= 30; ++i) {
-        if (!app->Append(0, Idle(i), m * kMin, m * 10 + i).ok()) _exit(2);
+        if (!app->Append(0, Idle(i), m * kGcMin, m * 10 + i).ok()) _exit(2);
       }
-      if (!app->Append(0, Busy(0), m * kMin, m).ok()) _exit(2);
+      if (!app->Append(0, Busy(0), m * kGcMin, m).ok()) _exit(2);
       if (!app->Commit().ok()) _exit(3);
     }
-    if (!(*db)->ApplyRetention(60 * kMin).ok()) _exit(4);
-    if (revive && !app->Append(0, Idle(0), 61 * kMin, 0.5).ok()) _exit(5);
-    if (!app->Append(0, Busy(0), 61 * kMin, 61).ok()) _exit(5);
+    if (!(*db)->ApplyRetention(60 * kGcMin).ok()) _exit(4);
+    if (revive && !app->Append(0, Idle(0), 61 * kGcMin, 0.5).ok()) _exit(5);
+    if (!app->Append(0, Busy(0), 61 * kGcMin, 61).ok()) _exit(5);
     if (!app->Commit().ok()) _exit(6);
     char c = 1;
     if (write(fds[1], &c, 1) != 1) _exit(7);
@@ -258,7 +258,7 @@ TEST_CASE("head GC: kill -9 after an eviction loses nothing",
   CHECK(db->Stats().cold_series == (revive ? 3 : 4));
   for (int i = 0; i < 4; ++i) {
     Samples want = IdleSamples(i);
-    if (revive && i == 0) want.push_back({61 * kMin, 0.5});
+    if (revive && i == 0) want.push_back({61 * kGcMin, 0.5});
     auto got = Query(db.get(), {Eq("job", "idle"), Eq("i", std::to_string(i))});
     INFO("series " << i);
     REQUIRE(got.size() == 1);
@@ -273,11 +273,11 @@ TEST_CASE("head GC: retention forgets cold series with nothing left",
           "[storage][headgc]") {
   testutil::TempDir dir;
   Options o = GcOptions();
-  const Timestamp day = 24 * 60 * kMin;
+  const Timestamp day = 24 * 60 * kGcMin;
   o.retention_ms = day;
   auto db = MustOpen(dir.path(), o);
-  Fill(db.get(), 6, 1);  // day 0
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
+  FillGcDb(db.get(), 6, 1);  // day 0
+  REQUIRE(db->ApplyRetention(60 * kGcMin).ok());
   REQUIRE(db->Stats().cold_series == 6);
   auto app = db->NewAppender();
   REQUIRE(app->Append(0, Busy(0), 3 * day, 1).ok());
@@ -288,7 +288,7 @@ TEST_CASE("head GC: retention forgets cold series with nothing left",
   db->ForEachSeries([&](SeriesRef, const Labels&) { ++listed; });
   CHECK(listed == 1);
   CHECK(Query(db.get(), {Eq("job", "idle")}).empty());
-  CHECK(Values(db.get(), "job") == std::vector<std::string>{"busy"});
+  CHECK(GcValues(db.get(), "job") == std::vector<std::string>{"busy"});
   // A new sample with the same labels is a new series.
   REQUIRE(app->Append(0, Idle(0), 3 * day + 1, 1).ok());
   REQUIRE(app->Commit().ok());
@@ -298,8 +298,8 @@ TEST_CASE("head GC: retention forgets cold series with nothing left",
 TEST_CASE("head GC: delete_series reaches cold series", "[storage][headgc]") {
   testutil::TempDir dir;
   auto db = MustOpen(dir.path(), GcOptions());
-  Fill(db.get(), 4, 1);
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
+  FillGcDb(db.get(), 4, 1);
+  REQUIRE(db->ApplyRetention(60 * kGcMin).ok());
   std::vector<Matcher> ms{Eq("i", "1"), Eq("job", "idle")};
   REQUIRE(db->DeleteSeries(ms, kMinTimestamp, kMaxTimestamp).ok());
   CHECK(Query(db.get(), ms).empty());
@@ -315,11 +315,11 @@ TEST_CASE("head GC: memory of evicted series is given back",
     Labels l{{"__name__", "churn"},
              {"pod", "pod-" + std::to_string(i)},
              {"request_id", std::to_string(i * 7919)}};
-    REQUIRE(app->Append(0, l, kMin, i).ok());
+    REQUIRE(app->Append(0, l, kGcMin, i).ok());
   }
   REQUIRE(app->Commit().ok());
   const uint64_t full = db->Stats().head_memory_bytes;
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
+  REQUIRE(db->ApplyRetention(60 * kGcMin).ok());
   const uint64_t after = db->Stats().head_memory_bytes;
   INFO(full << " -> " << after);
   CHECK(db->Stats().num_series == 0);

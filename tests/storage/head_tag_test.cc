@@ -15,7 +15,7 @@ namespace {
 
 using testutil::MustOpen;
 
-constexpr Timestamp kMin = 60 * 1000;
+constexpr Timestamp kTagMin = 60 * 1000;
 
 Labels L(int i) { return Labels{{"__name__", "m"}, {"i", std::to_string(i)}}; }
 
@@ -40,13 +40,13 @@ TEST_CASE("head: series whose hashes share the tag are told apart",
   testutil::TempDir dir;
   Options o;
   o.retention_ms = 0;
-  o.head_idle_ms = 10 * kMin;
+  o.head_idle_ms = 10 * kTagMin;
   auto db = MustOpen(dir.path(), o);
   SeriesRef ra = 0, rb = 0;
   {
     auto app = db->NewAppender();
-    auto x = app->Append(0, L(a), kMin, 1);
-    auto y = app->Append(0, L(b), kMin, 2);
+    auto x = app->Append(0, L(a), kTagMin, 1);
+    auto y = app->Append(0, L(b), kTagMin, 2);
     REQUIRE(x.ok());
     REQUIRE(y.ok());
     ra = *x;
@@ -57,8 +57,8 @@ TEST_CASE("head: series whose hashes share the tag are told apart",
   // Found again by labels (ref 0), each its own series; b stays busy.
   {
     auto app = db->NewAppender();
-    auto x = app->Append(0, L(a), 2 * kMin, 3);
-    auto y = app->Append(0, L(b), 2 * kMin, 4);
+    auto x = app->Append(0, L(a), 2 * kTagMin, 3);
+    auto y = app->Append(0, L(b), 2 * kTagMin, 4);
     REQUIRE(x.ok());
     REQUIRE(y.ok());
     CHECK(*x == ra);
@@ -67,15 +67,15 @@ TEST_CASE("head: series whose hashes share the tag are told apart",
   }
   for (int m = 3; m <= 30; ++m) {
     auto app = db->NewAppender();
-    REQUIRE(app->Append(0, L(b), m * kMin, m).ok());
+    REQUIRE(app->Append(0, L(b), m * kTagMin, m).ok());
     REQUIRE(app->Commit().ok());
   }
   // a is idle: head GC takes it out; b is still found by labels.
-  REQUIRE(db->ApplyRetention(30 * kMin).ok());
+  REQUIRE(db->ApplyRetention(30 * kTagMin).ok());
   REQUIRE(db->Stats().cold_series == 1);
   {
     auto app = db->NewAppender();
-    auto y = app->Append(0, L(b), 31 * kMin, 31);
+    auto y = app->Append(0, L(b), 31 * kTagMin, 31);
     REQUIRE(y.ok());
     CHECK(*y == rb);
     REQUIRE(app->Commit().ok());
@@ -87,7 +87,7 @@ TEST_CASE("head: series whose hashes share the tag are told apart",
   // And a comes back under its ref.
   {
     auto app = db->NewAppender();
-    auto x = app->Append(0, L(a), 32 * kMin, 5);
+    auto x = app->Append(0, L(a), 32 * kTagMin, 5);
     REQUIRE(x.ok());
     CHECK(*x == ra);
     REQUIRE(app->Commit().ok());

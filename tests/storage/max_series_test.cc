@@ -21,7 +21,7 @@ using testutil::Query;
 using testutil::Re;
 using testutil::TempDir;
 
-Labels Series(int i) {
+Labels MaxSeriesLabels(int i) {
   return Labels{{"__name__", "m"}, {"i", std::to_string(i)}};
 }
 
@@ -37,8 +37,9 @@ TEST_CASE("A new series beyond max_series is refused, existing ones ingest",
   TempDir dir;
   auto db = testutil::MustOpen(dir.path(), Limited(3));
   auto app = db->NewAppender();
-  for (int i = 0; i < 3; ++i) REQUIRE(app->Append(0, Series(i), 1000, i).ok());
-  auto refused = app->Append(0, Series(3), 1000, 3);
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(app->Append(0, MaxSeriesLabels(i), 1000, i).ok());
+  auto refused = app->Append(0, MaxSeriesLabels(3), 1000, 3);
   REQUIRE(!refused.ok());
   CHECK(refused.status().code() == absl::StatusCode::kResourceExhausted);
   CHECK(refused.status().message() ==
@@ -52,11 +53,11 @@ TEST_CASE("A new series beyond max_series is refused, existing ones ingest",
 
   // Existing series keep ingesting, by labels and by ref, mixed with
   // refused new ones in one batch.
-  auto ref0 = app->Append(0, Series(0), 2000, 10);
+  auto ref0 = app->Append(0, MaxSeriesLabels(0), 2000, 10);
   REQUIRE(ref0.ok());
-  CHECK(app->Append(0, Series(4), 2000, 4).status().code() ==
+  CHECK(app->Append(0, MaxSeriesLabels(4), 2000, 4).status().code() ==
         absl::StatusCode::kResourceExhausted);
-  REQUIRE(app->Append(0, Series(1), 2000, 11).ok());
+  REQUIRE(app->Append(0, MaxSeriesLabels(1), 2000, 11).ok());
   REQUIRE(app->Commit().ok());
   REQUIRE(app->Append(*ref0, Labels(), 3000, 20).ok());
   REQUIRE(app->Commit().ok());
@@ -74,7 +75,8 @@ TEST_CASE("max_series 0 is unlimited and a limit applies after a restart",
   {
     auto db = testutil::MustOpen(dir.path(), Limited(0));
     auto app = db->NewAppender();
-    for (int i = 0; i < 50; ++i) REQUIRE(app->Append(0, Series(i), 1, 1).ok());
+    for (int i = 0; i < 50; ++i)
+      REQUIRE(app->Append(0, MaxSeriesLabels(i), 1, 1).ok());
     REQUIRE(app->Commit().ok());
   }
   // Reopened with a lower limit: the 50 series load and keep ingesting,
@@ -82,8 +84,8 @@ TEST_CASE("max_series 0 is unlimited and a limit applies after a restart",
   auto db = testutil::MustOpen(dir.path(), Limited(10));
   CHECK(db->Stats().num_series == 50);
   auto app = db->NewAppender();
-  CHECK(app->Append(0, Series(49), 2, 2).ok());
-  CHECK(app->Append(0, Series(50), 2, 2).status().code() ==
+  CHECK(app->Append(0, MaxSeriesLabels(49), 2, 2).ok());
+  CHECK(app->Append(0, MaxSeriesLabels(50), 2, 2).status().code() ==
         absl::StatusCode::kResourceExhausted);
   REQUIRE(app->Commit().ok());
   CHECK(Query(db.get(), {Eq("i", "49")}).begin()->second.size() == 2);
@@ -100,7 +102,7 @@ TEST_CASE("Concurrent appenders never create more than max_series",
     threads.emplace_back([&, t] {
       auto app = db->NewAppender();
       for (int i = 0; i < 100; ++i) {
-        auto r = app->Append(0, Series(t * 1000 + i), 1, 1);
+        auto r = app->Append(0, MaxSeriesLabels(t * 1000 + i), 1, 1);
         if (r.ok()) {
           ++accepted;
         } else if (r.status().code() == absl::StatusCode::kResourceExhausted) {
@@ -122,11 +124,11 @@ TEST_CASE("Series forgotten by CleanTombstones free their slot",
   TempDir dir;
   auto db = testutil::MustOpen(dir.path(), Limited(2));
   auto app = db->NewAppender();
-  auto ref0 = app->Append(0, Series(0), 1000, 1);
+  auto ref0 = app->Append(0, MaxSeriesLabels(0), 1000, 1);
   REQUIRE(ref0.ok());
-  REQUIRE(app->Append(0, Series(1), 1000, 1).ok());
+  REQUIRE(app->Append(0, MaxSeriesLabels(1), 1000, 1).ok());
   REQUIRE(app->Commit().ok());
-  CHECK(!app->Append(0, Series(2), 2000, 1).ok());
+  CHECK(!app->Append(0, MaxSeriesLabels(2), 2000, 1).ok());
 
   REQUIRE(
       db->DeleteSeries(std::vector{Eq("i", "0")}, kMinTimestamp, kMaxTimestamp)
@@ -135,7 +137,7 @@ TEST_CASE("Series forgotten by CleanTombstones free their slot",
   CHECK(db->Stats().num_series == 1);
   // The freed slot goes to whoever comes first; the forgotten series,
   // appended again by its old ref, is then new and refused.
-  REQUIRE(app->Append(0, Series(2), 2000, 1).ok());
+  REQUIRE(app->Append(0, MaxSeriesLabels(2), 2000, 1).ok());
   REQUIRE(app->Commit().ok());
   auto back = app->Append(*ref0, Labels(), 3000, 1);
   CHECK(back.status().code() == absl::StatusCode::kResourceExhausted);

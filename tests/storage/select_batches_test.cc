@@ -16,7 +16,7 @@ namespace {
 using testutil::Eq;
 using testutil::MustOpen;
 
-constexpr Timestamp kMin = 60 * 1000;
+constexpr Timestamp kBatchesMin = 60 * 1000;
 
 struct Got {
   std::string labels;
@@ -70,7 +70,7 @@ Labels M(const std::string& job, int i) {
 // 700 "live" series with a sample each minute for 60 minutes; 300 "early"
 // ones that stop at minute 20, created between them so that a range
 // starting after minute 20 has runs of series with nothing in it.
-void Fill(DB* db) {
+void FillBatchesDb(DB* db) {
   std::vector<SeriesRef> live(700, 0), early(300, 0);
   for (int m = 1; m <= 60; ++m) {
     auto app = db->NewAppender();
@@ -78,8 +78,8 @@ void Fill(DB* db) {
       const bool is_early = i >= 200 && i < 500;
       if (is_early && m > 20) continue;
       auto& ref = is_early ? early[i - 200] : live[i < 200 ? i : i - 300];
-      auto r = app->Append(ref, M(is_early ? "early" : "live", i), m * kMin,
-                           m * 1000 + i);
+      auto r = app->Append(ref, M(is_early ? "early" : "live", i),
+                           m * kBatchesMin, m * 1000 + i);
       REQUIRE(r.ok());
       ref = *r;
     }
@@ -93,13 +93,13 @@ TEST_CASE("NextBatch gives the series of Next, in order, batch by batch",
   Options o;
   o.max_chunk_samples = 16;  // chunks cut and written to RocksDB too
   auto db = MustOpen(dir.path(), o);
-  Fill(db.get());
+  FillBatchesDb(db.get());
   REQUIRE(db->Flush().ok());
   for (auto [mint, maxt, want] :
-       {std::tuple<Timestamp, Timestamp, size_t>{0, 61 * kMin, 1000},
-        {30 * kMin, 45 * kMin, 700},  // the early ones drop out
-        {10 * kMin, 10 * kMin, 1000},
-        {70 * kMin, 80 * kMin, 0}}) {
+       {std::tuple<Timestamp, Timestamp, size_t>{0, 61 * kBatchesMin, 1000},
+        {30 * kBatchesMin, 45 * kBatchesMin, 700},  // the early ones drop out
+        {10 * kBatchesMin, 10 * kBatchesMin, 1000},
+        {70 * kBatchesMin, 80 * kBatchesMin, 0}}) {
     INFO("range [" << mint << ", " << maxt << "]");
     auto q = db->NewQuerier(mint, maxt);
     REQUIRE(q.ok());
@@ -130,7 +130,7 @@ std::string LatestText(const Series& s, const Labels& labels) {
   bool found = false;
   Timestamp t = 0;
   double v = 0;
-  REQUIRE(s.Latest(40 * kMin, &found, &t, &v).ok());
+  REQUIRE(s.Latest(40 * kBatchesMin, &found, &t, &v).ok());
   REQUIRE(found);
   return labels.ToString() + " " + std::to_string(t) + " " + std::to_string(v);
 }
@@ -139,8 +139,8 @@ TEST_CASE("NextBatch of SelectLatest answers Latest as Next does",
           "[storage][select_batches]") {
   testutil::TempDir dir;
   auto db = MustOpen(dir.path());
-  Fill(db.get());
-  auto q = db->NewQuerier(25 * kMin, 40 * kMin);
+  FillBatchesDb(db.get());
+  auto q = db->NewQuerier(25 * kBatchesMin, 40 * kBatchesMin);
   REQUIRE(q.ok());
   auto one = (*q)->SelectLatest({Eq("__name__", "m")});
   auto batched = (*q)->SelectLatest({Eq("__name__", "m")});
@@ -167,14 +167,14 @@ TEST_CASE("NextBatch reads cold series in ref order with hot ones",
   testutil::TempDir dir;
   Options o;
   o.retention_ms = 0;
-  o.head_idle_ms = 10 * kMin;
+  o.head_idle_ms = 10 * kBatchesMin;
   o.max_chunk_samples = 16;
   auto db = MustOpen(dir.path(), o);
-  Fill(db.get());
+  FillBatchesDb(db.get());
   // The early series are idle since minute 20: head GC makes them cold.
-  REQUIRE(db->ApplyRetention(60 * kMin).ok());
+  REQUIRE(db->ApplyRetention(60 * kBatchesMin).ok());
   REQUIRE(db->Stats().cold_series == 300);
-  auto q = db->NewQuerier(0, 61 * kMin);
+  auto q = db->NewQuerier(0, 61 * kBatchesMin);
   REQUIRE(q.ok());
   auto one = (*q)->SelectUnsorted({Eq("__name__", "m")});
   auto batched = (*q)->SelectUnsorted({Eq("__name__", "m")});
@@ -195,8 +195,8 @@ TEST_CASE("NextBatch: each batch reads the data as of its own call",
           "[storage][select_batches]") {
   testutil::TempDir dir;
   auto db = MustOpen(dir.path());
-  Fill(db.get());
-  auto q = db->NewQuerier(0, 100 * kMin);
+  FillBatchesDb(db.get());
+  auto q = db->NewQuerier(0, 100 * kBatchesMin);
   REQUIRE(q.ok());
   auto set = (*q)->SelectUnsorted({Eq("__name__", "m")});
   REQUIRE(set.ok());
@@ -207,8 +207,8 @@ TEST_CASE("NextBatch: each batch reads the data as of its own call",
   // The first batch was read: a commit now reaches the later batches only.
   {
     auto app = db->NewAppender();
-    REQUIRE(app->Append(0, M("live", 0), 61 * kMin, 1).ok());
-    REQUIRE(app->Append(0, M("live", 999), 61 * kMin, 2).ok());
+    REQUIRE(app->Append(0, M("live", 0), 61 * kBatchesMin, 1).ok());
+    REQUIRE(app->Append(0, M("live", 999), 61 * kBatchesMin, 2).ok());
     REQUIRE(app->Commit().ok());
   }
   CHECK(Read(*series.front()).size() == 60);
@@ -222,7 +222,7 @@ TEST_CASE("NextBatch: each batch reads the data as of its own call",
   // No new series: the selection was made at Select().
   CHECK(total == 1000);
   REQUIRE(last.size() == 61);
-  CHECK(last.back() == std::pair<Timestamp, double>{61 * kMin, 2});
+  CHECK(last.back() == std::pair<Timestamp, double>{61 * kBatchesMin, 2});
 }
 
 }  // namespace

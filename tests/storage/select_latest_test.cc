@@ -72,7 +72,7 @@ void SameAsUnsorted(DB* db, Timestamp mint, Timestamp maxt,
   }
 }
 
-Labels M(const std::string& job, int i) {
+Labels LatestLabels(const std::string& job, int i) {
   return Labels{{"__name__", "m"}, {"job", job}, {"i", std::to_string(i)}};
 }
 
@@ -91,12 +91,13 @@ TEST_CASE("SelectLatest answers as SelectUnsorted does",
     auto app = db->NewAppender();
     for (int m = 1; m <= 60; ++m) {
       for (int i = 0; i < 6; ++i) {
-        REQUIRE(app->Append(0, M("busy", i), m * kMin, m * 100 + i).ok());
+        REQUIRE(app->Append(0, LatestLabels("busy", i), m * kMin, m * 100 + i)
+                    .ok());
       }
       for (int i = 0; i < 3 && m <= 20; ++i) {
-        REQUIRE(app->Append(0, M("idle", i), m * kMin, -m).ok());
+        REQUIRE(app->Append(0, LatestLabels("idle", i), m * kMin, -m).ok());
       }
-      REQUIRE(app->Append(0, M("gone", 0), m * kMin, m).ok());
+      REQUIRE(app->Append(0, LatestLabels("gone", 0), m * kMin, m).ok());
       REQUIRE(app->Commit().ok());
     }
   }
@@ -126,7 +127,7 @@ TEST_CASE("A SelectLatest series without chunks holds its newest sample only",
   {
     auto app = db->NewAppender();
     for (int m = 1; m <= 5; ++m) {
-      REQUIRE(app->Append(0, M("busy", 0), m * kMin, m).ok());
+      REQUIRE(app->Append(0, LatestLabels("busy", 0), m * kMin, m).ok());
     }
     REQUIRE(app->Commit().ok());
   }

@@ -16,9 +16,9 @@ using testutil::Eq;
 using testutil::MustOpen;
 using testutil::Samples;
 
-constexpr Timestamp kMin = 60 * 1000;
+constexpr Timestamp kProjectedMin = 60 * 1000;
 
-Labels Series(int i) {
+Labels ProjectedSeriesLabels(int i) {
   return Labels{{"__name__", "http_requests_total"},
                 {"instance", "host-" + std::to_string(i)},
                 {"job", i < 30 ? "idle" : "busy"},
@@ -27,15 +27,15 @@ Labels Series(int i) {
 }
 
 // What one selection gave: labels and samples per series, in order.
-struct Read {
+struct ProjectedRead {
   std::vector<Labels> labels;
   std::vector<Samples> samples;
 };
 
 // A series of SelectLatest is asked only for its newest sample.
-Read ReadAll(SeriesSet* set, Timestamp mint, Timestamp maxt, bool latest,
-             bool batches) {
-  Read r;
+ProjectedRead ReadAllProjected(SeriesSet* set, Timestamp mint, Timestamp maxt,
+                               bool latest, bool batches) {
+  ProjectedRead r;
   auto add = [&](const storage::Series& s, Labels l) {
     Samples got;
     if (latest) {
@@ -78,8 +78,10 @@ void CheckProjection(DB* db, const std::vector<std::string>& keep,
       REQUIRE(all.ok());
       auto projected = (*q)->SelectProjected(ms, keep, latest);
       REQUIRE(projected.ok());
-      const Read want = ReadAll(all->get(), mint, maxt, latest, batches);
-      const Read got = ReadAll(projected->get(), mint, maxt, latest, batches);
+      const ProjectedRead want =
+          ReadAllProjected(all->get(), mint, maxt, latest, batches);
+      const ProjectedRead got =
+          ReadAllProjected(projected->get(), mint, maxt, latest, batches);
       REQUIRE(want.labels.size() >= 20);
       REQUIRE(got.labels.size() == want.labels.size());
       CHECK(got.samples == want.samples);
@@ -96,31 +98,35 @@ TEST_CASE("SelectProjected gives the selection with only the kept labels",
   testutil::TempDir dir;
   Options o;
   o.retention_ms = 0;
-  o.head_idle_ms = 10 * kMin;
+  o.head_idle_ms = 10 * kProjectedMin;
   o.max_chunk_samples = 16;  // some chunks are written to RocksDB
   auto db = MustOpen(dir.path(), o);
   for (int m = 1; m <= 60; ++m) {
     auto app = db->NewAppender();
     for (int i = 0; i < 50; ++i) {
       if (i < 30 && m > 30) continue;  // the idle ones stop at minute 30
-      REQUIRE(app->Append(0, Series(i), m * kMin, m * 10 + i).ok());
+      REQUIRE(app->Append(0, ProjectedSeriesLabels(i), m * kProjectedMin,
+                          m * 10 + i)
+                  .ok());
     }
     REQUIRE(app->Commit().ok());
   }
 
   SECTION("head series") {
     CheckProjection(db.get(), {"le"}, kMinTimestamp, kMaxTimestamp);
-    CheckProjection(db.get(), {"instance", "le", "zone"}, 20 * kMin, 45 * kMin);
+    CheckProjection(db.get(), {"instance", "le", "zone"}, 20 * kProjectedMin,
+                    45 * kProjectedMin);
     // Nothing kept: every series with an empty label set, still in order.
     CheckProjection(db.get(), {}, kMinTimestamp, kMaxTimestamp);
-    CheckProjection(db.get(), {"__name__", "model_name"}, 50 * kMin,
+    CheckProjection(db.get(), {"__name__", "model_name"}, 50 * kProjectedMin,
                     kMaxTimestamp);
   }
   SECTION("cold series (head GC) among head ones") {
-    REQUIRE(db->ApplyRetention(60 * kMin).ok());
+    REQUIRE(db->ApplyRetention(60 * kProjectedMin).ok());
     REQUIRE(db->Stats().cold_series == 30);
     CheckProjection(db.get(), {"le"}, kMinTimestamp, kMaxTimestamp);
-    CheckProjection(db.get(), {"job", "le"}, 10 * kMin, 40 * kMin);
+    CheckProjection(db.get(), {"job", "le"}, 10 * kProjectedMin,
+                    40 * kProjectedMin);
   }
 }
 

@@ -17,7 +17,7 @@ namespace {
 using testutil::Eq;
 using testutil::MustOpen;
 
-constexpr Timestamp kMin = 60 * 1000;
+constexpr Timestamp kSeriesSamplesMin = 60 * 1000;
 using Columns = std::pair<std::vector<Timestamp>, std::vector<double>>;
 
 Columns Direct(const Series& s, Timestamp mint, Timestamp maxt) {
@@ -33,14 +33,14 @@ Columns ByIterator(const Series& s, Timestamp mint, Timestamp maxt) {
 }
 
 // Series i gets a sample every minute from minute i % 7 to minute 60.
-void Fill(DB* db, int n) {
+void FillSeriesSamplesDb(DB* db, int n) {
   std::vector<SeriesRef> refs(n, 0);
   for (int m = 0; m <= 60; ++m) {
     auto app = db->NewAppender();
     for (int i = 0; i < n; ++i) {
       if (m < i % 7) continue;
       Labels l{{"__name__", "m"}, {"i", std::to_string(i)}};
-      auto r = app->Append(refs[i], l, m * kMin, m * 10.0 + i);
+      auto r = app->Append(refs[i], l, m * kSeriesSamplesMin, m * 10.0 + i);
       REQUIRE(r.ok());
       refs[i] = *r;
     }
@@ -54,7 +54,7 @@ std::unique_ptr<DB> OpenFlushed(const std::string& dir, int n) {
   Options o;
   o.max_chunk_samples = 8;
   auto db = MustOpen(dir, o);
-  Fill(db.get(), n);
+  FillSeriesSamplesDb(db.get(), n);
   REQUIRE(db->Flush().ok());
   return db;
 }
@@ -68,8 +68,10 @@ void CheckWindows(Querier* q, bool latest, size_t want_series) {
   while ((*set)->Next()) {
     ++series;
     const Series& s = (*set)->At();
-    for (Timestamp lo = -kMin; lo <= 62 * kMin; lo += 5 * kMin + 17) {
-      for (Timestamp hi = lo; hi <= 63 * kMin; hi += 9 * kMin - 1000) {
+    for (Timestamp lo = -kSeriesSamplesMin; lo <= 62 * kSeriesSamplesMin;
+         lo += 5 * kSeriesSamplesMin + 17) {
+      for (Timestamp hi = lo; hi <= 63 * kSeriesSamplesMin;
+           hi += 9 * kSeriesSamplesMin - 1000) {
         INFO((*set)->At().labels().ToString()
              << " [" << lo << ", " << hi << "]");
         const Columns want = ByIterator(s, lo, hi);
@@ -87,9 +89,10 @@ TEST_CASE("Samples equals the iterator's samples, head and RocksDB chunks",
           "[storage][samples]") {
   testutil::TempDir dir;
   auto db = OpenFlushed(dir.path(), 20);
-  for (auto [mint, maxt] : {std::pair<Timestamp, Timestamp>{0, 60 * kMin},
-                            {13 * kMin + 1, 41 * kMin - 1},
-                            {59 * kMin, 70 * kMin}}) {
+  for (auto [mint, maxt] :
+       {std::pair<Timestamp, Timestamp>{0, 60 * kSeriesSamplesMin},
+        {13 * kSeriesSamplesMin + 1, 41 * kSeriesSamplesMin - 1},
+        {59 * kSeriesSamplesMin, 70 * kSeriesSamplesMin}}) {
     auto q = db->NewQuerier(mint, maxt);
     REQUIRE(q.ok());
     CheckWindows(q->get(), false, 20);
@@ -103,32 +106,36 @@ TEST_CASE("Samples skips tombstoned samples as the iterator does",
   auto db = OpenFlushed(dir.path(), 10);
   // One chunk wholly deleted, others cut in the middle.
   std::vector<Matcher> all{Eq("__name__", "m")};
-  REQUIRE(db->DeleteSeries(all, 10 * kMin, 14 * kMin).ok());
-  REQUIRE(db->DeleteSeries(all, 20 * kMin, 31 * kMin).ok());
+  REQUIRE(db->DeleteSeries(all, 10 * kSeriesSamplesMin, 14 * kSeriesSamplesMin)
+              .ok());
+  REQUIRE(db->DeleteSeries(all, 20 * kSeriesSamplesMin, 31 * kSeriesSamplesMin)
+              .ok());
   std::vector<Matcher> one{Eq("i", "3")};
-  REQUIRE(db->DeleteSeries(one, 50 * kMin, 60 * kMin).ok());
-  auto q = db->NewQuerier(0, 60 * kMin);
+  REQUIRE(db->DeleteSeries(one, 50 * kSeriesSamplesMin, 60 * kSeriesSamplesMin)
+              .ok());
+  auto q = db->NewQuerier(0, 60 * kSeriesSamplesMin);
   REQUIRE(q.ok());
   CheckWindows(q->get(), false, 10);
   // A window inside a deleted interval is empty.
   auto set = (*q)->SelectUnsorted({Eq("__name__", "m")});
   REQUIRE(set.ok());
   REQUIRE((*set)->Next());
-  CHECK(Direct((*set)->At(), 21 * kMin, 30 * kMin).first.empty());
+  CHECK(Direct((*set)->At(), 21 * kSeriesSamplesMin, 30 * kSeriesSamplesMin)
+            .first.empty());
 }
 
 TEST_CASE("Samples reads cold series", "[storage][samples]") {
   testutil::TempDir dir;
   Options o;
   o.retention_ms = 0;
-  o.head_idle_ms = 10 * kMin;
+  o.head_idle_ms = 10 * kSeriesSamplesMin;
   o.max_chunk_samples = 8;
   auto db = MustOpen(dir.path(), o);
-  Fill(db.get(), 10);
+  FillSeriesSamplesDb(db.get(), 10);
   // Nothing appended for 30 minutes: head GC makes every series cold.
-  REQUIRE(db->ApplyRetention(90 * kMin).ok());
+  REQUIRE(db->ApplyRetention(90 * kSeriesSamplesMin).ok());
   REQUIRE(db->Stats().cold_series == 10);
-  auto q = db->NewQuerier(0, 60 * kMin);
+  auto q = db->NewQuerier(0, 60 * kSeriesSamplesMin);
   REQUIRE(q.ok());
   CheckWindows(q->get(), false, 10);
 }

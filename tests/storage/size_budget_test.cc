@@ -64,7 +64,7 @@ TEST_CASE("size budget: the room kept fits a compaction and a flush",
 }
 
 // `days` days of poorly compressible samples of 100 series, every 30 s.
-void Fill(DB* db, int days) {
+void FillBudgetDb(DB* db, int days) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> val(0, 1e6);
   std::vector<SeriesRef> refs(100, 0);
@@ -94,7 +94,7 @@ TEST_CASE(
     o.retention_ms = 0;
     o.write_wal = false;
     auto db = *DB::Open(o, dir);
-    Fill(db.get(), 10);
+    FillBudgetDb(db.get(), 10);
     REQUIRE(db->Flush().ok());
     REQUIRE(db->Compact().ok());
   }

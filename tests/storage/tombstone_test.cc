@@ -28,7 +28,8 @@ using testutil::Samples;
 using testutil::TempDir;
 
 // Without retention: the tests' timestamps are near the epoch.
-std::unique_ptr<DB> MustOpen(const std::string& dir, Options o = {}) {
+std::unique_ptr<DB> MustOpenNoRetention(const std::string& dir,
+                                        Options o = {}) {
   o.retention_ms = 0;
   return testutil::MustOpen(dir, o);
 }
@@ -66,7 +67,7 @@ uint64_t ChunkSamples(DB* db) {
   return n;
 }
 
-Labels L(std::string_view name, std::string_view a) {
+Labels TombstoneLabels(std::string_view name, std::string_view a) {
   return Labels::FromSorted(
       {{"__name__", std::string(name)}, {"a", std::string(a)}});
 }
@@ -77,8 +78,8 @@ void Fill(DB* db, int n, Timestamp from = 0) {
   auto app = db->NewAppender();
   for (int i = 0; i < n; ++i) {
     Timestamp t = from + 10 * i;
-    REQUIRE(app->Append(0, L("m", "1"), t, double(t) / 10).ok());
-    REQUIRE(app->Append(0, L("m", "2"), t, double(t) / 10).ok());
+    REQUIRE(app->Append(0, TombstoneLabels("m", "1"), t, double(t) / 10).ok());
+    REQUIRE(app->Append(0, TombstoneLabels("m", "2"), t, double(t) / 10).ok());
   }
   REQUIRE(app->Commit().ok());
 }
@@ -131,7 +132,7 @@ TEST_CASE("DeleteSeries hides a range from queries at once", "[tombstone]") {
   TempDir tmp;
   Options o;
   o.max_chunk_samples = 16;  // several chunks, some persisted
-  auto db = MustOpen(tmp.path(), o);
+  auto db = MustOpenNoRetention(tmp.path(), o);
   Fill(db.get(), 100);  // 0 .. 990
   REQUIRE(db->DeleteSeries(std::vector{Eq("a", "1")}, 95, 505).ok());
   auto r = Query(db.get(), {Eq("__name__", "m")});
@@ -168,7 +169,7 @@ TEST_CASE("A series whose every sample is deleted disappears", "[tombstone]") {
   TempDir tmp;
   Options o;
   o.max_chunk_samples = 16;
-  auto db = MustOpen(tmp.path(), o);
+  auto db = MustOpenNoRetention(tmp.path(), o);
   Fill(db.get(), 50);
   REQUIRE(db->Flush().ok());
   Fill(db.get(), 10, 500);  // some in the head too
@@ -200,7 +201,7 @@ TEST_CASE("Tombstones survive a restart, with or without a checkpoint",
   auto write = [&] {
     Options o;
     o.max_chunk_samples = 16;
-    auto db = MustOpen(tmp.path(), o);
+    auto db = MustOpenNoRetention(tmp.path(), o);
     Fill(db.get(), 40);
     REQUIRE(db->DeleteSeries(std::vector{Re("a", ".+")}, 100, 200).ok());
     REQUIRE(db->DeleteSeries(std::vector{Eq("a", "2")}, 0, 1000).ok());
@@ -222,7 +223,7 @@ TEST_CASE("Tombstones survive a restart, with or without a checkpoint",
     REQUIRE(WIFEXITED(status));
     REQUIRE(WEXITSTATUS(status) == 0);
   }
-  auto db = MustOpen(tmp.path());
+  auto db = MustOpenNoRetention(tmp.path());
   auto r = Query(db.get(), {Eq("__name__", "m")});
   Samples want = Range(0, 90);
   for (auto& s : Range(210, 390)) want.push_back(s);
@@ -233,7 +234,7 @@ TEST_CASE("Tombstones survive a restart, with or without a checkpoint",
 
 TEST_CASE("Samples appended after a delete are not hidden", "[tombstone]") {
   TempDir tmp;
-  auto db = MustOpen(tmp.path());
+  auto db = MustOpenNoRetention(tmp.path());
   Fill(db.get(), 10);  // 0 .. 90
   REQUIRE(db->DeleteSeries(std::vector{Eq("a", "1")}, 50, kMaxTimestamp).ok());
   REQUIRE(
@@ -255,7 +256,7 @@ TEST_CASE("CleanTombstones removes deleted samples and empty series",
   Options o;
   o.max_chunk_samples = 16;
   {
-    auto db = MustOpen(tmp.path(), o);
+    auto db = MustOpenNoRetention(tmp.path(), o);
     Fill(db.get(), 100);
     REQUIRE(db->Flush().ok());
     Fill(db.get(), 5, 1000);
@@ -277,16 +278,16 @@ TEST_CASE("CleanTombstones removes deleted samples and empty series",
     REQUIRE(db->CleanTombstones().ok());  // nothing left to do
   }
   {
-    auto db = MustOpen(tmp.path(), o);
+    auto db = MustOpenNoRetention(tmp.path(), o);
     CHECK(AllSeries(db.get()) == std::vector<std::string>{kA1});
     CHECK(ChunkSamples(db.get()) == 105 - 41);
     // The forgotten series comes back when appended to.
     auto app = db->NewAppender();
-    REQUIRE(app->Append(0, L("m", "2"), 2000, 1).ok());
+    REQUIRE(app->Append(0, TombstoneLabels("m", "2"), 2000, 1).ok());
     REQUIRE(app->Commit().ok());
     CHECK(Query(db.get(), {Eq("a", "2")})[kA2] == Samples{{2000, 1}});
   }
-  auto db = MustOpen(tmp.path(), o);
+  auto db = MustOpenNoRetention(tmp.path(), o);
   CHECK(Query(db.get(), {Eq("a", "2")})[kA2] == Samples{{2000, 1}});
   CHECK(AllSeries(db.get()).size() == 2);
   // The tombstones family is empty.
@@ -315,9 +316,9 @@ TEST_CASE("CleanTombstones removes deleted samples and empty series",
 TEST_CASE("Appending to a series forgotten by a clean, without restart",
           "[tombstone]") {
   TempDir tmp;
-  auto db = MustOpen(tmp.path());
+  auto db = MustOpenNoRetention(tmp.path());
   auto app = db->NewAppender();
-  auto ref = app->Append(0, L("m", "1"), 10, 1);
+  auto ref = app->Append(0, TombstoneLabels("m", "1"), 10, 1);
   REQUIRE(ref.ok());
   REQUIRE(app->Commit().ok());
   REQUIRE(db->DeleteSeries(std::vector{Eq("a", "1")}, 0, 10).ok());
@@ -330,13 +331,13 @@ TEST_CASE("Appending to a series forgotten by a clean, without restart",
   CHECK(Query(db.get(), {Eq("a", "1")})[kA1] == Samples{{20, 2}});
   CHECK(db->Stats().num_series == 1);
   db.reset();
-  db = MustOpen(tmp.path());
+  db = MustOpenNoRetention(tmp.path());
   CHECK(Query(db.get(), {Eq("a", "1")})[kA1] == Samples{{20, 2}});
 }
 
 TEST_CASE("Compact also cleans tombstones", "[tombstone]") {
   TempDir tmp;
-  auto db = MustOpen(tmp.path());
+  auto db = MustOpenNoRetention(tmp.path());
   Fill(db.get(), 20);
   REQUIRE(db->Flush().ok());
   REQUIRE(db->DeleteSeries(std::vector{Eq("a", "1")}, 0, 100).ok());
@@ -348,7 +349,7 @@ TEST_CASE("Compact also cleans tombstones", "[tombstone]") {
 TEST_CASE("DeleteSeries argument and mode errors", "[tombstone]") {
   TempDir tmp;
   {
-    auto db = MustOpen(tmp.path());
+    auto db = MustOpenNoRetention(tmp.path());
     Fill(db.get(), 5);
     CHECK(db->DeleteSeries({}, 0, 10).code() ==
           absl::StatusCode::kInvalidArgument);
@@ -361,7 +362,7 @@ TEST_CASE("DeleteSeries argument and mode errors", "[tombstone]") {
   }
   Options ro;
   ro.read_only = true;
-  auto db = MustOpen(tmp.path(), ro);
+  auto db = MustOpenNoRetention(tmp.path(), ro);
   // A read-only DB applies the tombstones it finds.
   CHECK(Query(db.get(), {Eq("a", "1")})[kA1] == Range(10, 40));
   CHECK(db->DeleteSeries(std::vector{Eq("a", "1")}, 0, 10).code() ==
@@ -373,7 +374,7 @@ TEST_CASE("A directory that never deleted has no tombstones family",
           "[tombstone]") {
   TempDir tmp;
   {
-    auto db = MustOpen(tmp.path());
+    auto db = MustOpenNoRetention(tmp.path());
     Fill(db.get(), 5);
   }
   std::vector<std::string> names;
@@ -383,13 +384,15 @@ TEST_CASE("A directory that never deleted has no tombstones family",
   CHECK(std::find(names.begin(), names.end(), "tombstones") == names.end());
   Options ro;
   ro.read_only = true;
-  CHECK(Query(MustOpen(tmp.path(), ro).get(), {Eq("a", "1")}).size() == 1);
+  CHECK(
+      Query(MustOpenNoRetention(tmp.path(), ro).get(), {Eq("a", "1")}).size() ==
+      1);
 }
 
 TEST_CASE("A damaged tombstone record is DataLoss at open", "[tombstone]") {
   TempDir tmp;
   {
-    auto db = MustOpen(tmp.path());
+    auto db = MustOpenNoRetention(tmp.path());
     Fill(db.get(), 5);
     REQUIRE(db->DeleteSeries(std::vector{Eq("a", "1")}, 0, 10).ok());
   }

@@ -21,14 +21,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kSeries = 50;
-constexpr int kSamples = 1200;               // 5 h: three chunks per series
+constexpr int kVerifySeries = 50;
+constexpr int kVerifySamples = 1200;         // 5 h: three chunks per series
 constexpr Timestamp kStart = 1767225600000;  // 2026-01-01
 constexpr Timestamp kStep = 15000;
 
-void Append(DB* db, int first, int count) {
+void AppendVerifySamples(DB* db, int first, int count) {
   auto app = db->NewAppender();
-  for (int s = 0; s < kSeries; ++s) {
+  for (int s = 0; s < kVerifySeries; ++s) {
     for (int i = first; i < first + count; ++i) {
       REQUIRE(app->Append(0, {{"__name__", "m"}, {"s", std::to_string(s)}},
                           kStart + i * kStep, std::sin(i * 0.1 + s) * 1000)
@@ -38,9 +38,9 @@ void Append(DB* db, int first, int count) {
   REQUIRE(app->Commit().ok());
 }
 
-void Fill(const std::string& dir, bool flush) {
+void FillVerifyDir(const std::string& dir, bool flush) {
   auto db = *DB::Open({}, dir);
-  Append(db.get(), 0, kSamples);
+  AppendVerifySamples(db.get(), 0, kVerifySamples);
   if (flush) {
     REQUIRE(db->Flush().ok());
     REQUIRE(db->Compact().ok());
@@ -48,7 +48,8 @@ void Fill(const std::string& dir, bool flush) {
 }
 
 // Every sample, by the value of label "s"; fails the test on a read error.
-std::map<std::string, std::vector<Timestamp>> ReadAll(const std::string& dir) {
+std::map<std::string, std::vector<Timestamp>> ReadAllVerify(
+    const std::string& dir) {
   auto db = DB::Open({}, dir);
   INFO(db.status().ToString());
   REQUIRE(db.ok());
@@ -124,12 +125,12 @@ size_t Lines(const std::string& file) {
 TEST_CASE("Verify finds nothing in an undamaged directory and repair leaves it",
           "[repair]") {
   testutil::TempDir tmp;
-  Fill(tmp.path(), /*flush=*/true);
+  FillVerifyDir(tmp.path(), /*flush=*/true);
   auto r = Verify(tmp.path());
   REQUIRE(r.ok());
   INFO(Describe(*r));
   CHECK(r->clean());
-  CHECK(r->records.at("series") == kSeries);
+  CHECK(r->records.at("series") == kVerifySeries);
   CHECK(r->records.at("chunks") > 0);
   CHECK(r->table_files > 0);
   auto rep = Repair(tmp.path());
@@ -158,7 +159,7 @@ TEST_CASE("Verify refuses a directory a DB has open", "[repair]") {
 TEST_CASE("A damaged chunk record is named, moved aside and reported lost",
           "[repair]") {
   testutil::TempDir tmp;
-  Fill(tmp.path(), /*flush=*/true);
+  FillVerifyDir(tmp.path(), /*flush=*/true);
   DamageRecord(tmp.path(), "chunks", /*truncate=*/false);
   auto r = Verify(tmp.path());
   REQUIRE(r.ok());
@@ -182,23 +183,24 @@ TEST_CASE("A damaged chunk record is named, moved aside and reported lost",
   CHECK(fs::exists(rep->aside_dir + "/report.json"));
   // Everything else is there; series 0 lost exactly the chunk's samples,
   // which start at its key and end, at most, at the end of its day.
-  auto all = ReadAll(tmp.path());
-  REQUIRE(all.size() == size_t(kSeries));
-  for (int s = 1; s < kSeries; ++s)
-    CHECK(all[std::to_string(s)].size() == size_t(kSamples));
+  auto all = ReadAllVerify(tmp.path());
+  REQUIRE(all.size() == size_t(kVerifySeries));
+  for (int s = 1; s < kVerifySeries; ++s)
+    CHECK(all[std::to_string(s)].size() == size_t(kVerifySamples));
   const auto& left = all["0"];
-  CHECK(left.size() < size_t(kSamples));
+  CHECK(left.size() < size_t(kVerifySamples));
   CHECK(left.front() > kStart);
   for (Timestamp t : left) CHECK(t > rep->lost[0].max_time);
   // The removed chunk held the samples up to the first one left: the
   // chunk range cuts at 2 h, so 480 samples at most.
-  CHECK(left.front() - kStart == Timestamp(kSamples - left.size()) * kStep);
+  CHECK(left.front() - kStart ==
+        Timestamp(kVerifySamples - left.size()) * kStep);
 }
 
 TEST_CASE("A damaged series record makes its data dangling, all moved aside",
           "[repair]") {
   testutil::TempDir tmp;
-  Fill(tmp.path(), /*flush=*/true);
+  FillVerifyDir(tmp.path(), /*flush=*/true);
   DamageRecord(tmp.path(), "series", /*truncate=*/true);
   auto r = Verify(tmp.path());
   REQUIRE(r.ok());
@@ -218,17 +220,18 @@ TEST_CASE("A damaged series record makes its data dangling, all moved aside",
   REQUIRE(rep.ok());
   CHECK(rep->after.clean());
   CHECK(rep->lost.size() == r->damage.size());
-  auto all = ReadAll(tmp.path());
-  CHECK(all.size() == size_t(kSeries - 1));
+  auto all = ReadAllVerify(tmp.path());
+  CHECK(all.size() == size_t(kVerifySeries - 1));
   CHECK(all.count("0") == 0);
-  for (int s = 1; s < kSeries; ++s)
-    CHECK(all[std::to_string(s)].size() == size_t(kSamples));
+  for (int s = 1; s < kVerifySeries; ++s)
+    CHECK(all[std::to_string(s)].size() == size_t(kVerifySamples));
 }
 
 TEST_CASE("A damaged head record is replaced, keeping appends in order",
           "[repair]") {
   testutil::TempDir tmp;
-  Fill(tmp.path(), /*flush=*/false);  // closing checkpoints open chunks
+  FillVerifyDir(tmp.path(),
+                /*flush=*/false);  // closing checkpoints open chunks
   DamageRecord(tmp.path(), "head", /*truncate=*/false);
   auto r = Verify(tmp.path());
   REQUIRE(r.ok());
@@ -239,13 +242,13 @@ TEST_CASE("A damaged head record is replaced, keeping appends in order",
   auto rep = Repair(tmp.path());
   REQUIRE(rep.ok());
   CHECK(rep->after.clean());
-  auto all = ReadAll(tmp.path());
-  for (int s = 1; s < kSeries; ++s)
-    CHECK(all[std::to_string(s)].size() == size_t(kSamples));
+  auto all = ReadAllVerify(tmp.path());
+  for (int s = 1; s < kVerifySeries; ++s)
+    CHECK(all[std::to_string(s)].size() == size_t(kVerifySamples));
   // Series 0 kept its persisted chunks, lost its open one.
   const auto& left = all["0"];
   REQUIRE(!left.empty());
-  CHECK(left.size() < size_t(kSamples));
+  CHECK(left.size() < size_t(kVerifySamples));
   CHECK(left.front() == kStart);
   // An append at or before its newest persisted sample is still refused.
   auto db = *DB::Open({}, tmp.path());
@@ -256,7 +259,7 @@ TEST_CASE("A damaged head record is replaced, keeping appends in order",
 TEST_CASE("A flipped byte in a table file is located and repaired",
           "[repair]") {
   testutil::TempDir tmp;
-  Fill(tmp.path(), /*flush=*/true);
+  FillVerifyDir(tmp.path(), /*flush=*/true);
   auto tables = FilesEnding(tmp.path(), ".sst");
   REQUIRE(!tables.empty());
   fs::path biggest = *std::max_element(
@@ -278,40 +281,40 @@ TEST_CASE("A flipped byte in a table file is located and repaired",
   INFO(Describe(rep->after));
   CHECK(rep->after.clean());
   CHECK(fs::exists(rep->aside_dir + "/files/" + biggest.filename().string()));
-  auto all = ReadAll(tmp.path());
+  auto all = ReadAllVerify(tmp.path());
   // What was readable around the damaged block was kept: the series that
   // lost samples are a few neighbours in key (ref) order, the rest whole.
   std::vector<int> incomplete;
   size_t n = 0;
-  for (int s = 0; s < kSeries; ++s) {
+  for (int s = 0; s < kVerifySeries; ++s) {
     size_t have =
         all.count(std::to_string(s)) ? all[std::to_string(s)].size() : 0;
     n += have;
-    if (have < size_t(kSamples)) incomplete.push_back(s);
+    if (have < size_t(kVerifySamples)) incomplete.push_back(s);
   }
   REQUIRE(!incomplete.empty());
   CHECK(incomplete.size() <= 5);
   CHECK(size_t(incomplete.back() - incomplete.front() + 1) ==
         incomplete.size());
-  CHECK(n > size_t(kSeries * kSamples) * 9 / 10);
+  CHECK(n > size_t(kVerifySeries * kVerifySamples) * 9 / 10);
   // The report names that range: keys after a chunk of series (ref) a and
   // before one of series b, with a <= the first incomplete ref.
   const std::string& rec = rep->lost.at(0).record;
   CHECK(rec.find("keys after chunk of series") != std::string::npos);
   // And, per series, the time window those keys held: every missing
   // sample lies in its series' window; complete series have none.
-  for (int s = 0; s < kSeries; ++s) {
+  for (int s = 0; s < kVerifySeries; ++s) {
     const Damage* window = nullptr;
     for (const auto& d : rep->lost) {
       if (d.family == "chunks" && d.labels.Get("s") == std::to_string(s))
         window = &d;
     }
     const auto& have = all[std::to_string(s)];
-    if (have.size() == size_t(kSamples)) continue;
+    if (have.size() == size_t(kVerifySamples)) continue;
     INFO("series " << s);
     REQUIRE(window != nullptr);
     REQUIRE(window->has_time);
-    for (int i = 0; i < kSamples; ++i) {
+    for (int i = 0; i < kVerifySamples; ++i) {
       Timestamp t = kStart + i * kStep;
       if (!std::binary_search(have.begin(), have.end(), t)) {
         CHECK(t >= window->min_time);
@@ -324,7 +327,7 @@ TEST_CASE("A flipped byte in a table file is located and repaired",
 TEST_CASE("A flipped byte in the MANIFEST is repaired without losing data",
           "[repair]") {
   testutil::TempDir tmp;
-  Fill(tmp.path(), /*flush=*/true);
+  FillVerifyDir(tmp.path(), /*flush=*/true);
   auto manifests = FilesEnding(tmp.path(), "");
   fs::path manifest;
   for (const auto& p : manifests) {
@@ -345,9 +348,9 @@ TEST_CASE("A flipped byte in the MANIFEST is repaired without losing data",
   INFO(rep.status().ToString());
   REQUIRE(rep.ok());
   CHECK(rep->after.clean());
-  auto all = ReadAll(tmp.path());
-  REQUIRE(all.size() == size_t(kSeries));
-  for (const auto& [s, ts] : all) CHECK(ts.size() == size_t(kSamples));
+  auto all = ReadAllVerify(tmp.path());
+  REQUIRE(all.size() == size_t(kVerifySeries));
+  for (const auto& [s, ts] : all) CHECK(ts.size() == size_t(kVerifySamples));
 }
 
 TEST_CASE("A flipped byte in RocksDB's log is an error naming it, repaired",
@@ -356,10 +359,11 @@ TEST_CASE("A flipped byte in RocksDB's log is an error naming it, repaired",
   const std::string crashed = tmp.Sub("crashed");
   {
     auto db = *DB::Open({}, tmp.Sub("live"));
-    Append(db.get(), 0, 100);
+    AppendVerifySamples(db.get(), 0, 100);
     REQUIRE(db->Flush().ok());
     // Ten commits only in RocksDB's log: what a crash now would leave.
-    for (int b = 0; b < 10; ++b) Append(db.get(), 100 + b * 20, 20);
+    for (int b = 0; b < 10; ++b)
+      AppendVerifySamples(db.get(), 100 + b * 20, 20);
     fs::copy(tmp.Sub("live"), crashed, fs::copy_options::recursive);
   }
   auto logs = FilesEnding(crashed, ".log");
@@ -386,8 +390,8 @@ TEST_CASE("A flipped byte in RocksDB's log is an error naming it, repaired",
   CHECK(rep->after.clean());
   REQUIRE(!rep->lost.empty());
   CHECK(rep->lost[0].file == log.filename().string());
-  auto all = ReadAll(crashed);
-  REQUIRE(all.size() == size_t(kSeries));
+  auto all = ReadAllVerify(crashed);
+  REQUIRE(all.size() == size_t(kVerifySeries));
   for (const auto& [s, ts] : all) {
     // The flushed samples, and the commits before the damaged stretch.
     CHECK(ts.size() >= 100);
@@ -434,7 +438,7 @@ TEST_CASE("A damaged commit-log reader record is named", "[repair]") {
   testutil::TempDir tmp;
   {
     auto db = *DB::Open({}, tmp.path());
-    Append(db.get(), 0, 10);
+    AppendVerifySamples(db.get(), 0, 10);
     auto reader = db->OpenCommitLogReader("remote-a");
     REQUIRE(reader.ok());
   }
@@ -450,8 +454,8 @@ TEST_CASE("A damaged commit-log reader record is named", "[repair]") {
   auto rep = Repair(tmp.path());
   REQUIRE(rep.ok());
   CHECK(rep->after.clean());
-  auto all = ReadAll(tmp.path());
-  REQUIRE(all.size() == size_t(kSeries));
+  auto all = ReadAllVerify(tmp.path());
+  REQUIRE(all.size() == size_t(kVerifySeries));
   for (const auto& [s, ts] : all) CHECK(ts.size() == 10);
 }
 

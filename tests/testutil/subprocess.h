@@ -28,6 +28,10 @@ inline std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 inline RunResult Run(const std::string& cmd) {
   static int counter = 0;
   auto base = std::filesystem::temp_directory_path() /
@@ -56,6 +60,35 @@ inline bool WaitHttp(const std::string& url, int tries = 100) {
 inline bool HaveCommand(const std::string& name) {
   return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
 }
+
+// `s` single-quoted for a shell command line.
+inline std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// Polls the file `log` every 50 ms until it contains `needle`; false after
+// `timeout_ms`.
+inline bool WaitForLog(const std::string& log, const std::string& needle,
+                       int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 50) {
+    if (ReadFile(log).find(needle) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+#ifdef VIGIL_BINARY
+// The vigil binary under test, single-quoted for a shell command line.
+inline const std::string kVigil = std::string("'") + VIGIL_BINARY + "'";
+#endif
 
 }  // namespace vigil::testutil
 
