@@ -466,13 +466,19 @@ TEST_CASE(
   const auto started = Clock::now();
   REQUIRE(vigil.Start(&client));
   INFO(ReadFile(dir.Sub("vigil.log")));
-  // Retention runs at start-up: the storage comes under the limit.
+  // Retention runs at start-up: the storage comes down to the limit less
+  // the room RocksDB needs to flush and compact (storage/internal/
+  // size_budget.h: 2 MiB for an 8 MiB limit). Watching the directory only
+  // from there: while retention still deletes (the storage just under the
+  // limit), a flush can take it over for a moment (seen on a loaded
+  // machine: 8.27 MB stored, a 209 KB table flushed beside it).
+  const int64_t goal = limit - (2 << 20);
   double stored = 0;
   CHECK(WaitFor(
       [&] {
         stored =
             Metric(&client, vigil.url, "prometheus_tsdb_storage_blocks_bytes");
-        return stored <= double(limit);
+        return stored <= double(goal);
       },
       20000));
   const int64_t retention_ms = MsSince(started);
