@@ -144,9 +144,19 @@ if len(rows) < 4:
 half = [r for r in rows if r[0] >= rows[-1][0] / 2]
 xs = [r[0] / 3600 for r in half]; ys = [r[1] / 1024 for r in half]
 mx, my = st.mean(xs), st.mean(ys)
-slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+sxx = sum((x - mx) ** 2 for x in xs)
+slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+# The slope's standard error: RSS goes up and down with queries, merges and
+# memtable flushes, so a slope means something only against its noise.
+resid = [y - (my + slope * (x - mx)) for x, y in zip(xs, ys)]
+se = (sum(r * r for r in resid) / max(1, len(xs) - 2)) ** 0.5 / sxx ** 0.5
+q = max(1, len(ys) // 4)
+quarters = [st.mean(ys[i * q:(i + 1) * q]) for i in range(4) if ys[i * q:(i + 1) * q]]
 n = max(2, len(rows) // 10)
 first, last = rows[:n], rows[-n:]
+# The tenth that starts at the half: once the head is in steady state (head
+# GC has run for a while), latency should stay where it is from here on.
+mid = half[:n]
 def med(rs, i):
     v = [r[i] for r in rs if r[i] == r[i]]
     return st.median(v) if v else float("nan")
@@ -155,17 +165,21 @@ def mean_query(rs):  # engine inner_eval mean over the window, from the histogra
     return (rs[-1][3] - rs[0][3]) / dc if dc > 0 else float("nan")
 print(f"samples: {len(rows)} over {rows[-1][0]:.0f} s (24 h equivalent: {sys.argv[2]} s)")
 print(f"RSS: start {rows[0][1]/1024:.0f} MiB, half {half[0][1]/1024:.0f} MiB, end {rows[-1][1]/1024:.0f} MiB, max {max(r[1] for r in rows)/1024:.0f} MiB")
-print(f"RSS slope over the second half: {slope:.1f} MiB/hour (least squares, {len(half)} samples)")
+print(f"RSS slope over the second half: {slope:.1f} MiB/hour (least squares, {len(half)} samples; "
+      f"95% interval {slope - 2 * se:.1f} .. {slope + 2 * se:.1f})")
+print("RSS over the second half: min %.0f, max %.0f MiB; mean of each quarter: %s MiB" % (
+    min(ys), max(ys), " / ".join(f"{m:.0f}" for m in quarters)))
 print(f"head series: half {half[0][2]:.0f}, end {rows[-1][2]:.0f}, max {max(r[2] for r in rows):.0f} (slope over the second half "
       f"{(half[-1][2]-half[0][2])/max(1e-9,(half[-1][0]-half[0][0])/3600):.0f}/hour)")
 if len(rows[-1]) > 12:
     print(f"cold series (head GC, on disk): half {half[0][10]:.0f}, end {rows[-1][10]:.0f}")
     print(f"head memory (estimate): half {half[0][11]/2**20:.0f} MiB, end {rows[-1][11]/2**20:.0f} MiB, max {max(r[11] for r in rows)/2**20:.0f} MiB; "
           f"RocksDB memtables + table readers: half {half[0][12]/2**20:.0f} MiB, end {rows[-1][12]/2**20:.0f} MiB")
-print(f"engine query duration (inner_eval mean, rules and API): first 10% {mean_query(first)*1e3:.2f} ms, last 10% {mean_query(last)*1e3:.2f} ms")
-print(f"slowest rule group's last duration: first 10% {med(first,5)*1e3:.2f} ms, last 10% {med(last,5)*1e3:.2f} ms")
+print("latency in three tenths of the run: the first, the one from the half, the last")
+print(f"engine query duration (inner_eval mean, rules and API): {mean_query(first)*1e3:.2f} / {mean_query(mid)*1e3:.2f} / {mean_query(last)*1e3:.2f} ms")
+print(f"slowest rule group's last duration (median): {med(first,5)*1e3:.2f} / {med(mid,5)*1e3:.2f} / {med(last,5)*1e3:.2f} ms")
 for i in range(4):
-    print(f"query {i+1} wall time: first 10% {med(first,6+i)*1e3:.1f} ms, last 10% {med(last,6+i)*1e3:.1f} ms")
+    print(f"query {i+1} wall time (median): {med(first,6+i)*1e3:.1f} / {med(mid,6+i)*1e3:.1f} / {med(last,6+i)*1e3:.1f} ms")
 EOF
 
 if [ "$SOAK_ASAN" = 1 ]; then
