@@ -116,6 +116,14 @@ TEST_CASE("SelectLatest answers as SelectUnsorted does",
   SameAsUnsorted(db.get(), 15 * kMin, 19 * kMin + 1, 10);
   // Between two samples: chunks overlap the range, no sample is in it.
   SameAsUnsorted(db.get(), 44 * kMin + 30000, 44 * kMin + 50000, 7);
+  // In the past, inside the busy series' open chunk (minutes 57 to 60):
+  // the answer is decoded from it, not from a copy of the chunks.
+  SameAsUnsorted(db.get(), 50 * kMin, 58 * kMin + 30000, 7);
+  // (The "gone" series has nothing left in these.)
+  SameAsUnsorted(db.get(), 57 * kMin, 57 * kMin, 6);
+  SameAsUnsorted(db.get(), 59 * kMin, 59 * kMin + 59999, 6);
+  // ... and between two of its samples: nothing in range.
+  SameAsUnsorted(db.get(), 58 * kMin + 10000, 58 * kMin + 30000, 6);
   // Before everything.
   SameAsUnsorted(db.get(), 0, 30 * 1000, 0);
 }
