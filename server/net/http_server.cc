@@ -51,6 +51,9 @@ struct RequestState {
   std::string method;
   int status = 0;
   int64_t bytes = 0;
+  // Set by Watch (under watch_mu_): which watch this is, since the next
+  // request on this worker often has its state at the same address.
+  uint64_t watch_id = 0;
 };
 
 thread_local RequestState* t_request = nullptr;
@@ -156,6 +159,7 @@ class HttpServer::Impl {
   std::condition_variable watch_cv_;
   std::vector<RequestState*> watched_;
   bool watch_stop_ = false;
+  uint64_t next_watch_id_ = 0;  // guarded by watch_mu_
   std::thread watcher_;
   static constexpr int kWatchIdleMs = 200, kWatchPollMs = 50;
   void Watch(RequestState* st);
@@ -676,6 +680,7 @@ void HttpServer::Impl::WriteResponse(HttpResponse&& resp,
 void HttpServer::Impl::Watch(RequestState* st) {
   std::lock_guard<std::mutex> l(watch_mu_);
   if (stopping_.load()) st->client_gone = true;
+  st->watch_id = ++next_watch_id_;
   watched_.push_back(st);
 }
 
@@ -687,9 +692,14 @@ void HttpServer::Impl::Unwatch(RequestState* st) {
 
 // One thread for every running request: poll their sockets for the peer's
 // FIN (POLLRDHUP, which pipelined input does not trigger) or an error.
+// The poll runs without the lock, so what it reports may be about a
+// request that finished meanwhile: its socket closed (POLLNVAL), or its
+// descriptor already reused by another connection, and its state's address
+// reused by the next request on the same worker. Only the same watch (same
+// state, same id) is marked gone.
 void HttpServer::Impl::WatchLoop() {
   std::vector<pollfd> fds;
-  std::vector<RequestState*> states;
+  std::vector<std::pair<RequestState*, uint64_t>> states;
   for (;;) {
     {
       std::unique_lock<std::mutex> l(watch_mu_);
@@ -699,17 +709,23 @@ void HttpServer::Impl::WatchLoop() {
       }
       if (watch_stop_) return;
       if (watched_.empty()) continue;
-      states = watched_;
+      states.clear();
+      fds.clear();
+      for (RequestState* s : watched_) {
+        states.emplace_back(s, s->watch_id);
+        fds.push_back({s->fd, POLLRDHUP, 0});
+      }
     }
-    fds.clear();
-    for (RequestState* s : states) fds.push_back({s->fd, POLLRDHUP, 0});
     int n = ::poll(fds.data(), fds.size(), kWatchPollMs);
     if (n <= 0) continue;
     std::lock_guard<std::mutex> l(watch_mu_);
     for (size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
-      auto it = std::find(watched_.begin(), watched_.end(), states[i]);
-      if (it == watched_.end()) continue;  // finished meanwhile
+      if (fds[i].revents == 0 || (fds[i].revents & POLLNVAL) != 0) continue;
+      auto it = std::find(watched_.begin(), watched_.end(), states[i].first);
+      // Finished meanwhile (and maybe another request's state since).
+      if (it == watched_.end() || (*it)->watch_id != states[i].second) {
+        continue;
+      }
       (*it)->client_gone = true;
       watched_.erase(it);
     }

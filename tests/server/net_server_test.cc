@@ -495,6 +495,45 @@ TEST_CASE("client_gone is set when the peer closes during the handler",
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
 }
 
+TEST_CASE("client_gone is never set for a client that is still waiting",
+          "[net][server][concurrency]") {
+  // Short requests one after another, each on its own connection, on few
+  // workers: the next request's state often sits where the previous one's
+  // did, and its connection often gets the previous one's descriptor,
+  // while the watcher is still polling what it saw before.
+  HttpServerOptions o;
+  o.worker_threads = 2;
+  HttpServer srv(o);
+  std::atomic<int> gone{0};
+  srv.Handle("GET", "/work", [&](const HttpRequest& q, HttpResponse* r) {
+    auto until = std::chrono::steady_clock::now() +
+                 std::chrono::microseconds(300 + std::rand() % 700);
+    bool saw = false;
+    while (!saw && std::chrono::steady_clock::now() < until) {
+      saw = q.client_gone != nullptr && q.client_gone->load();
+    }
+    if (saw) gone.fetch_add(1);
+    r->body = saw ? "gone" : "ok";
+  });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  std::atomic<int> answered{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 3; ++c) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < 400; ++i) {
+        std::string got = RawExchange(
+            *port,
+            "GET /work HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        if (StatusOf(got) == 200) answered.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  CHECK(answered.load() == 1200);
+  CHECK(gone.load() == 0);
+}
+
 TEST_CASE("A response made while the server stops is still sent whole",
           "[net][server][concurrency]") {
   // /-/quit's case: the handler asks for the stop, then answers.
