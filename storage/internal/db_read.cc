@@ -615,24 +615,26 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
     }
     // Retention may have deleted everything before min_time_.
     const Timestamp floor = std::max(mint_, db_->min_time_.load());
-    if (lt != kMinTimestamp && lt <= maxt_ && lt >= floor) {
-      return DBSeries::LatestOnly(db_->head().LabelsOf(*sel.s, keep), mint_,
-                                  maxt_, lt, lv);
-    }
-    if (in_open) {
+    bool found = lt != kMinTimestamp && lt <= maxt_ && lt >= floor;
+    if (!found && in_open) {
+      // Decodes only samples at or after `floor`. None at or before maxt_
+      // means nothing in range: older chunks are older still, and the
+      // general path below says so.
       thread_local std::vector<Timestamp> ts;
       thread_local std::vector<double> vs;
       ts.clear();
       vs.clear();
       VIGIL_RETURN_IF_ERROR(DecodeChunk(open_bytes, &ts, &vs, floor));
-      const size_t k =
-          size_t(std::upper_bound(ts.begin(), ts.end(), maxt_) - ts.begin());
-      if (k > 0 && ts[k - 1] >= floor) {
-        return DBSeries::LatestOnly(db_->head().LabelsOf(*sel.s, keep), mint_,
-                                    maxt_, ts[k - 1], vs[k - 1]);
+      const auto k = std::upper_bound(ts.begin(), ts.end(), maxt_) - ts.begin();
+      if (k > 0) {
+        found = true;
+        lt = ts[k - 1];
+        lv = vs[k - 1];
       }
-      // Nothing in range in the open chunk: the older chunks have nothing
-      // newer; the general path below says so.
+    }
+    if (found) {
+      return DBSeries::LatestOnly(db_->head().LabelsOf(*sel.s, keep), mint_,
+                                  maxt_, lt, lv);
     }
   }
   std::vector<ChunkData> chunks;
