@@ -17,9 +17,12 @@
 #     divided by the server's own count of active series
 #     (prometheus_tsdb_head_series; vm_cache_entries{type=
 #     "storage/hour_metric_ids"});
-#   - the median latency (curl's time_total, --repeat runs 0.2 s apart, so
-#     that a burst of load on the machine touches few of them) through each
-#     server's HTTP API of three queries: Q1 an instant
+#   - the median latency through each server's HTTP API of three queries,
+#     --repeat runs 0.2 s apart (so that a burst of load on the machine
+#     touches few of them), measured two ways: with a fresh connection per
+#     query (curl's time_total, as a one-shot client such as promtool sees
+#     it) and over one kept-alive connection (bench/keepalive_latency.py,
+#     as Grafana sees it): Q1 an instant
 #     sum(rate(vllm:generation_tokens_total[1m])), Q2 a 5-minute range at
 #     15 s of histogram_quantile(0.99, sum by (le) (rate(
 #     vllm:time_to_first_token_seconds_bucket[1m]))), Q3 an instant
@@ -43,7 +46,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --servers) servers=$2; shift 2 ;;
     --vigil) vigil=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "compare_scrape.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -148,12 +151,16 @@ for n in $sizes; do
     t1=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q1&time=$now" "$repeat")
     t2=$(median_query_ms "$SAPI/api/v1/query_range?query=$BENCH_Q2&start=$((now - 300))&end=$now&step=15" "$repeat")
     t3=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q3&time=$now" "$repeat")
+    k1=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query?query=$BENCH_Q1&time=$now" "$repeat")
+    k2=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query_range?query=$BENCH_Q2&start=$((now - 300))&end=$now&step=15" "$repeat")
+    k3=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query?query=$BENCH_Q3&time=$now" "$repeat")
     stop_server
     rows+=("$(awk -v s="$s" -v n="$n" -v c0="$cpu0" -v c1="$cpu1" -v a="$samples0" \
       -v b="$samples1" -v rss="$rss" -v act="$active" -v t1="$t1" -v t2="$t2" -v t3="$t3" \
+      -v k1="$k1" -v k2="$k2" -v k3="$k3" \
       'BEGIN { m = (b - a) / 1e6;
-               printf "| %s | %d k | %.2f | %.2f | %.0f | %.0f | %.0f | %s | %s | %s |",
-                 s, act / 1000, m, (c1 - c0) / m, rss / 1048576, rss / act, act, t1, t2, t3 }')")
+               printf "| %s | %d k | %.2f | %.2f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |",
+                 s, act / 1000, m, (c1 - c0) / m, rss / 1048576, rss / act, act, t1, t2, t3, k1, k2, k3 }')")
     echo "${rows[-1]}" >&2
   done
   kill "$tpid" 2>/dev/null || true
@@ -162,6 +169,6 @@ done
 
 echo "Scrape at $interval of ${sizes// /, } targets x $series series; window ${window}s after ${warmup}s; $(nproc) cores, $(date -u +%F)"
 echo
-echo "| server | active series | M samples in window | CPU s / M samples | RSS MiB (median) | RSS B / series | series (server's count) | Q1 ms | Q2 ms | Q3 ms |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| server | active series | M samples in window | CPU s / M samples | RSS MiB (median) | RSS B / series | series (server's count) | Q1 ms | Q2 ms | Q3 ms | Q1 ms, kept-alive | Q2 ms, kept-alive | Q3 ms, kept-alive |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"

@@ -1,8 +1,10 @@
 #include "core/process.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 
 #include "core/sync.h"
 
@@ -47,6 +49,16 @@ TrimResult ReleaseFreeMemory(size_t max_free) {
           std::chrono::steady_clock::now() - start)
           .count());
   return r;
+}
+
+size_t AnonymousResidentBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0, shared = 0;
+  const int n = std::fscanf(f, "%lu %lu %lu", &size, &resident, &shared);
+  std::fclose(f);
+  if (n != 3 || shared > resident) return 0;
+  return (resident - shared) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
 void DisableLockGraph() {

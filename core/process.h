@@ -48,6 +48,15 @@ struct TrimResult {
 // calls it every 10 s from its main loop.
 TrimResult ReleaseFreeMemory(size_t max_free);
 
+// Anonymous resident memory of this process in bytes (/proc/self/statm:
+// resident less file-backed and shared pages), or 0 if it cannot be read.
+// Free heap that is resident is part of it, so while it is at most N bytes
+// malloc cannot hold more than N bytes of resident free heap. A read of one
+// small proc file, where counting malloc's free heap (mallinfo2) walks
+// every free chunk of every arena under its lock: ~6 ms with a fragmented
+// heap of 100 k series.
+size_t AnonymousResidentBytes();
+
 // Turns off Abseil's debug-time lock-order graph, which costs a few percent
 // on every vigil::Mutex operation. Vigil's lock order is fixed by design
 // (commit lock, then series lock; the symbol table's lock is a leaf).

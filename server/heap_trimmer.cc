@@ -10,19 +10,21 @@ metrics::Opts Unlabelled(const char* name, const char* help) {
 }
 }  // namespace
 
-HeapTrimmer::HeapTrimmer(metrics::Registry* reg)
+HeapTrimmer::HeapTrimmer(metrics::Registry* reg, size_t above_bytes)
     : trims_(std::make_shared<metrics::Counter>(Unlabelled(
           "vigil_malloc_trims_total",
           "Times the server gave free heap pages back to the kernel (when "
           "malloc held more than 64 MiB free)."))),
       seconds_(std::make_shared<metrics::Counter>(
           Unlabelled("vigil_malloc_trim_seconds_total",
-                     "Time spent checking for and giving back free heap "
-                     "pages."))),
+                     "Time spent counting free heap and giving back free "
+                     "heap pages."))),
       free_(std::make_shared<metrics::Gauge>(
           Unlabelled("vigil_malloc_free_bytes",
-                     "Free heap malloc held at the last check, before any "
-                     "trim."))) {
+                     "Free heap malloc held when last counted (every 10 s "
+                     "while over 64 MiB of anonymous memory is resident, "
+                     "else every minute), before any trim."))),
+      above_bytes_(above_bytes) {
   (void)reg->Register(trims_);
   (void)reg->Register(seconds_);
   (void)reg->Register(free_);
@@ -31,7 +33,9 @@ HeapTrimmer::HeapTrimmer(metrics::Registry* reg)
 void HeapTrimmer::MaybeRun(Timestamp now) {
   if (now < next_) return;
   next_ = now + kEveryMs;
-  const TrimResult r = ReleaseFreeMemory(kAboveBytes);
+  if (now < next_count_ && AnonymousResidentBytes() <= above_bytes_) return;
+  next_count_ = now + kCountEveryMs;
+  const TrimResult r = ReleaseFreeMemory(above_bytes_);
   seconds_->Inc(static_cast<double>(r.micros) / 1e6);
   free_->Set(static_cast<double>(r.free_bytes));
   if (r.trimmed) trims_->Inc();

@@ -3,6 +3,7 @@
 #include "core/process.h"
 
 #include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -65,6 +66,25 @@ TEST_CASE("ReleaseFreeMemory returns free pages inside the heap",
   CHECK(before - after >= 42 * kBlock);
   for (char* p : blocks) std::free(p);
 #endif
+}
+
+TEST_CASE(
+    "AnonymousResidentBytes follows anonymous memory touched and unmapped",
+    "[core][process]") {
+  constexpr size_t kBytes = size_t{64} << 20;
+  const size_t before = AnonymousResidentBytes();
+  REQUIRE(before > 0);
+  void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(p != MAP_FAILED);
+  // Mapped but untouched: not resident.
+  CHECK(AnonymousResidentBytes() < before + kBytes / 4);
+  std::memset(p, 1, kBytes);
+  const size_t touched = AnonymousResidentBytes();
+  INFO("anonymous resident " << before << " -> " << touched);
+  CHECK(touched >= before + kBytes - kBytes / 8);
+  munmap(p, kBytes);
+  CHECK(AnonymousResidentBytes() + kBytes - kBytes / 8 <= touched);
 }
 
 }  // namespace
