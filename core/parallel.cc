@@ -5,6 +5,8 @@
 #include <system_error>
 #include <thread>
 
+#include "core/thread_name.h"
+
 namespace vigil::parallel_internal {
 
 namespace {
@@ -49,6 +51,7 @@ class HelperPool {
 
  private:
   void Loop() {
+    SetCurrentThreadName("vigil-helper");
     std::unique_lock<std::mutex> l(mu_);
     for (;;) {
       cv_.wait(l, [this] { return !queue_.empty(); });

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/thread_name.h"
 #include "rules/rule_file.h"
 
 namespace vigil::rules {
@@ -142,7 +143,10 @@ void Manager::StartRunner(Runner* r) {
   const int64_t interval = r->group->interval_ms();
   r->first_eval =
       EvalTimestamp(interval, r->slot_hash, clock_->NowMs()) + interval;
-  r->thread = std::thread([this, r] { Run(r); });
+  r->thread = std::thread([this, r] {
+    SetCurrentThreadName("vigil-rules");
+    Run(r);
+  });
 }
 
 void Manager::Stop() {

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/logger.h"
+#include "core/thread_name.h"
 #include "fmt/format.h"
 #include "server/alerting/alerting_metrics.h"
 #include "server/alerting/history.h"
@@ -85,7 +86,10 @@ class IntegrationWorker {
   ~IntegrationWorker() { Stop(); }
 
   void Start() {
-    thread_ = std::thread([this] { Run(); });
+    thread_ = std::thread([this] {
+      SetCurrentThreadName("vigil-am-send");
+      Run();
+    });
   }
   void Stop() {
     {
@@ -287,7 +291,10 @@ void Dispatcher::Start() {
   started_ = true;
   last_maintenance_ = Now();
   for (auto& [i, w] : workers_) w->Start();
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetCurrentThreadName("vigil-am-disp");
+    Run();
+  });
 }
 
 void Dispatcher::Stop() {

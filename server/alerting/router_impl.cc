@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/logger.h"
 #include "core/status_macros.h"
+#include "core/thread_name.h"
 #include "fmt/format.h"
 #include "server/alerting/alerting_metrics.h"
 #include "server/alerting/dispatch.h"
@@ -133,7 +134,10 @@ class RouterImpl final : public Router {
     if (started_ || stopped_) return;
     started_ = true;
     if (dispatcher_) dispatcher_->Start();
-    maintenance_ = std::thread([this] { Maintain(); });
+    maintenance_ = std::thread([this] {
+      SetCurrentThreadName("vigil-am-maint");
+      Maintain();
+    });
   }
 
   void Stop() override {

@@ -15,6 +15,7 @@
 #include <set>
 #include <utility>
 
+#include "core/thread_name.h"
 #include "server/config/file_sd.h"
 
 namespace vigil::server::discovery {
@@ -249,7 +250,10 @@ void DiscoveryManager::StartDNSLocked(const std::shared_ptr<State>& s) {
   if (!started_ || stop_ || !s->is_dns || s->worker.joinable()) return;
   s->stop = false;
   s->exited = false;
-  s->worker = std::thread([this, s] { RunDNS(s); });
+  s->worker = std::thread([this, s] {
+    SetCurrentThreadName("vigil-sd-dns");
+    RunDNS(s);
+  });
 }
 
 void DiscoveryManager::ReapLocked() {
@@ -286,7 +290,10 @@ void DiscoveryManager::Start() {
   if (thread_.joinable()) return;
   stop_ = false;
   started_ = true;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetCurrentThreadName("vigil-sd");
+    Run();
+  });
   for (auto& [key, s] : states_) StartDNSLocked(s);
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "core/thread_name.h"
 #include "server/net/http.h"
 #include "server/net/http_client_tls.h"
 
@@ -204,7 +205,10 @@ class HttpClient::Impl {
       curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
                         static_cast<long>(opts_.max_total_connections));
     }
-    thread_ = std::thread([this] { Loop(); });
+    thread_ = std::thread([this] {
+      SetCurrentThreadName("vigil-curl");
+      Loop();
+    });
   }
 
   ~Impl() {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/thread_name.h"
 #include "server/net/tls_server.h"
 
 namespace vigil::net::internal {
@@ -281,7 +282,10 @@ WorkerPool::WorkerPool(int threads, int max_pending, int max_open)
     : max_pending_(static_cast<size_t>(std::max(0, max_pending))),
       max_open_(static_cast<size_t>(std::max(0, max_open))) {
   for (int i = 0; i < std::max(1, threads); ++i) {
-    threads_.emplace_back([this] { Work(); });
+    threads_.emplace_back([this] {
+      SetCurrentThreadName("vigil-http");
+      Work();
+    });
   }
 }
 

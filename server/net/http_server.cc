@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "core/thread_name.h"
 #include "server/net/gzip.h"
 #include "server/net/http.h"
 #include "server/net/http_conn.h"
@@ -862,8 +863,12 @@ absl::StatusOr<int> HttpServer::Impl::Start(std::string_view address) {
   srv.RaiseBacklog(1024);
   started_ = true;
   port_ = bound;
-  watcher_ = std::thread([this] { WatchLoop(); });
+  watcher_ = std::thread([this] {
+    SetCurrentThreadName("vigil-http-poll");
+    WatchLoop();
+  });
   listener_ = std::thread([this] {
+    SetCurrentThreadName("vigil-accept");
     server_->listen_after_bind();
     listener_done_ = true;
   });

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/relabel.h"
+#include "core/thread_name.h"
 #include "fmt/format.h"
 #include "server/net/http.h"
 #include "server/notifier/targets.h"
@@ -201,7 +202,10 @@ void Notifier::Start() {
   vigil::MutexLock l(&mu_);
   if (started_ || stopping_) return;
   started_ = true;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetCurrentThreadName("vigil-notify");
+    Run();
+  });
 }
 
 void Notifier::Stop() {

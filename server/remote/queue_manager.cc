@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/relabel.h"
+#include "core/thread_name.h"
 #include "server/remote/queue_shard.h"
 
 namespace vigil::remote {
@@ -43,9 +44,15 @@ void QueueManager::Start() {
   pos_ = acked_pos_ = reader_->Position();
   last_ack_ms_ = last_reshard_ms_ = NowMs();
   StartShards(options_.config.queue_config.min_shards);
-  reader_thread_ = std::thread([this] { ReadLoop(); });
+  reader_thread_ = std::thread([this] {
+    SetCurrentThreadName("vigil-rw-read");
+    ReadLoop();
+  });
   if (options_.config.metadata_config.send && !v2_ && options_.metadata) {
-    metadata_thread_ = std::thread([this] { MetadataLoop(); });
+    metadata_thread_ = std::thread([this] {
+      SetCurrentThreadName("vigil-rw-meta");
+      MetadataLoop();
+    });
   }
 }
 
@@ -283,7 +290,10 @@ void QueueManager::StartShards(int n) {
   for (int i = 0; i < n; ++i) shards_.push_back(std::make_unique<Shard>());
   for (auto& s : shards_) {
     Shard* sp = s.get();
-    s->thread = std::thread([this, sp] { ShardLoop(sp); });
+    s->thread = std::thread([this, sp] {
+      SetCurrentThreadName("vigil-rw-shard");
+      ShardLoop(sp);
+    });
   }
   num_shards_.store(n);
   m_.shards->Set(n);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/relabel.h"
+#include "core/thread_name.h"
 #include "fmt/format.h"
 #include "server/net/http.h"
 
@@ -328,9 +329,15 @@ void ScrapeManager::Start() {
   running_ = true;
   stopping_ = false;
   queue_->Open();
-  scheduler_ = std::thread([this] { SchedulerMain(); });
+  scheduler_ = std::thread([this] {
+    SetCurrentThreadName("vigil-scrape-at");
+    SchedulerMain();
+  });
   for (int i = 0; i < std::max(1, opts_.num_workers); ++i) {
-    workers_.emplace_back([this] { WorkerMain(); });
+    workers_.emplace_back([this] {
+      SetCurrentThreadName("vigil-scrape");
+      WorkerMain();
+    });
   }
 }
 

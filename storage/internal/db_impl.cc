@@ -10,6 +10,7 @@
 
 #include "absl/time/clock.h"
 #include "core/status_macros.h"
+#include "core/thread_name.h"
 #include "fmt/format.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
@@ -508,6 +509,7 @@ absl::Status DBImpl::LoadHead() {
   std::vector<std::thread> pool;
   for (size_t w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
+      SetCurrentThreadName("vigil-open");
       std::vector<Timestamp> ts;
       std::vector<double> vs;
       for (;;) {
