@@ -364,6 +364,57 @@ BENCHMARK(BM_SelectHotOrCold)
     ->Args({10000, 1})
     ->Unit(benchmark::kMillisecond);
 
+// Head GC moving a batch of idle series (37 k, as a cardinality explosion
+// leaves them) into a `cold` family that already holds N series, fully
+// compacted into large tables: what the churn soak's minute after an
+// explosion pays. Each moved series looks its labels hash up among the cold
+// ones (collisions), a point read whose bloom filter is one block per table.
+void BM_EvictIntoCold(benchmark::State& state) {
+  BenchDir dir;
+  const int n = int(state.range(0)), batch = 37000;
+  Options o;
+  o.write_wal = false;
+  o.head_idle_ms = 60000;
+  auto db = *DB::Open(o, dir.path());
+  const Timestamp t0 = 1767225600000, minute = 60000;
+  auto labels = [](int i) {
+    return Labels{{"__name__", "vllm:num_requests_running"},
+                  {"instance", "10.0." + std::to_string(i / 250 % 250) + "." +
+                                   std::to_string(i % 250) + ":8000"},
+                  {"job", "vllm"},
+                  {"model_name", "meta-llama/Llama-3.1-8B-Instruct"},
+                  {"namespace", "serving"},
+                  {"pod", "engine-" + std::to_string(i)},
+                  {"request_id", "r" + std::to_string(i)}};
+  };
+  auto fill = [&](int from, int count, Timestamp t) {
+    auto app = db->NewAppender();
+    for (int i = from; i < from + count; ++i) {
+      (void)app->Append(0, labels(i), t, i);
+    }
+    (void)app->Commit();
+  };
+  for (int i = 0; i < n; i += 50000) fill(i, std::min(50000, n - i), t0);
+  (void)db->ApplyRetention(t0 + 2 * minute);
+  (void)db->Compact();
+  int next = n;
+  Timestamp t = t0 + 10 * minute;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fill(next, batch, t);
+    next += batch;
+    state.ResumeTiming();
+    (void)db->ApplyRetention(t + 2 * minute);
+    t += 10 * minute;
+  }
+  state.counters["cold"] = double(db->Stats().cold_series);
+  state.counters["head"] = double(db->Stats().num_series);
+}
+BENCHMARK(BM_EvictIntoCold)
+    ->Arg(300000)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
+
 // A directory of N dcgm-like series with 4 flushed samples each, built once
 // per N and kept until the process exits (building 1M series takes a
 // while; every Open benchmark reuses it).
