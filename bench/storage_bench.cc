@@ -364,51 +364,74 @@ BENCHMARK(BM_SelectHotOrCold)
     ->Args({10000, 1})
     ->Unit(benchmark::kMillisecond);
 
-// Head GC moving a batch of idle series (37 k, as a cardinality explosion
-// leaves them) into a `cold` family that already holds N series, fully
-// compacted into large tables: what the churn soak's minute after an
-// explosion pays. Each moved series looks its labels hash up among the cold
-// ones (collisions), a point read whose bloom filter is one block per table.
-void BM_EvictIntoCold(benchmark::State& state) {
-  BenchDir dir;
-  const int n = int(state.range(0)), batch = 37000;
+// The two head GC benchmarks below: a DB whose `cold` family holds series
+// 0..n-1 of `labels`, moved there by head GC and fully compacted (large
+// tables, as after days of pod churn).
+constexpr Timestamp kColdT0 = 1767225600000, kMinute = 60000;
+using BenchLabels = Labels (*)(int);
+
+void AppendNew(DB* db, BenchLabels labels, int from, int count, Timestamp t) {
+  for (int i = from; i < from + count; i += 50000) {
+    auto app = db->NewAppender();
+    for (int j = i; j < std::min(from + count, i + 50000); ++j) {
+      (void)app->Append(0, labels(j), t, j);
+    }
+    (void)app->Commit();
+  }
+}
+
+std::unique_ptr<DB> OpenWithCold(const BenchDir& dir, BenchLabels labels,
+                                 int n) {
   Options o;
   o.write_wal = false;
   o.head_idle_ms = 60000;
   auto db = *DB::Open(o, dir.path());
-  const Timestamp t0 = 1767225600000, minute = 60000;
-  auto labels = [](int i) {
-    return Labels{{"__name__", "vllm:num_requests_running"},
-                  {"instance", "10.0." + std::to_string(i / 250 % 250) + "." +
-                                   std::to_string(i % 250) + ":8000"},
-                  {"job", "vllm"},
-                  {"model_name", "meta-llama/Llama-3.1-8B-Instruct"},
-                  {"namespace", "serving"},
-                  {"pod", "engine-" + std::to_string(i)},
-                  {"request_id", "r" + std::to_string(i)}};
-  };
-  auto fill = [&](int from, int count, Timestamp t) {
-    auto app = db->NewAppender();
-    for (int i = from; i < from + count; ++i) {
-      (void)app->Append(0, labels(i), t, i);
-    }
-    (void)app->Commit();
-  };
-  for (int i = 0; i < n; i += 50000) fill(i, std::min(50000, n - i), t0);
+  AppendNew(db.get(), labels, 0, n, kColdT0);
   // A pass moves at most 200 k series.
   while (db->Stats().num_series > 0) {
-    if (!db->ApplyRetention(t0 + 2 * minute).ok()) break;
+    if (!db->ApplyRetention(kColdT0 + 2 * kMinute).ok()) break;
   }
   (void)db->Compact();
+  return db;
+}
+
+Labels ExplodedLabels(int i) {
+  return Labels{{"__name__", "vllm:num_requests_running"},
+                {"instance", "10.0." + std::to_string(i / 250 % 250) + "." +
+                                 std::to_string(i % 250) + ":8000"},
+                {"job", "vllm"},
+                {"model_name", "meta-llama/Llama-3.1-8B-Instruct"},
+                {"namespace", "serving"},
+                {"pod", "engine-" + std::to_string(i)},
+                {"request_id", "r" + std::to_string(i)}};
+}
+
+Labels PodLabels(int i) {
+  return Labels{{"__name__", "vllm:num_requests_running"},
+                {"instance", "10.0." + std::to_string(i / 250 % 250) + "." +
+                                 std::to_string(i % 250) + ":8000"},
+                {"job", "vllm"},
+                {"pod", "engine-" + std::to_string(i)}};
+}
+
+// Head GC moving a batch of idle series (37 k, as a cardinality explosion
+// leaves them) into a `cold` family that already holds N series: what the
+// churn soak's minute after an explosion pays. Each moved series looks its
+// labels hash up among the cold ones (collisions), a point read that first
+// checks each table's bloom filter.
+void BM_EvictIntoCold(benchmark::State& state) {
+  BenchDir dir;
+  const int n = int(state.range(0)), batch = 37000;
+  auto db = OpenWithCold(dir, ExplodedLabels, n);
   int next = n;
-  Timestamp t = t0 + 10 * minute;
+  Timestamp t = kColdT0 + 10 * kMinute;
   for (auto _ : state) {
     state.PauseTiming();
-    fill(next, batch, t);
+    AppendNew(db.get(), ExplodedLabels, next, batch, t);
     next += batch;
     state.ResumeTiming();
-    (void)db->ApplyRetention(t + 2 * minute);
-    t += 10 * minute;
+    (void)db->ApplyRetention(t + 2 * kMinute);
+    t += 10 * kMinute;
   }
   state.counters["cold"] = double(db->Stats().cold_series);
   state.counters["head"] = double(db->Stats().num_series);
@@ -419,40 +442,16 @@ BENCHMARK(BM_EvictIntoCold)
     ->Unit(benchmark::kMillisecond);
 
 // Appending 10 k series that are new (a restarted pod's, an exploding
-// label's) while the `cold` family holds N compacted series: each new
-// series is first looked up by its labels hash among the cold ones, in
-// case it is an idle series coming back.
+// label's) while the `cold` family holds N series: each new series is
+// first looked up by its labels hash among the cold ones, in case it is an
+// idle series coming back.
 void BM_NewSeriesWithCold(benchmark::State& state) {
   BenchDir dir;
   const int n = int(state.range(0)), batch = 10000;
-  Options o;
-  o.write_wal = false;
-  o.head_idle_ms = 60000;
-  auto db = *DB::Open(o, dir.path());
-  const Timestamp t0 = 1767225600000, minute = 60000;
-  auto labels = [](int i) {
-    return Labels{{"__name__", "vllm:num_requests_running"},
-                  {"instance", "10.0." + std::to_string(i / 250 % 250) + "." +
-                                   std::to_string(i % 250) + ":8000"},
-                  {"job", "vllm"},
-                  {"pod", "engine-" + std::to_string(i)}};
-  };
-  {
-    auto app = db->NewAppender();
-    for (int i = 0; i < n; ++i) (void)app->Append(0, labels(i), t0, i);
-    (void)app->Commit();
-  }
-  while (db->Stats().num_series > 0) {
-    if (!db->ApplyRetention(t0 + 2 * minute).ok()) break;
-  }
-  (void)db->Compact();
+  auto db = OpenWithCold(dir, PodLabels, n);
   int next = n;
   for (auto _ : state) {
-    auto app = db->NewAppender();
-    for (int i = next; i < next + batch; ++i) {
-      (void)app->Append(0, labels(i), t0 + 10 * minute, i);
-    }
-    (void)app->Commit();
+    AppendNew(db.get(), PodLabels, next, batch, kColdT0 + 10 * kMinute);
     next += batch;
   }
   state.counters["cold"] = double(db->Stats().cold_series);
