@@ -135,7 +135,7 @@ wait "$VIGIL" || rc=$?
 VIGIL=
 echo "vigil exit status after SIGTERM: $rc" >&2
 
-python3 - "$OUT/samples.txt" "$SOAK_SECONDS" <<'EOF'
+python3 - "$OUT/samples.txt" "$SOAK_SECONDS" "$EVERY" "$HEAD_IDLE" <<'EOF'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
 rows = [[float(x) for x in r] for r in rows if len(r) >= 10]
@@ -180,6 +180,27 @@ print(f"engine query duration (inner_eval mean, rules and API): {mean_query(firs
 print(f"slowest rule group's last duration (median): {med(first,5)*1e3:.2f} / {med(mid,5)*1e3:.2f} / {med(last,5)*1e3:.2f} ms")
 for i in range(4):
     print(f"query {i+1} wall time (median): {med(first,6+i)*1e3:.1f} / {med(mid,6+i)*1e3:.1f} / {med(last,6+i)*1e3:.1f} ms")
+# The same by explosion period: each period holds one explosion and the
+# same number of pod restarts, so periods compare like with like, where a
+# tenth of the run may or may not hold an explosion. The head is in steady
+# state from the first period that starts after head GC's idle time and a
+# GC pass (once a minute); latency should not rise from period to period
+# after that.
+every, idle = float(sys.argv[3]), float(sys.argv[4])
+steady = (idle + 60) if idle > 0 else 0
+print(f"by explosion period ({every:.0f} s; * = head in steady state, from {steady:.0f} s):")
+print("  period       n  RSS MiB  head k  cold k  engine ms  rule group ms  q1 / q2 / q3 / q4 ms (medians)")
+k = 0
+while k * every < rows[-1][0]:
+    ps = [r for r in rows if k * every <= r[0] < (k + 1) * every]
+    k += 1
+    if len(ps) < 2:
+        continue
+    lo = (k - 1) * every
+    cold = f"{med(ps, 10) / 1e3:6.0f}" if len(ps[-1]) > 12 else "     -"
+    print(f"  {lo:5.0f}-{lo + every:<5.0f}{'*' if lo >= steady else ' '} {len(ps):3d} {st.mean(r[1] for r in ps) / 1024:8.0f} "
+          f"{med(ps, 2) / 1e3:7.0f} {cold} {mean_query(ps) * 1e3:10.1f} {med(ps, 5) * 1e3:14.0f}  "
+          + " / ".join(f"{med(ps, 6 + i) * 1e3:.1f}" for i in range(4)))
 EOF
 
 if [ "$SOAK_ASAN" = 1 ]; then
