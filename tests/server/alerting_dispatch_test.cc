@@ -27,6 +27,17 @@ void SleepMs(int64_t ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
+// True once `pred` holds, false if it still does not after `ms`.
+template <typename Pred>
+bool WaitUntil(Pred pred, int64_t ms) {
+  const Timestamp until = DispatchNow() + ms;
+  while (!pred()) {
+    if (DispatchNow() >= until) return false;
+    SleepMs(5);
+  }
+  return true;
+}
+
 class Recorder final : public Integration {
  public:
   struct Sent {
@@ -371,9 +382,13 @@ TEST_CASE(
   // Two backoff waits (about 0.5 s and 0.75 s, +-50%) before the third try.
   CHECK(bad->sent()[0].at - t0 >= 200 + 250 + 375);
   CHECK(bad->attempts() == 3);
-  CHECK(fx.metrics.NotificationsTotal("slack") == 3);
+  // The dispatcher counts an attempt when Notify has returned, a moment
+  // after the recorder saw it: wait for the counters, do not race them.
+  CHECK(WaitUntil([&] { return fx.metrics.NotificationsTotal("slack") == 3; },
+                  2000));
   CHECK(fx.metrics.NotificationsFailed("slack") == 2);
-  CHECK(fx.metrics.NotificationsTotal("webhook") == 1);
+  CHECK(WaitUntil([&] { return fx.metrics.NotificationsTotal("webhook") == 1; },
+                  2000));
   CHECK(fx.metrics.NotificationsFailed("webhook") == 0);
 }
 
