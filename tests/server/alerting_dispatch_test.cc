@@ -18,6 +18,7 @@
 #include "server/alerting/state.h"
 #include "storage/db.h"
 #include "tests/testutil/tempdir.h"
+#include "tests/testutil/wait.h"
 
 namespace vigil::alerting {
 namespace {
@@ -25,17 +26,6 @@ namespace {
 Timestamp DispatchNow() { return Clock::Real()->NowMs(); }
 void SleepMs(int64_t ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-}
-
-// True once `pred` holds, false if it still does not after `ms`.
-template <typename Pred>
-bool WaitUntil(Pred pred, int64_t ms) {
-  const Timestamp until = DispatchNow() + ms;
-  while (!pred()) {
-    if (DispatchNow() >= until) return false;
-    SleepMs(5);
-  }
-  return true;
 }
 
 class Recorder final : public Integration {
@@ -384,11 +374,11 @@ TEST_CASE(
   CHECK(bad->attempts() == 3);
   // The dispatcher counts an attempt when Notify has returned, a moment
   // after the recorder saw it: wait for the counters, do not race them.
-  CHECK(WaitUntil([&] { return fx.metrics.NotificationsTotal("slack") == 3; },
-                  2000));
+  CHECK(testutil::WaitUntil(
+      [&] { return fx.metrics.NotificationsTotal("slack") == 3; }, 2000));
   CHECK(fx.metrics.NotificationsFailed("slack") == 2);
-  CHECK(WaitUntil([&] { return fx.metrics.NotificationsTotal("webhook") == 1; },
-                  2000));
+  CHECK(testutil::WaitUntil(
+      [&] { return fx.metrics.NotificationsTotal("webhook") == 1; }, 2000));
   CHECK(fx.metrics.NotificationsFailed("webhook") == 0);
 }
 

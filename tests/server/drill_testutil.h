@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/server/alerting_peers_testutil.h"
+#include "tests/testutil/wait.h"
 
 namespace vigil::drill {
 
@@ -151,12 +152,7 @@ inline double Metric(net::HttpClient* c, const std::string& url,
 // Polls `pred` every 100 ms for up to `timeout_ms`; true once it holds.
 template <typename Pred>
 bool WaitFor(Pred pred, int timeout_ms) {
-  const auto start = Clock::now();
-  while (true) {
-    if (pred()) return true;
-    if (MsSince(start) >= timeout_ms) return false;
-    SleepMs(100);
-  }
+  return testutil::WaitUntil(pred, timeout_ms, 100);
 }
 
 }  // namespace vigil::drill

@@ -19,17 +19,14 @@
 #include "tests/testutil/process.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/tempdir.h"
+#include "tests/testutil/wait.h"
 
 namespace vigil::remote::testing {
 
 using testutil::WriteFile;
 
 inline bool WaitFor(const std::function<bool()>& cond, int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 50) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return cond();
+  return testutil::WaitUntil(cond, timeout_ms, 50);
 }
 
 struct Response {
