@@ -57,7 +57,7 @@ class DBAppender : public Appender {
 
 bool DBAppender::OverLimit(const MemSeries& s) const {
   const int64_t limit = db_->options().max_series;
-  return limit > 0 && !s.indexed.load(std::memory_order_relaxed) &&
+  return limit > 0 && !s.Has(MemSeries::kIndexed, std::memory_order_relaxed) &&
          db_->head().NumSeries() >= uint64_t(limit);
 }
 
@@ -182,13 +182,14 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
   std::vector<WalSample> samples_re;
   std::vector<MemSeries*> series_re;
   for (size_t i = 0; i < series_in.size(); ++i) {
-    if (!series_in[i]->evicted.load(std::memory_order_acquire)) continue;
+    if (!series_in[i]->Has(MemSeries::kEvicted, std::memory_order_acquire))
+      continue;
     samples_re = samples_in;
     series_re = series_in;
     absl::flat_hash_map<MemSeries*, MemSeries*> found;
     for (size_t j = i; j < series_re.size(); ++j) {
       MemSeries* z = series_re[j];
-      if (!z->evicted.load(std::memory_order_acquire)) continue;
+      if (!z->Has(MemSeries::kEvicted, std::memory_order_acquire)) continue;
       auto it = found.find(z);
       if (it == found.end()) {
         bool created;
@@ -216,7 +217,7 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
   std::vector<MemSeries*> fresh;
   absl::flat_hash_set<MemSeries*> seen;
   for (MemSeries* s : series) {
-    if (s->persisted.load(std::memory_order_acquire)) continue;
+    if (s->Has(MemSeries::kPersisted, std::memory_order_acquire)) continue;
     if (!seen.insert(s).second) continue;
     fresh.push_back(s);
     batch.Put(cf_series_, SeriesKey(s->ref), EncodeLabels(head_->LabelsOf(*s)));
@@ -266,9 +267,10 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
     }
   }
   for (MemSeries* s : fresh) {
-    s->persisted.store(true, std::memory_order_release);
+    s->Set(MemSeries::kPersisted, true, std::memory_order_release);
     // CleanTombstones forgot it; its record is back, so is its index entry.
-    if (!s->indexed.load(std::memory_order_relaxed)) head_->Reindex(s);
+    if (!s->Has(MemSeries::kIndexed, std::memory_order_relaxed))
+      head_->Reindex(s);
   }
 
   std::vector<MemSeries*> cut;

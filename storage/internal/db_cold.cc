@@ -202,7 +202,7 @@ absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
   EpochManager::Guard pin = head_->Pin();
   head_->ForEach([&](MemSeries* s) {
     if (candidates.size() >= kMaxPerPass) return;
-    if (!s->indexed.load() || IdleSince(s, idle_before))
+    if (!s->Has(MemSeries::kIndexed) || IdleSince(s, idle_before))
       candidates.push_back(s->ref);
   });
   size_t moved = 0, forgotten = 0;
@@ -225,7 +225,7 @@ absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
 bool DBImpl::IdleSince(MemSeries* s, Timestamp idle_before) {
   SpinLockHolder l(&s->mu);
   return s->last_t != kMinTimestamp && s->last_t < idle_before &&
-         s->persisted.load();
+         s->Has(MemSeries::kPersisted);
 }
 
 absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
@@ -242,7 +242,7 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
   prep.reserve(refs.size());
   for (uint64_t ref : refs) {
     MemSeries* s = head_->GetByRef(ref);
-    if (s == nullptr || !s->indexed.load()) {
+    if (s == nullptr || !s->Has(MemSeries::kIndexed)) {
       prep.push_back({s, 0, {}});
       continue;
     }
@@ -263,8 +263,8 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
   Timestamp max_t = kMinTimestamp;
   for (Prepared& p : prep) {
     MemSeries* s = p.s;
-    if (s == nullptr || s->evicted.load()) continue;
-    if (!s->indexed.load()) {
+    if (s == nullptr || s->Has(MemSeries::kEvicted)) continue;
+    if (!s->Has(MemSeries::kIndexed)) {
       forgotten.push_back(s);
       continue;
     }
@@ -308,7 +308,7 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
       for (MemSeries* s : idle) {
         SpinLockHolder l(&s->mu);
         s->pending.clear();
-        s->dirty = false;
+        s->Set(MemSeries::kDirty, false);
       }
       Timestamp cur = cold_max_t_.load();
       while (max_t > cur && !cold_max_t_.compare_exchange_weak(cur, max_t)) {
@@ -350,7 +350,7 @@ absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
     s->last_t = last_t;
     s->last_v = last_v;
   }
-  s->persisted.store(true);
+  s->Set(MemSeries::kPersisted, true);
   rocksdb::WriteBatch batch;
   batch.Delete(cf, ColdSeriesKey(ref));
   for (const Label& lb : labels) {

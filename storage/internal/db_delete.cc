@@ -188,7 +188,7 @@ absl::Status DBImpl::CleanTombstonesLocked() {
           fmt::format("clean tombstones: open chunk of series {}", ref)));
       s->chunk = OpenChunk();
       for (size_t i = 0; i < ts.size(); ++i) s->chunk.Append(ts[i], vs[i]);
-      s->dirty = true;
+      s->Set(MemSeries::kDirty, true);
     }
     if (s->last_t <= t.hidden_until) forget.push_back(s);
   }
@@ -214,7 +214,7 @@ absl::Status DBImpl::CleanTombstonesLocked() {
   chunk_writes_.fetch_add(1, std::memory_order_release);
   for (MemSeries* s : forget) {
     head_->Unindex(s);
-    s->persisted.store(false, std::memory_order_release);
+    s->Set(MemSeries::kPersisted, false, std::memory_order_release);
   }
   for (const auto& [ref, t] : all) tombstones_.Erase(ref);
   logger_->Info("cleaned tombstones",

@@ -434,7 +434,7 @@ absl::Status DBImpl::LoadSeries() {
                       k.size() == 8 ? GetBE64(k.data()) : 0));
     }
     MemSeries* s = head_->CreateWithRef(GetBE64(k.data()), labels);
-    s->persisted = true;
+    s->Set(MemSeries::kPersisted, true);
   }
   return FromRocks(it->status(), "read series");
 }
@@ -517,7 +517,7 @@ absl::Status DBImpl::LoadHead() {
     for (size_t i = 0; i < ts->size(); ++i) s->chunk.Append((*ts)[i], (*vs)[i]);
     s->last_t = last_t;
     s->last_v = last_v;
-    if (!ts->empty()) s->dirty = true;
+    if (!ts->empty()) s->Set(MemSeries::kDirty, true);
   };
   std::vector<std::thread> pool;
   for (size_t w = 0; w < workers; ++w) {
@@ -696,7 +696,7 @@ absl::Status DBImpl::CheckpointLocked() {
   std::vector<MemSeries*> written;
   for (MemSeries* s : all) {
     SpinLockHolder l(&s->mu);
-    if (!s->dirty) continue;
+    if (!s->Has(MemSeries::kDirty)) continue;
     if (s->chunk.num_samples() == 0) {
       batch.Put(cf_head_, SeriesKey(s->ref),
                 EncodeHeadRecord(s->last_t, s->last_v, std::string_view()));
@@ -778,7 +778,7 @@ absl::Status DBImpl::CheckpointLocked() {
   }
   for (MemSeries* s : written) {
     SpinLockHolder l(&s->mu);
-    s->dirty = false;
+    s->Set(MemSeries::kDirty, false);
   }
   wal_bytes_ = 0;
   VIGIL_RETURN_IF_ERROR(EnforceHoldCap());
@@ -792,7 +792,7 @@ absl::Status DBImpl::Flush() {
   head_->ForEach([&](MemSeries* s) {
     SpinLockHolder sl(&s->mu);
     head_->CutLocked(s);
-    s->dirty = true;
+    s->Set(MemSeries::kDirty, true);
   });
   VIGIL_RETURN_IF_ERROR(CheckpointLocked());
   rocksdb::FlushOptions fo;
@@ -927,7 +927,8 @@ DBStats DBImpl::Stats() {
   size_t series_bytes = 0;
   // One walk of the head for every per-series figure.
   head_->ForEach([&](MemSeries* s) {
-    const bool hide = s->indexed.load(std::memory_order_relaxed) && Hidden(s);
+    const bool hide =
+        s->Has(MemSeries::kIndexed, std::memory_order_relaxed) && Hidden(s);
     if (hide) ++hidden;
     SpinLockHolder l(&s->mu);
     series_bytes += Head::SeriesBytesLocked(*s);

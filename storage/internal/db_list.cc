@@ -15,7 +15,8 @@ void DBImpl::ForEachHeadSeries(
   EpochManager::Guard pin = head_->Pin();
   head_->ForEach([&](MemSeries* s) {
     // Skipped: series CleanTombstones forgot, and ones tombstones emptied.
-    if (!s->indexed.load(std::memory_order_acquire) || Hidden(s)) return;
+    if (!s->Has(MemSeries::kIndexed, std::memory_order_acquire) || Hidden(s))
+      return;
     f(s->ref, head_->LabelsOf(*s));
   });
 }

@@ -844,8 +844,9 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelNames(
     std::vector<DBImpl::ColdSeries> cold;
     VIGIL_RETURN_IF_ERROR(BothSides(matchers, &hot, &cold, true));
     for (MemSeries* s : hot) {
+      const SeriesSyms syms(*s);
       for (size_t i = 0; i < s->num_labels; ++i) {
-        out.emplace_back(db_->symbols().Get(s->syms()[2 * i]));
+        out.emplace_back(db_->symbols().Get(syms[2 * i]));
       }
     }
     for (const auto& c : cold) {
@@ -878,10 +879,11 @@ absl::StatusOr<std::vector<std::string>> DBQuerier::LabelValues(
     VIGIL_RETURN_IF_ERROR(BothSides(matchers, &hot, &cold, true));
     const uint32_t n = db_->symbols().Find(name);
     for (MemSeries* s : hot) {
-      for (size_t i = 0; i < s->num_labels && n != SymbolTable::kNotFound;
-           ++i) {
-        if (s->syms()[2 * i] == n) {
-          out.emplace_back(db_->symbols().Get(s->syms()[2 * i + 1]));
+      if (n == SymbolTable::kNotFound) break;
+      const SeriesSyms syms(*s);
+      for (size_t i = 0; i < s->num_labels; ++i) {
+        if (syms[2 * i] == n) {
+          out.emplace_back(db_->symbols().Get(syms[2 * i + 1]));
         }
       }
     }

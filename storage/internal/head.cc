@@ -9,12 +9,54 @@ namespace vigil::storage::internal {
 namespace {
 // Series with up to this many labels resolve them without a heap buffer.
 constexpr size_t kMaxLabelsInline = 32;
+
+size_t VarintBytes(uint32_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
 }  // namespace
 
-MemSeries* MemSeries::New(uint64_t ref, uint16_t n) {
-  static_assert(alignof(MemSeries) >= alignof(uint32_t));
-  void* mem = ::operator new(sizeof(MemSeries) + sizeof(uint32_t) * 2 * n);
-  return new (mem) MemSeries(ref, n);
+MemSeries* MemSeries::New(uint64_t ref, const uint32_t* ids, uint16_t n) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < 2 * size_t{n}; ++i) bytes += VarintBytes(ids[i]);
+  void* mem = ::operator new(sizeof(MemSeries) + bytes);
+  MemSeries* s = new (mem) MemSeries(ref, n);
+  uint8_t* p = reinterpret_cast<uint8_t*>(s + 1);
+  for (size_t i = 0; i < 2 * size_t{n}; ++i) {
+    uint32_t v = ids[i];
+    while (v >= 0x80) {
+      *p++ = static_cast<uint8_t>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<uint8_t>(v);
+  }
+  return s;
+}
+
+void MemSeries::DecodeSyms(uint32_t* out) const {
+  const uint8_t* p = sym_bytes();
+  for (size_t i = 0; i < 2 * size_t{num_labels}; ++i) {
+    uint32_t v = 0;
+    int shift = 0;
+    while (*p & 0x80) {
+      v |= uint32_t{*p++ & 0x7fu} << shift;
+      shift += 7;
+    }
+    out[i] = v | (uint32_t{*p++} << shift);
+  }
+}
+
+size_t MemSeries::SymBytes() const {
+  const uint8_t* p = sym_bytes();
+  for (size_t i = 0; i < 2 * size_t{num_labels}; ++i) {
+    while (*p++ & 0x80) {
+    }
+  }
+  return static_cast<size_t>(p - sym_bytes());
 }
 
 void MemSeries::Delete(MemSeries* s) {
@@ -57,9 +99,10 @@ MemSeries* Head::GetByRef(uint64_t ref) const {
 
 bool Head::LabelsEqual(const MemSeries& s, const Labels& labels) const {
   if (labels.size() != s.num_labels) return false;
+  const SeriesSyms syms(s);
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (symbols_->Get(s.syms()[2 * i]) != labels[i].name ||
-        symbols_->Get(s.syms()[2 * i + 1]) != labels[i].value) {
+    if (symbols_->Get(syms[2 * i]) != labels[i].name ||
+        symbols_->Get(syms[2 * i + 1]) != labels[i].value) {
       return false;
     }
   }
@@ -112,12 +155,12 @@ MemSeries* Head::CreateWithRef(uint64_t ref, const Labels& labels) {
 MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
                               uint64_t hash) {
   VIGIL_CHECK(ref > 0 && ((ref - 1) >> kBlockBits) < kMaxBlocks);
-  MemSeries* s = MemSeries::New(ref, uint16_t(labels.size()));
-  uint32_t* syms = s->syms();
+  absl::InlinedVector<uint32_t, 32> syms(2 * labels.size());
   for (size_t i = 0; i < labels.size(); ++i) {
     syms[2 * i] = symbols_->Intern(labels[i].name);
     syms[2 * i + 1] = symbols_->Intern(labels[i].value);
   }
+  MemSeries* s = MemSeries::New(ref, syms.data(), uint16_t(labels.size()));
   uint64_t idx = ref - 1;
   size_t b = idx >> kBlockBits;
   MemSeries** block = blocks_[b].load();
@@ -134,23 +177,23 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
     auto [it, inserted] = sh.by_hash.try_emplace(Tag(hash), uint32_t(ref));
     if (!inserted) sh.extra[Tag(hash)].push_back(uint32_t(ref));
   }
-  postings_->Add(uint32_t(ref), s->syms(), s->num_labels);
+  postings_->Add(uint32_t(ref), syms.data(), s->num_labels);
   if (ref >= next_ref_.load()) next_ref_.store(ref + 1);
   num_series_.fetch_add(1);
   return s;
 }
 
 void Head::Unindex(MemSeries* s) {
-  if (!s->indexed.load()) return;
-  postings_->Remove(uint32_t(s->ref), s->syms(), s->num_labels);
-  s->indexed.store(false);
+  if (!s->Has(MemSeries::kIndexed)) return;
+  postings_->Remove(s->ref, SeriesSyms(*s).data(), s->num_labels);
+  s->Set(MemSeries::kIndexed, false);
   num_series_.fetch_sub(1);
 }
 
 void Head::Reindex(MemSeries* s) {
-  if (s->indexed.load()) return;
-  postings_->Add(uint32_t(s->ref), s->syms(), s->num_labels);
-  s->indexed.store(true);
+  if (s->Has(MemSeries::kIndexed)) return;
+  postings_->Add(s->ref, SeriesSyms(*s).data(), s->num_labels);
+  s->Set(MemSeries::kIndexed, true);
   num_series_.fetch_add(1);
 }
 
@@ -166,7 +209,7 @@ Labels Head::LabelsOf(const MemSeries& s,
     big.resize(2 * s.num_labels);
     sv = big.data();
   }
-  symbols_->GetMany(s.syms(), 2 * s.num_labels, sv);
+  symbols_->GetMany(SeriesSyms(s).data(), 2 * s.num_labels, sv);
   std::vector<Label> out;
   if (keep == nullptr) {
     out.reserve(s.num_labels);
@@ -219,7 +262,9 @@ void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
   s->chunk.Append(t, v);
   s->last_t = t;
   s->last_v = v;
-  s->dirty = true;
+  if (!s->Has(MemSeries::kDirty, std::memory_order_relaxed)) {
+    s->Set(MemSeries::kDirty, true, std::memory_order_relaxed);
+  }
 }
 
 void Head::Remove(const std::vector<MemSeries*>& series) {
@@ -229,15 +274,22 @@ void Head::Remove(const std::vector<MemSeries*>& series) {
       sorted.begin(), sorted.end(),
       [](const MemSeries* a, const MemSeries* b) { return a->ref < b->ref; });
   std::vector<uint32_t> ids;
-  std::vector<const uint32_t*> pairs;
   std::vector<size_t> nums;
+  // Every removed series' symbol ids, decoded one after another.
+  std::vector<uint32_t> all_syms;
+  std::vector<size_t> offsets;
   for (MemSeries* s : sorted) {
-    s->evicted.store(true);
-    if (!s->indexed.load()) continue;
-    ids.push_back(uint32_t(s->ref));
-    pairs.push_back(s->syms());
+    s->Set(MemSeries::kEvicted, true);
+    if (!s->Has(MemSeries::kIndexed)) continue;
+    ids.push_back(s->ref);
     nums.push_back(s->num_labels);
+    offsets.push_back(all_syms.size());
+    all_syms.resize(all_syms.size() + 2 * size_t{s->num_labels});
+    s->DecodeSyms(all_syms.data() + offsets.back());
   }
+  std::vector<const uint32_t*> pairs;
+  pairs.reserve(offsets.size());
+  for (size_t off : offsets) pairs.push_back(all_syms.data() + off);
   postings_->RemoveMany(ids, pairs, nums);
   num_series_.fetch_sub(ids.size());
   std::vector<uint32_t> dead_syms;
@@ -274,7 +326,7 @@ void Head::Remove(const std::vector<MemSeries*>& series) {
         blocks_[b].store(nullptr, std::memory_order_release);
         dead_blocks.push_back(block);
       }
-      symbols_->Release(s->syms(), 2 * s->num_labels, &dead_syms);
+      symbols_->Release(SeriesSyms(*s).data(), 2 * s->num_labels, &dead_syms);
     }
   }
   epochs_.Retire([sorted = std::move(sorted), dead_syms = std::move(dead_syms),
@@ -299,7 +351,7 @@ void Head::ForEach(const std::function<void(MemSeries*)>& f) const {
 
 size_t Head::SeriesBytesLocked(const MemSeries& s) {
   size_t total = sizeof(MemSeries) + s.chunk.MemoryBytes() - sizeof(OpenChunk) +
-                 s.num_labels * 8 + 16;  // + malloc header
+                 s.SymBytes() + 8;  // + malloc header
   for (const auto& p : s.pending) total += p.bytes.capacity() + sizeof(p);
   return total;
 }

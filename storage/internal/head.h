@@ -19,6 +19,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "core/labels.h"
 #include "core/sync.h"
 #include "storage/internal/chunk.h"
@@ -57,44 +58,81 @@ class PendingList {
   std::unique_ptr<std::vector<PendingChunk>> v_;
 };
 
-// One series of the head. Allocated with its label symbols inline (New /
-// Delete), so a series is one heap block.
+// One series of the head. Allocated with its label symbol ids inline (New /
+// Delete), so a series is one heap block: 72 bytes plus the ids as
+// varints (a label costs 2-4 bytes instead of 8).
 struct MemSeries {
-  // REQUIRES: n = number of labels; fill syms() before publishing.
-  static MemSeries* New(uint64_t ref, uint16_t n);
+  // `ids`: 2*n symbol ids, name, value, ... in label-name order.
+  static MemSeries* New(uint64_t ref, const uint32_t* ids, uint16_t n);
   static void Delete(MemSeries* s);
 
-  // 2*num_labels symbol ids: name, value, ... in label-name order.
-  uint32_t* syms() { return reinterpret_cast<uint32_t*>(this + 1); }
-  const uint32_t* syms() const {
-    return reinterpret_cast<const uint32_t*>(this + 1);
+  // Decodes the 2*num_labels symbol ids into out[0..2*num_labels).
+  void DecodeSyms(uint32_t* out) const;
+  // Bytes of the varint-coded ids after the struct.
+  size_t SymBytes() const;
+
+  // Flag bits. kPersisted: the series record is durable in RocksDB.
+  // kIndexed: in the postings index; cleared once DB::CleanTombstones
+  // forgot the series (no samples left, series record deleted), and set
+  // again when the next commit of a sample for it writes the record again
+  // and re-indexes it (only changed under the DB's commit mutex).
+  // kEvicted: forgotten by head GC (Head::Remove): no longer findable,
+  // freed once no pinned reader can hold it; an appender batch holding it
+  // re-resolves the series by labels at commit (only set under the DB's
+  // commit mutex). kDirty: changed since the last checkpoint (set and
+  // cleared under mu).
+  enum Flag : uint8_t {
+    kPersisted = 1,
+    kIndexed = 2,
+    kEvicted = 4,
+    kDirty = 8,
+  };
+  bool Has(Flag f, std::memory_order o = std::memory_order_seq_cst) const {
+    return (flags_.load(o) & f) != 0;
+  }
+  void Set(Flag f, bool on, std::memory_order o = std::memory_order_seq_cst) {
+    if (on) {
+      flags_.fetch_or(f, o);
+    } else {
+      flags_.fetch_and(static_cast<uint8_t>(~f), o);
+    }
   }
 
-  const uint64_t ref;
   OpenChunk chunk ABSL_GUARDED_BY(mu);
   PendingList pending ABSL_GUARDED_BY(mu);
   // Newest committed sample (also when it has been persisted already).
   Timestamp last_t ABSL_GUARDED_BY(mu) = kMinTimestamp;
   double last_v ABSL_GUARDED_BY(mu) = 0;
+  // Refs stay below 2^30 (Head's ref blocks).
+  const uint32_t ref;
   const uint16_t num_labels;
   SpinLock mu;
-  // Changed since the last checkpoint.
-  bool dirty ABSL_GUARDED_BY(mu) = false;
-  // The series record is durable in RocksDB.
-  std::atomic<bool> persisted{false};
-  // In the postings index. False once DB::CleanTombstones forgot the series
-  // (no samples left, series record deleted); the next commit of a sample
-  // for it writes the record again and re-indexes it. Only changed under
-  // the DB's commit mutex.
-  std::atomic<bool> indexed{true};
-  // Forgotten by head GC (Head::Remove): no longer findable, freed once no
-  // pinned reader can hold it. An appender batch holding it re-resolves
-  // the series by labels at commit. Only set under the DB's commit mutex.
-  std::atomic<bool> evicted{false};
 
  private:
-  MemSeries(uint64_t r, uint16_t n) : ref(r), num_labels(n) {}
+  MemSeries(uint64_t r, uint16_t n)
+      : ref(static_cast<uint32_t>(r)), num_labels(n) {}
   ~MemSeries() = default;
+
+  const uint8_t* sym_bytes() const {
+    return reinterpret_cast<const uint8_t*>(this + 1);
+  }
+
+  std::atomic<uint8_t> flags_{kIndexed};
+};
+static_assert(sizeof(MemSeries) == 72, "keep the series record small");
+
+// The symbol ids of a series, decoded (no heap for up to 16 labels).
+class SeriesSyms {
+ public:
+  explicit SeriesSyms(const MemSeries& s) : ids_(2 * size_t{s.num_labels}) {
+    s.DecodeSyms(ids_.data());
+  }
+  const uint32_t* data() const { return ids_.data(); }
+  size_t size() const { return ids_.size(); }
+  uint32_t operator[](size_t i) const { return ids_[i]; }
+
+ private:
+  absl::InlinedVector<uint32_t, 32> ids_;
 };
 
 class Head {
