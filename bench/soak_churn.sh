@@ -16,7 +16,8 @@
 #
 # Every SOAK_SAMPLE s it records vigil's RSS (/proc), the head series, the
 # engine's query-duration and the rule groups' last-duration metrics from
-# vigil's own /metrics, and the wall time of four dashboard queries; at the
+# vigil's own /metrics, its CPU time, the machine's busy time and RocksDB's
+# compactions, and the wall time of four dashboard queries; at the
 # end it prints the RSS slope over the second half (MiB/hour, least
 # squares) and the latencies at the start and the end. SOAK_ASAN=1 runs the
 # binaries of build-asan (ASan + LSan) and fails if LeakSanitizer reports
@@ -108,7 +109,8 @@ qtime() {  # wall seconds of one instant query (NaN on a timeout)
     --data-urlencode "query=$1") || t=NaN
   echo "$t"
 }
-echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s cold_series head_mem_bytes rocksdb_mem_bytes" >"$OUT/samples.txt"
+echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s cold_series head_mem_bytes rocksdb_mem_bytes vigil_cpu_s machine_busy_s compactions" >"$OUT/samples.txt"
+TCK=$(getconf CLK_TCK)
 t0=$(date +%s)
 while :; do
   now=$(date +%s); el=$(( now - t0 ))
@@ -123,9 +125,16 @@ while :; do
   cold=$(awk '$1=="vigil_tsdb_cold_series" {print $2}' <<<"$m")
   hmem=$(awk '$1=="vigil_head_memory_bytes" {print $2}' <<<"$m")
   rmem=$(awk '$1=="vigil_rocksdb_memory_bytes" {print $2}' <<<"$m")
+  comp=$(awk '$1=="vigil_rocksdb_compactions_total" {print $2}' <<<"$m")
+  # vigil's CPU (utime + stime) and every core's non-idle time, in seconds:
+  # queries and rules share two cores with scraping, RocksDB's compactions
+  # and the simulator, so a latency that rises with the machine's load is
+  # told apart from one that rises with the data.
+  vcpu=$(awk -v t="$TCK" '{print ($14 + $15) / t}' "/proc/$VIGIL/stat")
+  busy=$(awk -v t="$TCK" '$1=="cpu" {print ($2+$3+$4+$7+$8+$9) / t}' /proc/stat)
   qs=""
   for q in "${QUERIES[@]}"; do qs="$qs $(qtime "$q")"; done
-  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0} ${hmem:-0} ${rmem:-0}" >>"$OUT/samples.txt"
+  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0} ${hmem:-0} ${rmem:-0} $vcpu $busy ${comp:-0}" >>"$OUT/samples.txt"
   sleep "$SOAK_SAMPLE"
 done
 
@@ -136,7 +145,7 @@ VIGIL=
 echo "vigil exit status after SIGTERM: $rc" >&2
 
 python3 - "$OUT/samples.txt" "$SOAK_SECONDS" "$EVERY" "$HEAD_IDLE" <<'EOF'
-import sys, statistics as st
+import os, sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
 rows = [[float(x) for x in r] for r in rows if len(r) >= 10]
 if len(rows) < 4:
@@ -187,9 +196,10 @@ for i in range(4):
 # GC pass (once a minute); latency should not rise from period to period
 # after that.
 every, idle = float(sys.argv[3]), float(sys.argv[4])
+NCPU = os.cpu_count() or 1
 steady = (idle + 60) if idle > 0 else 0
 print(f"by explosion period ({every:.0f} s; * = head in steady state, from {steady:.0f} s):")
-print("  period       n  RSS MiB  head k  cold k  engine ms  rule group ms  q1 / q2 / q3 / q4 ms (medians)")
+print("  period       n  RSS MiB  head k  cold k  vigil CPU %  machine busy %  compactions  engine ms  rule group ms  q1 / q2 / q3 / q4 ms (medians)")
 k = 0
 while k * every < rows[-1][0]:
     ps = [r for r in rows if k * every <= r[0] < (k + 1) * every]
@@ -198,8 +208,16 @@ while k * every < rows[-1][0]:
         continue
     lo = (k - 1) * every
     cold = f"{med(ps, 10) / 1e3:6.0f}" if len(ps[-1]) > 12 else "     -"
+    # CPU as a share of one core (vigil) and of all cores (the machine).
+    if len(ps[-1]) > 15:
+        dt = ps[-1][0] - ps[0][0]
+        cpu = (f"{(ps[-1][13] - ps[0][13]) / dt * 100:11.0f} "
+               f"{(ps[-1][14] - ps[0][14]) / dt / NCPU * 100:15.0f} "
+               f"{ps[-1][15] - ps[0][15]:12.0f}")
+    else:
+        cpu = f"{'-':>11} {'-':>15} {'-':>12}"
     print(f"  {lo:5.0f}-{lo + every:<5.0f}{'*' if lo >= steady else ' '} {len(ps):3d} {st.mean(r[1] for r in ps) / 1024:8.0f} "
-          f"{med(ps, 2) / 1e3:7.0f} {cold} {mean_query(ps) * 1e3:10.1f} {med(ps, 5) * 1e3:14.0f}  "
+          f"{med(ps, 2) / 1e3:7.0f} {cold} {cpu} {mean_query(ps) * 1e3:10.1f} {med(ps, 5) * 1e3:14.0f}  "
           + " / ".join(f"{med(ps, 6 + i) * 1e3:.1f}" for i in range(4)))
 EOF
 
