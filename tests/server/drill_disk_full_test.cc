@@ -116,7 +116,7 @@ class DirWatch {
   }
   int64_t max_bytes() const { return max_; }
   const std::string& max_listing() const { return listing_; }
-  int samples() const { return samples_; }
+  int samples() const { return samples_.load(); }
 
  private:
   void Run() {
@@ -134,7 +134,7 @@ class DirWatch {
   std::atomic<bool> stop_{false};
   int64_t max_ = 0;
   std::string listing_;
-  int samples_ = 0;
+  std::atomic<int> samples_{0};
   std::thread thread_;
 };
 
@@ -489,6 +489,7 @@ TEST_CASE(
   // the data) stays under the limit while ingestion and RocksDB's
   // background work go on: sampled every 5 ms until the end.
   DirWatch watch(data);
+  const auto watch_started = Clock::now();
   // The newest data is kept, the oldest is gone.
   auto count = [&](const std::string& q) {
     auto r = Get(&client,
@@ -508,6 +509,10 @@ TEST_CASE(
   CHECK(Metric(&client, vigil.url,
                "vigil_storage_write_errors_total{reason=\"disk_full\"}") == 0);
   CHECK(Metric(&client, vigil.url, "vigil_storage_writable") == 1);
+  // The scrapes above may all have happened before the watch started (the
+  // retention wait is long under the sanitizers): watch for at least ten
+  // scrape intervals of ingestion and background work.
+  while (MsSince(watch_started) < 2000) SleepMs(50);
   watch.Stop();
   const int64_t on_disk = watch.max_bytes();
   INFO("largest directory seen, " << on_disk << " bytes:\n"
