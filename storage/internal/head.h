@@ -60,7 +60,7 @@ class PendingList {
 
 // One series of the head. Allocated with its label symbol ids inline (New /
 // Delete), so a series is one heap block: 72 bytes plus the ids as
-// varints (a label costs 2-4 bytes instead of 8).
+// varints (a label typically costs 2-4 bytes instead of 8).
 struct MemSeries {
   // `ids`: 2*n symbol ids, name, value, ... in label-name order.
   static MemSeries* New(uint64_t ref, const uint32_t* ids, uint16_t n);
