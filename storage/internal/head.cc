@@ -273,30 +273,36 @@ void Head::Remove(const std::vector<MemSeries*>& series) {
   std::sort(
       sorted.begin(), sorted.end(),
       [](const MemSeries* a, const MemSeries* b) { return a->ref < b->ref; });
-  std::vector<uint32_t> ids;
-  std::vector<size_t> nums;
-  // Every removed series' symbol ids, decoded one after another.
+  // Every removed series' symbol ids, decoded once, one after another:
+  // sorted[i]'s start at offsets[i]. The postings and the symbol table's
+  // releases below both read them.
   std::vector<uint32_t> all_syms;
   std::vector<size_t> offsets;
+  offsets.reserve(sorted.size());
   for (MemSeries* s : sorted) {
-    s->Set(MemSeries::kEvicted, true);
-    if (!s->Has(MemSeries::kIndexed)) continue;
-    ids.push_back(s->ref);
-    nums.push_back(s->num_labels);
     offsets.push_back(all_syms.size());
     all_syms.resize(all_syms.size() + 2 * size_t{s->num_labels});
     s->DecodeSyms(all_syms.data() + offsets.back());
   }
+  std::vector<uint32_t> ids;
   std::vector<const uint32_t*> pairs;
-  pairs.reserve(offsets.size());
-  for (size_t off : offsets) pairs.push_back(all_syms.data() + off);
+  std::vector<size_t> nums;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    MemSeries* s = sorted[i];
+    s->Set(MemSeries::kEvicted, true);
+    if (!s->Has(MemSeries::kIndexed)) continue;
+    ids.push_back(s->ref);
+    pairs.push_back(all_syms.data() + offsets[i]);
+    nums.push_back(s->num_labels);
+  }
   postings_->RemoveMany(ids, pairs, nums);
   num_series_.fetch_sub(ids.size());
   std::vector<uint32_t> dead_syms;
   std::vector<MemSeries**> dead_blocks;
   {
     vigil::MutexLock l(&create_mu_);
-    for (MemSeries* s : sorted) {
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      MemSeries* s = sorted[i];
       const uint64_t h = LabelsOf(*s).Hash();
       Shard& sh = shards_[h % kShards];
       {
@@ -326,7 +332,8 @@ void Head::Remove(const std::vector<MemSeries*>& series) {
         blocks_[b].store(nullptr, std::memory_order_release);
         dead_blocks.push_back(block);
       }
-      symbols_->Release(SeriesSyms(*s).data(), 2 * s->num_labels, &dead_syms);
+      symbols_->Release(all_syms.data() + offsets[i], 2 * s->num_labels,
+                        &dead_syms);
     }
   }
   epochs_.Retire([sorted = std::move(sorted), dead_syms = std::move(dead_syms),
