@@ -145,7 +145,7 @@ $(ASAN_BUILD)/build.ninja:
 
 $(TSAN_BUILD)/build.ninja:
 	cmake -S . -B $(TSAN_BUILD) $(SAN_CMAKE) -DVIGIL_SANITIZE=thread -DVIGIL_BUILD_UI=OFF \
-	  -DVIGIL_BUILD_BENCHMARKS=OFF
+	  -DVIGIL_BUILD_BENCHMARKS=OFF -DVIGIL_TEST_TAG=concurrency
 
 # The builds alone (.ci/run starts them in the background, at idle
 # priority, while other stages' tests wait on sockets and processes).

@@ -409,13 +409,15 @@ bool Backfill(const std::string& dir, int days) {
   const int64_t step = 30000;
   const int64_t start = now - int64_t(days) * 86400000;
   std::vector<vigil::storage::SeriesRef> refs(100, 0);
+  // Built once: a Labels per sample was a fifth of the fill's CPU.
+  std::vector<vigil::Labels> series;
+  for (size_t i = 0; i < refs.size(); ++i)
+    series.push_back(vigil::Labels{{"__name__", "drill_backfill"},
+                                   {"i", std::to_string(i)}});
   for (int64_t t = start; t < now - 600000; t += step) {
     auto app = (*db)->NewAppender();
     for (size_t i = 0; i < refs.size(); ++i) {
-      auto r = app->Append(refs[i],
-                           vigil::Labels{{"__name__", "drill_backfill"},
-                                         {"i", std::to_string(i)}},
-                           t, val(rng));
+      auto r = app->Append(refs[i], series[i], t, val(rng));
       if (!r.ok()) return false;
       refs[i] = *r;
     }

@@ -535,13 +535,25 @@ TEST_CASE("backfill imports into vigil and continues into the live pages",
   REQUIRE(r.code == 0);
   // The last backfilled counter equals the live page at that second.
   const Target& v = sim.Find("vllm");
-  std::smatch m;
-  std::regex last("vllm:generation_tokens_total\\{[^}]*instance=\"" + v.addr +
-                  "\"[^}]*\\} (\\S+) " + std::to_string(end) + "\n");
-  REQUIRE(std::regex_search(text, m, last));
+  // Line by line: one std::regex over the whole history took most of a
+  // minute under ASan.
+  std::string last_value;
+  const std::string stamp = " " + std::to_string(end);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("vllm:generation_tokens_total{", 0) != 0 ||
+        !Has(line, "instance=\"" + v.addr + "\"") ||
+        line.size() < stamp.size() ||
+        line.compare(line.size() - stamp.size(), stamp.size(), stamp) != 0)
+      continue;
+    const size_t brace = line.rfind("} ");
+    REQUIRE(brace != std::string::npos);
+    last_value = line.substr(brace + 2, line.size() - stamp.size() - brace - 2);
+  }
+  REQUIRE(!last_value.empty());
   double live = Value(Get("http://" + v.addr + "/metrics").body,
                       "vllm:generation_tokens_total{");
-  CHECK(std::stod(m[1]) == live);
+  CHECK(std::stod(last_value) == live);
   // The rule pack's alerts fire on the history.
   std::string rules = std::string(VIGIL_SOURCE_DIR) + "/examples/llm/rules/";
   auto replay = Run(std::string("'") + VIGIL_BINARY +

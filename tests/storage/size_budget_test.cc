@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "storage/db.h"
 #include "tests/testutil/tempdir.h"
@@ -68,13 +69,15 @@ void FillBudgetDb(DB* db, int days) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> val(0, 1e6);
   std::vector<SeriesRef> refs(100, 0);
+  // Built once: a Labels per sample was a fifth of the fill's CPU.
+  std::vector<Labels> series;
+  for (size_t i = 0; i < refs.size(); ++i)
+    series.push_back({{"__name__", "budget"}, {"i", std::to_string(i)}});
   const int64_t day = 86400000;
   for (int64_t t = 0; t < days * day; t += 30000) {
     auto app = db->NewAppender();
     for (size_t i = 0; i < refs.size(); ++i) {
-      auto r = app->Append(refs[i],
-                           {{"__name__", "budget"}, {"i", std::to_string(i)}},
-                           t, val(rng));
+      auto r = app->Append(refs[i], series[i], t, val(rng));
       REQUIRE(r.ok());
       refs[i] = *r;
     }
