@@ -314,6 +314,80 @@ void BM_SelectChurned(benchmark::State& state) {
 }
 BENCHMARK(BM_SelectChurned)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// A head at steady state after `cycles` minutes of pod churn (the soak's
+// pattern, bench/soak_churn.sh): 4,000 pod slots x 5 metrics of job vllm,
+// one sample a minute, a tenth of the pods replaced by new ones every
+// minute, head GC after 5 idle minutes. Measured: what `count by
+// (__name__) ({job="vllm"})` at the last minute reads, every series of the
+// job with its labels and samples over 5 minutes. The series in that
+// window are the same in number whatever `cycles` is (6 reaches the
+// steady state): a time that grows with `cycles` is the head's own
+// structures (or the heap) ageing under churn, not more data.
+void BM_SelectAfterChurn(benchmark::State& state) {
+  BenchDir dir;
+  const int cycles = int(state.range(0));
+  constexpr int kPods = 4000, kMetrics = 5;
+  constexpr Timestamp t0 = 1767225600000, minute = 60000;
+  Options o;
+  o.write_wal = false;
+  o.head_idle_ms = 5 * minute;
+  auto db = *DB::Open(o, dir.path());
+  std::vector<Labels> labels(kPods * kMetrics);
+  std::vector<SeriesRef> refs(kPods * kMetrics, 0);
+  int next_pod = 0;
+  auto new_pod = [&](int slot) {
+    const int pod = next_pod++;
+    for (int m = 0; m < kMetrics; ++m) {
+      labels[slot * kMetrics + m] =
+          Labels{{"__name__", "vllm:metric_" + std::to_string(m)},
+                 {"instance", "10.1." + std::to_string(pod / 250 % 250) + "." +
+                                  std::to_string(pod % 250) + ":8000"},
+                 {"job", "vllm"},
+                 {"pod", "engine-" + std::to_string(pod)}};
+      refs[slot * kMetrics + m] = 0;
+    }
+  };
+  for (int slot = 0; slot < kPods; ++slot) new_pod(slot);
+  std::mt19937 rng(1);
+  Timestamp t = t0;
+  for (int c = 0; c < cycles; ++c, t += minute) {
+    for (int k = 0; k < kPods / 10; ++k) new_pod(int(rng() % kPods));
+    auto app = db->NewAppender();
+    for (size_t i = 0; i < refs.size(); ++i) {
+      auto r = app->Append(refs[i], labels[i], t, double(c));
+      if (r.ok()) refs[i] = *r;
+    }
+    (void)app->Commit();
+    (void)db->ApplyRetention(t);
+  }
+  t -= minute;
+  std::vector<Matcher> ms = {*Matcher::Make(MatchType::kEqual, "job", "vllm")};
+  size_t found = 0, samples = 0;
+  for (auto _ : state) {
+    auto q = *db->NewQuerier(t - 5 * minute, t);
+    auto set = *q->Select(ms);
+    std::map<std::string, int> by_name;
+    found = samples = 0;
+    while (set->Next()) {
+      ++found;
+      ++by_name[std::string(set->At().labels().Get("__name__"))];
+      auto it = set->At().Iterator();
+      while (it->Next()) ++samples;
+    }
+    benchmark::DoNotOptimize(by_name);
+  }
+  state.counters["series"] = double(found);
+  state.counters["samples"] = double(samples);
+  state.counters["head_series"] = double(db->Stats().num_series);
+  state.counters["created"] = double(next_pod * kMetrics);
+}
+BENCHMARK(BM_SelectAfterChurn)
+    ->Arg(6)
+    ->Arg(60)
+    ->Arg(300)
+    ->ArgName("cycles")
+    ->Unit(benchmark::kMillisecond);
+
 // Head GC: N series of one metric with 10 samples each over the last
 // hour, selected over that hour while they are in the head (cold = 0) and
 // after head GC moved them to the `cold` family (cold = 1): what a
