@@ -308,6 +308,7 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
       for (MemSeries* s : idle) {
         SpinLockHolder l(&s->mu);
         s->pending.clear();
+        s->Set(MemSeries::kHeadOnly, false);
         s->Set(MemSeries::kDirty, false);
       }
       Timestamp cur = cold_max_t_.load();

@@ -676,6 +676,7 @@ absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
   for (MemSeries* s : series) {
     SpinLockHolder l(&s->mu);
     s->pending.clear();
+    s->Set(MemSeries::kHeadOnly, false);
   }
   return absl::OkStatus();
 }

@@ -457,11 +457,13 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
   // Appends are in time order and chunks are written oldest first, so
   // every chunk in RocksDB ends before the oldest one the head still holds.
   Timestamp head_mint = kMaxTimestamp;
+  bool head_only = false;
   if (s != nullptr) {
     // Room for a live range: the open chunk, one waiting to be written and
     // one or two from RocksDB (allocated before taking the series lock).
     out->reserve(base + 4);
     SpinLockHolder l(&s->mu);
+    head_only = s->Has(MemSeries::kHeadOnly);
     if (last != nullptr) *last = {s->last_t, s->last_v};
     auto wanted = [&](Timestamp cmint, Timestamp cmaxt) {
       return cmaxt >= mint_ && cmint <= maxt_ && !gone(cmint, cmaxt);
@@ -496,8 +498,11 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
   const int64_t range = db_->options().chunk_range_ms;
   // A recent range the head covers needs no seek (most of a live query);
   // neither does the newest chunk when the head has it (RocksDB's chunks
-  // are all older).
-  if (lo <= hi && lo < head_mint && !(newest_chunk && head_end > base)) {
+  // are all older), nor a series none of whose chunks was ever written
+  // (under pod churn, most young series: each seek costs more as RocksDB
+  // grows, which made a churning server's queries slower by the hour).
+  if (!head_only && lo <= hi && lo < head_mint &&
+      !(newest_chunk && head_end > base)) {
     // The iterator is a snapshot: refresh it after the head copy above if
     // chunks were written since it was taken, so a chunk the head no longer
     // holds is visible. (A read-only DB has no writers, and RocksDB cannot

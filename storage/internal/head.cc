@@ -144,7 +144,10 @@ MemSeries* Head::GetOrCreate(const Labels& labels, bool* created,
   }
   if (max_series > 0 && num_series_.load() >= max_series) return nullptr;
   *created = true;
-  return CreateLocked(next_ref_.load(), labels, h);
+  MemSeries* s = CreateLocked(next_ref_.load(), labels, h);
+  // A reader finding it before this line seeks RocksDB for nothing.
+  s->Set(MemSeries::kHeadOnly, true);
+  return s;
 }
 
 MemSeries* Head::CreateWithRef(uint64_t ref, const Labels& labels) {

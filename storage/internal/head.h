@@ -80,12 +80,18 @@ struct MemSeries {
   // freed once no pinned reader can hold it; an appender batch holding it
   // re-resolves the series by labels at commit (only set under the DB's
   // commit mutex). kDirty: changed since the last checkpoint (set and
-  // cleared under mu).
+  // cleared under mu). kHeadOnly: every chunk of the series ever written
+  // is in the head: set when Head::GetOrCreate creates it with a new ref,
+  // cleared under mu together with the pending chunks a RocksDB write
+  // took (never set again), so a reader holding mu that sees it needs no
+  // RocksDB seek. Series loaded at open or revived from the cold family
+  // never have it.
   enum Flag : uint8_t {
     kPersisted = 1,
     kIndexed = 2,
     kEvicted = 4,
     kDirty = 8,
+    kHeadOnly = 16,
   };
   bool Has(Flag f, std::memory_order o = std::memory_order_seq_cst) const {
     return (flags_.load(o) & f) != 0;
