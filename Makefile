@@ -116,7 +116,10 @@ calibrate-demo: $(BUILD)/build.ninja
 #                      it (e.g. '^(core|storage):'); SANITIZE_TARGETS lists
 #                      the binaries to build for them (default: all).
 # make test-tsan       clang TSAN build in $(TSAN_BUILD), then the test cases
-#                      tagged [concurrency] in each of TSAN_TESTS.
+#                      tagged [concurrency] in each of TSAN_TESTS (the
+#                      binaries are built from only the files holding them).
+# In the sanitizer builds CTest runs a test file's cases in one process
+# (VIGIL_TESTS_BY_FILE): a sanitized process costs ~0.3 s of CPU to start.
 # The suppression files (tests/sanitize/*.supp) name uninstrumented
 # third-party code only, never Vigil's.
 DEB_CLANG  := clang libclang-rt-14-dev
