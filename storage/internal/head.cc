@@ -144,19 +144,16 @@ MemSeries* Head::GetOrCreate(const Labels& labels, bool* created,
   }
   if (max_series > 0 && num_series_.load() >= max_series) return nullptr;
   *created = true;
-  MemSeries* s = CreateLocked(next_ref_.load(), labels, h);
-  // A reader finding it before this line seeks RocksDB for nothing.
-  s->Set(MemSeries::kHeadOnly, true);
-  return s;
+  return CreateLocked(next_ref_.load(), labels, h, /*head_only=*/true);
 }
 
 MemSeries* Head::CreateWithRef(uint64_t ref, const Labels& labels) {
   vigil::MutexLock l(&create_mu_);
-  return CreateLocked(ref, labels, labels.Hash());
+  return CreateLocked(ref, labels, labels.Hash(), /*head_only=*/false);
 }
 
-MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
-                              uint64_t hash) {
+MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels, uint64_t hash,
+                              bool head_only) {
   VIGIL_CHECK(ref > 0 && ((ref - 1) >> kBlockBits) < kMaxBlocks);
   absl::InlinedVector<uint32_t, 32> syms(2 * labels.size());
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -164,6 +161,8 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels,
     syms[2 * i + 1] = symbols_->Intern(labels[i].value);
   }
   MemSeries* s = MemSeries::New(ref, syms.data(), uint16_t(labels.size()));
+  // Before it is published: no reader sees it without the flag.
+  if (head_only) s->Set(MemSeries::kHeadOnly, true);
   uint64_t idx = ref - 1;
   size_t b = idx >> kBlockBits;
   MemSeries** block = blocks_[b].load();

@@ -218,7 +218,9 @@ class Head {
         ABSL_GUARDED_BY(mu);
   };
 
-  MemSeries* CreateLocked(uint64_t ref, const Labels& labels, uint64_t hash)
+  // `head_only`: the series starts with MemSeries::kHeadOnly (a new ref).
+  MemSeries* CreateLocked(uint64_t ref, const Labels& labels, uint64_t hash,
+                          bool head_only)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
   MemSeries* FindInShard(const Shard& sh, uint64_t hash,
                          const Labels& labels) const;
