@@ -14,11 +14,12 @@
 namespace vigil::server {
 namespace {
 
-// vigil_malloc_free_bytes as /metrics shows it.
-std::string FreeLine(const metrics::Registry& reg) {
+// A metric's line as /metrics shows it (vigil_malloc_free_bytes by default).
+std::string FreeLine(const metrics::Registry& reg,
+                     const std::string& metric = "vigil_malloc_free_bytes") {
   std::string text;
   reg.WriteText(&text);
-  const std::string name = "\nvigil_malloc_free_bytes ";
+  const std::string name = "\n" + metric + " ";
   const size_t at = text.find(name);
   REQUIRE(at != std::string::npos);
   return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
@@ -75,6 +76,21 @@ TEST_CASE(
     std::vector<void*> live = Fragment(512, 64 << 10);
     trimmer.MaybeRun(t0 + HeapTrimmer::kEveryMs);
     CHECK(FreeLine(reg) != first);
+    for (void* p : live) std::free(p);
+  }
+  SECTION("trims once the free heap passes its share of anonymous memory") {
+    // 32 MiB of free heap between live blocks is more than a sixteenth of
+    // what this process has resident (the live half included), and more
+    // than the 4 MiB floor; after the trim the free pages are gone.
+    metrics::Registry reg;
+    HeapTrimmer trimmer(&reg);
+    trimmer.MaybeRun(t0);
+    const std::string trims = FreeLine(reg, "vigil_malloc_trims_total");
+    std::vector<void*> live = Fragment(1024, 64 << 10);
+    const size_t before = AnonymousResidentBytes();
+    trimmer.MaybeRun(t0 + HeapTrimmer::kEveryMs);
+    CHECK(FreeLine(reg, "vigil_malloc_trims_total") != trims);
+    CHECK(AnonymousResidentBytes() + (16 << 20) < before);
     for (void* p : live) std::free(p);
   }
 #endif
