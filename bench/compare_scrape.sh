@@ -14,7 +14,8 @@
 #     prometheus_tsdb_head_samples_appended_total; VictoriaMetrics:
 #     vm_rows_added_to_storage_total);
 #   - RSS: the median of VmRSS sampled every 5 s over the window, and that
-#     divided by the server's own count of active series
+#     divided by the server's own count of active series, and the median of
+#     RssAnon (the part not backed by the binary and its libraries' files)
 #     (prometheus_tsdb_head_series; vm_cache_entries{type=
 #     "storage/hour_metric_ids"});
 #   - the median latency through each server's HTTP API of three queries,
@@ -71,6 +72,8 @@ bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
 
 
 rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
+anon_bytes() { awk '/^RssAnon:/ { print $2 * 1024 }' "/proc/$1/status"; }
+median() { sort -g "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 write_config() {  # N PORT FILE: one job, N targets of the bench target
   local n=$1 port=$2 file=$3
@@ -141,12 +144,14 @@ for n in $sizes; do
     sleep "$warmup"
     read -r samples0 _ <<<"$(counts "$s")"
     cpu0=$(cpu_seconds "$SPID")
-    : >"$work/rss"
+    : >"$work/rss"; : >"$work/anon"
     end=$((SECONDS + window))
-    while [ $SECONDS -lt $end ]; do rss_bytes "$SPID" >>"$work/rss"; sleep 5; done
+    while [ $SECONDS -lt $end ]; do
+      rss_bytes "$SPID" >>"$work/rss"; anon_bytes "$SPID" >>"$work/anon"; sleep 5
+    done
     cpu1=$(cpu_seconds "$SPID")
     read -r samples1 active <<<"$(counts "$s")"
-    rss=$(sort -g "$work/rss" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    rss=$(median "$work/rss"); anon=$(median "$work/anon")
     now=$(date +%s)
     t1=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q1&time=$now" "$repeat")
     t2=$(median_query_ms "$SAPI/api/v1/query_range?query=$BENCH_Q2&start=$((now - 300))&end=$now&step=15" "$repeat")
@@ -156,11 +161,11 @@ for n in $sizes; do
     k3=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query?query=$BENCH_Q3&time=$now" "$repeat")
     stop_server
     rows+=("$(awk -v s="$s" -v n="$n" -v c0="$cpu0" -v c1="$cpu1" -v a="$samples0" \
-      -v b="$samples1" -v rss="$rss" -v act="$active" -v t1="$t1" -v t2="$t2" -v t3="$t3" \
+      -v b="$samples1" -v rss="$rss" -v anon="$anon" -v act="$active" -v t1="$t1" -v t2="$t2" -v t3="$t3" \
       -v k1="$k1" -v k2="$k2" -v k3="$k3" \
       'BEGIN { m = (b - a) / 1e6;
-               printf "| %s | %d k | %.2f | %.2f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |",
-                 s, act / 1000, m, (c1 - c0) / m, rss / 1048576, rss / act, act, t1, t2, t3, k1, k2, k3 }')")
+               printf "| %s | %d k | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |",
+                 s, act / 1000, m, (c1 - c0) / m, rss / 1048576, rss / act, anon / 1048576, act, t1, t2, t3, k1, k2, k3 }')")
     echo "${rows[-1]}" >&2
   done
   kill "$tpid" 2>/dev/null || true
@@ -169,6 +174,6 @@ done
 
 echo "Scrape at $interval of ${sizes// /, } targets x $series series; window ${window}s after ${warmup}s; $(nproc) cores, $(date -u +%F)"
 echo
-echo "| server | active series | M samples in window | CPU s / M samples | RSS MiB (median) | RSS B / series | series (server's count) | Q1 ms | Q2 ms | Q3 ms | Q1 ms, kept-alive | Q2 ms, kept-alive | Q3 ms, kept-alive |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| server | active series | M samples in window | CPU s / M samples | RSS MiB (median) | RSS B / series | anon MiB (median) | series (server's count) | Q1 ms | Q2 ms | Q3 ms | Q1 ms, kept-alive | Q2 ms, kept-alive | Q3 ms, kept-alive |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
