@@ -92,8 +92,16 @@ class OpenChunk {
                                  static_cast<uint8_t>(buf_[2]);
   }
   Timestamp min_time() const;
-  Timestamp max_time() const { return last_t_; }
+  Timestamp max_time() const { return buf_ == nullptr ? 0 : last_t_; }
   double last_value() const;
+  // The newest sample appended; while the chunk is empty, the one ResetTo
+  // kept (kMinTimestamp and 0 for a chunk that never had one). The head
+  // keeps a series' newest sample here instead of in a field of its own.
+  Timestamp last_t() const { return last_t_; }
+  double last_v() const;
+  // Empties the chunk (its buffer freed), keeping (t, v) as last_t() and
+  // last_v(). The next Append starts a new chunk.
+  void ResetTo(Timestamp t, double v);
   // The encoded bytes (format byte included); valid until the next Append.
   std::string_view bytes() const {
     return buf_ == nullptr ? std::string_view(kEmpty, sizeof(kEmpty))
@@ -152,7 +160,8 @@ class OpenChunk {
   // Decimal: residual cost estimate. XOR: leading << 8 | trailing zeros of
   // the current window.
   uint16_t aux_ = 0;
-  Timestamp last_t_ = 0;
+  // Empty chunk: the kept sample's time and value bits (ResetTo).
+  Timestamp last_t_ = kMinTimestamp;
   uint64_t last_v_ = 0;  // decimal: last mantissa; XOR: last value bits
   int32_t t_delta_ = 0;  // last timestamp delta, clamped to int32
   int32_t v_mean_ = 0;   // decimal: mean mantissa delta, clamped

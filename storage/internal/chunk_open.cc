@@ -90,8 +90,8 @@ OpenChunk& OpenChunk::operator=(OpenChunk&& o) noexcept {
   free_bits_ = o.free_bits_;
   flags_ = o.flags_;
   aux_ = o.aux_;
-  last_t_ = std::exchange(o.last_t_, 0);
-  last_v_ = o.last_v_;
+  last_t_ = std::exchange(o.last_t_, kMinTimestamp);
+  last_v_ = std::exchange(o.last_v_, 0);
   t_delta_ = o.t_delta_;
   v_mean_ = o.v_mean_;
   return *this;
@@ -150,6 +150,23 @@ Timestamp OpenChunk::min_time() const {
   uint64_t t = 0;
   for (int i = 4; i < 12; ++i) t = (t << 8) | static_cast<uint8_t>(buf_[i]);
   return S(t);
+}
+
+double OpenChunk::last_v() const {
+  return buf_ == nullptr ? std::bit_cast<double>(last_v_) : last_value();
+}
+
+void OpenChunk::ResetTo(Timestamp t, double v) {
+  std::free(buf_);
+  buf_ = nullptr;
+  len_ = 0;
+  free_bits_ = 0;
+  flags_ = 0;
+  aux_ = 0;
+  t_delta_ = 0;
+  v_mean_ = 0;
+  last_t_ = t;
+  last_v_ = std::bit_cast<uint64_t>(v);
 }
 
 double OpenChunk::last_value() const {

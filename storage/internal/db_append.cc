@@ -122,8 +122,8 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
     last_v = e->v;
   } else {
     SpinLockHolder l(&s->mu);
-    last_t = s->last_t;
-    last_v = s->last_v;
+    last_t = s->last_t();
+    last_v = s->last_v();
   }
   if (t <= last_t) {
     if (t == last_t) {
@@ -229,9 +229,10 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
   const std::vector<WalSample>* logged = &samples;
   std::vector<WalSample> accepted_only;
   for (size_t i = 0; i < samples.size(); ++i) {
-    if (samples[i].t > series[i]->last_t) continue;
+    if (samples[i].t > series[i]->last_t()) continue;
     for (size_t j = 0; j < samples.size(); ++j) {
-      if (samples[j].t > series[j]->last_t) accepted_only.push_back(samples[j]);
+      if (samples[j].t > series[j]->last_t())
+        accepted_only.push_back(samples[j]);
     }
     logged = &accepted_only;
     break;
@@ -288,9 +289,9 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
     MemSeries* s = series[i];
     const WalSample& w = samples[i];
     SpinLockHolder l(&s->mu);
-    if (w.t <= s->last_t) {
+    if (w.t <= s->last_t()) {
       // Another appender committed a newer sample meanwhile.
-      if (!(w.t == s->last_t && SameBits(w.v, s->last_v))) {
+      if (!(w.t == s->last_t() && SameBits(w.v, s->last_v()))) {
         out_of_order_.fetch_add(1, std::memory_order_relaxed);
       }
       continue;

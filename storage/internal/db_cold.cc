@@ -224,7 +224,7 @@ absl::StatusOr<size_t> DBImpl::EvictIdle(Timestamp idle_before) {
 
 bool DBImpl::IdleSince(MemSeries* s, Timestamp idle_before) {
   SpinLockHolder l(&s->mu);
-  return s->last_t != kMinTimestamp && s->last_t < idle_before &&
+  return s->last_t() != kMinTimestamp && s->last_t() < idle_before &&
          s->Has(MemSeries::kPersisted);
 }
 
@@ -277,14 +277,15 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
                 EncodeChunkValue(c.mint, c.maxt, c.bytes));
     }
     batch.Delete(cf_head_, SeriesKey(s->ref));
-    batch.Put(cf, ColdSeriesKey(s->ref), ColdSeriesValue(s->last_t, s->last_v));
+    batch.Put(cf, ColdSeriesKey(s->ref),
+              ColdSeriesValue(s->last_t(), s->last_v()));
     for (std::string& k : p.postings) {
-      PutOrderedI64(&k, s->last_t);
+      PutOrderedI64(&k, s->last_t());
       PutBE64(&k, s->ref);
       batch.Put(cf, k, rocksdb::Slice());
     }
     by_hash[p.hash].push_back(s->ref);
-    max_t = std::max(max_t, s->last_t);
+    max_t = std::max(max_t, s->last_t());
   }
   if (idle.empty() && forgotten.empty()) return absl::OkStatus();
   for (const auto& [hash, hrefs] : by_hash) {
@@ -348,8 +349,7 @@ absl::StatusOr<MemSeries*> DBImpl::ReviveLocked(uint64_t ref,
   MemSeries* s = head_->CreateWithRef(ref, labels);
   {
     SpinLockHolder l(&s->mu);
-    s->last_t = last_t;
-    s->last_v = last_v;
+    s->chunk.ResetTo(last_t, last_v);
   }
   s->Set(MemSeries::kPersisted, true);
   rocksdb::WriteBatch batch;

@@ -36,7 +36,7 @@ bool DBImpl::Hidden(MemSeries* s) const {
   Timestamp until = tombstones_.HiddenUntil(s->ref);
   if (until == kMinTimestamp) return false;
   SpinLockHolder l(&s->mu);
-  return s->last_t <= until;
+  return s->last_t() <= until;
 }
 
 absl::StatusOr<bool> DBImpl::Survives(MemSeries* s, const Tombstone& t,
@@ -92,7 +92,7 @@ absl::Status DBImpl::DeleteSeries(std::span<const Matcher> matchers,
     Timestamp last_t;
     {
       SpinLockHolder sl(&s->mu);
-      last_t = s->last_t;
+      last_t = s->last_t();
     }
     if (last_t == kMinTimestamp || mint > last_t) continue;  // nothing there
     Tombstone t;
@@ -186,11 +186,21 @@ absl::Status DBImpl::CleanTombstonesLocked() {
       VIGIL_RETURN_IF_ERROR(Annotate(
           Filtered(s->chunk.bytes(), t.intervals, &ts, &vs),
           fmt::format("clean tombstones: open chunk of series {}", ref)));
-      s->chunk = OpenChunk();
-      for (size_t i = 0; i < ts.size(); ++i) s->chunk.Append(ts[i], vs[i]);
+      // The series keeps its newest sample (appends stay in order) even
+      // when the tombstones took it: the open chunk then holds none of the
+      // rest, which goes to the pending chunks as a sealed one.
+      const Timestamp last_t = s->last_t();
+      const double last_v = s->last_v();
+      s->chunk.ResetTo(last_t, last_v);
+      if (!ts.empty() && ts.back() == last_t) {
+        for (size_t i = 0; i < ts.size(); ++i) s->chunk.Append(ts[i], vs[i]);
+      } else if (!ts.empty()) {
+        s->pending.push_back({ts.front(), ts.back(),
+                              EncodeSealed(ts.data(), vs.data(), ts.size())});
+      }
       s->Set(MemSeries::kDirty, true);
     }
-    if (s->last_t <= t.hidden_until) forget.push_back(s);
+    if (s->last_t() <= t.hidden_until) forget.push_back(s);
   }
   // 2. A checkpoint: head records without the samples, and the WAL (which
   // still holds them) truncated. Commits are blocked, so none follows.

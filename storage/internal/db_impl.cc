@@ -490,9 +490,8 @@ absl::Status DBImpl::LoadHead() {
       absl::StatusOr<OpenChunk> c = OpenChunk::Restore(chunk, state);
       if (c.ok()) {
         SpinLockHolder l(&s->mu);
+        // The chunk's last sample is the record's (last_t, last_v).
         s->chunk = std::move(*c);
-        s->last_t = last_t;
-        s->last_v = last_v;
         resumed.fetch_add(1, std::memory_order_relaxed);
         return;
       }
@@ -514,9 +513,8 @@ absl::Status DBImpl::LoadHead() {
       reencoded.fetch_add(1, std::memory_order_relaxed);
     }
     SpinLockHolder l(&s->mu);
+    if (ts->empty()) s->chunk.ResetTo(last_t, last_v);
     for (size_t i = 0; i < ts->size(); ++i) s->chunk.Append((*ts)[i], (*vs)[i]);
-    s->last_t = last_t;
-    s->last_v = last_v;
     if (!ts->empty()) s->Set(MemSeries::kDirty, true);
   };
   std::vector<std::thread> pool;
@@ -610,7 +608,7 @@ absl::Status DBImpl::ReplayWal() {
             "wal record {}: sample for unknown series {}", seq, w.ref));
       }
       SpinLockHolder l(&s->mu);
-      if (w.t > s->last_t) {
+      if (w.t > s->last_t()) {
         head_->AppendLocked(s, w.t, w.v);
         NoteTime(w.t);
       }
@@ -700,12 +698,12 @@ absl::Status DBImpl::CheckpointLocked() {
     if (!s->Has(MemSeries::kDirty)) continue;
     if (s->chunk.num_samples() == 0) {
       batch.Put(cf_head_, SeriesKey(s->ref),
-                EncodeHeadRecord(s->last_t, s->last_v, std::string_view()));
+                EncodeHeadRecord(s->last_t(), s->last_v(), std::string_view()));
     } else {
       const OpenChunkState state = s->chunk.ExportState();
       batch.Put(
           cf_head_, SeriesKey(s->ref),
-          EncodeHeadRecord(s->last_t, s->last_v, s->chunk.bytes(), &state));
+          EncodeHeadRecord(s->last_t(), s->last_v(), s->chunk.bytes(), &state));
     }
     written.push_back(s);
   }

@@ -464,7 +464,7 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
     out->reserve(base + 4);
     SpinLockHolder l(&s->mu);
     head_only = s->Has(MemSeries::kHeadOnly);
-    if (last != nullptr) *last = {s->last_t, s->last_v};
+    if (last != nullptr) *last = {s->last_t(), s->last_v()};
     auto wanted = [&](Timestamp cmint, Timestamp cmaxt) {
       return cmaxt >= mint_ && cmint <= maxt_ && !gone(cmint, cmaxt);
     };
@@ -609,8 +609,8 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
     double lv;
     {
       SpinLockHolder l(&sel.s->mu);
-      lt = sel.s->last_t;
-      lv = sel.s->last_v;
+      lt = sel.s->last_t();
+      lv = sel.s->last_v();
       const OpenChunk& c = sel.s->chunk;
       if (lt != kMinTimestamp && lt > maxt_ && c.num_samples() > 0 &&
           c.min_time() <= maxt_) {
@@ -808,7 +808,7 @@ absl::StatusOr<std::unique_ptr<SeriesSet>> DBQuerier::SelectSeries(
   matched.reserve(hot.size() + cold.size());
   for (MemSeries* s : hot) {
     SpinLockHolder l(&s->mu);
-    if (s->last_t != kMinTimestamp && s->last_t < mint_) continue;
+    if (s->last_t() != kMinTimestamp && s->last_t() < mint_) continue;
     matched.push_back({s->ref, s, nullptr});
   }
   std::vector<MemSeries*>().swap(hot);

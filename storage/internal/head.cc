@@ -247,7 +247,7 @@ void Head::CutLocked(MemSeries* s) {
   p.maxt = s->chunk.max_time();
   p.bytes = EncodeSealed(ts.data(), vs.data(), ts.size());
   s->pending.push_back(std::move(p));
-  s->chunk = OpenChunk();
+  s->chunk.ResetTo(ts.back(), vs.back());
 }
 
 void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
@@ -262,8 +262,6 @@ void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
     }
   }
   s->chunk.Append(t, v);
-  s->last_t = t;
-  s->last_v = v;
   if (!s->Has(MemSeries::kDirty, std::memory_order_relaxed)) {
     s->Set(MemSeries::kDirty, true, std::memory_order_relaxed);
   }

@@ -59,7 +59,7 @@ class PendingList {
 };
 
 // One series of the head. Allocated with its label symbol ids inline (New /
-// Delete), so a series is one heap block: 72 bytes plus the ids as
+// Delete), so a series is one heap block: 56 bytes plus the ids as
 // varints (a label typically costs 2-4 bytes instead of 8).
 struct MemSeries {
   // `ids`: 2*n symbol ids, name, value, ... in label-name order.
@@ -106,9 +106,13 @@ struct MemSeries {
 
   OpenChunk chunk ABSL_GUARDED_BY(mu);
   PendingList pending ABSL_GUARDED_BY(mu);
-  // Newest committed sample (also when it has been persisted already).
-  Timestamp last_t ABSL_GUARDED_BY(mu) = kMinTimestamp;
-  double last_v ABSL_GUARDED_BY(mu) = 0;
+  // Newest committed sample (also when it has been persisted already),
+  // kMinTimestamp before the first: the open chunk's last sample, which the
+  // chunk keeps when it is cut, emptied or restored without samples
+  // (OpenChunk::ResetTo). Read under mu, or under the DB's commit mutex,
+  // which every change holds.
+  Timestamp last_t() const { return chunk.last_t(); }
+  double last_v() const { return chunk.last_v(); }
   // Refs stay below 2^30 (Head's ref blocks).
   const uint32_t ref;
   const uint16_t num_labels;
@@ -125,7 +129,9 @@ struct MemSeries {
 
   std::atomic<uint8_t> flags_{kIndexed};
 };
-static_assert(sizeof(MemSeries) == 72, "keep the series record small");
+// 56 bytes and ~13 of label ids fit an 80-byte malloc chunk (96 before the
+// newest sample moved into the open chunk).
+static_assert(sizeof(MemSeries) == 56, "keep the series record small");
 
 // The symbol ids of a series, decoded (no heap for up to 16 labels).
 class SeriesSyms {

@@ -49,6 +49,44 @@ TEST_CASE("Open chunks of decimals use kOpenDelta at the right scale",
   REQUIRE(Inspect(AppendAll(ts, floats).bytes()).value_encoding == 1);
 }
 
+TEST_CASE("An open chunk's newest sample, and the one ResetTo keeps",
+          "[chunk][open]") {
+  OpenChunk open;
+  CHECK(open.last_t() == kMinTimestamp);
+  CHECK(Bits(open.last_v()) == 0);
+  CHECK(open.max_time() == 0);
+  // Decimal, XOR and special values: last_v() gives back the exact bits.
+  auto ts = RegularTimes(40);
+  std::vector<double> vs = PowerWalk(40, 13);
+  vs[20] = 1.0 / 3;  // an exception in the decimal column
+  for (double last : {vs[39], 1.0 / 3, -0.0, kSpecials[0], 12.5}) {
+    std::vector<double> with = vs;
+    with.back() = last;
+    OpenChunk c = AppendAll(ts, with);
+    INFO("last bits " << std::hex << Bits(last));
+    CHECK(c.last_t() == ts.back());
+    CHECK(Bits(c.last_v()) == Bits(last));
+    c.ResetTo(c.last_t(), c.last_v());
+    CHECK(c.num_samples() == 0);
+    CHECK(c.max_time() == 0);
+    CHECK(c.bytes().size() == 3);  // the empty chunk
+    CHECK(c.MemoryBytes() == sizeof(OpenChunk));
+    CHECK(c.last_t() == ts.back());
+    CHECK(Bits(c.last_v()) == Bits(last));
+    // The next append starts a new chunk of its own samples only.
+    c.Append(ts.back() + 15000, 7.25);
+    c.Append(ts.back() + 30000, 7.5);
+    RequireDecodesTo(c.bytes(), {ts.back() + 15000, ts.back() + 30000},
+                     {7.25, 7.5});
+    CHECK(c.last_t() == ts.back() + 30000);
+    CHECK(c.last_v() == 7.5);
+    // A move leaves the source without a newest sample.
+    OpenChunk moved = std::move(c);
+    CHECK(c.last_t() == kMinTimestamp);  // NOLINT(bugprone-use-after-move)
+    CHECK(moved.last_t() == ts.back() + 30000);
+  }
+}
+
 TEST_CASE("Open chunks keep every special value, first and mid-stream",
           "[chunk][open]") {
   auto ts = RegularTimes(120);

@@ -313,6 +313,43 @@ TEST_CASE("CleanTombstones removes deleted samples and empty series",
   delete raw;
 }
 
+TEST_CASE("A clean that deletes the newest samples keeps appends in order",
+          "[tombstone]") {
+  TempDir tmp;
+  {
+    auto db = MustOpenNoRetention(tmp.path());
+    Fill(db.get(), 10);  // 0 .. 90, all in the open chunks
+    REQUIRE(db->DeleteSeries(std::vector{Eq("a", "1")}, 60, 90).ok());
+    REQUIRE(db->DeleteSeries(std::vector{Eq("a", "2")}, 20, 30).ok());
+    REQUIRE(db->CleanTombstones().ok());
+    auto r = Query(db.get(), {Eq("__name__", "m")});
+    CHECK(r[kA1] == Range(0, 50));
+    Samples a2 = Range(0, 10);
+    for (auto& s : Range(40, 90)) a2.push_back(s);
+    CHECK(r[kA2] == a2);
+    // a="1" still had a sample at 90: 70 is out of order, 90 again with
+    // another value a duplicate, 100 is next.
+    auto app = db->NewAppender();
+    CHECK_FALSE(app->Append(0, TombstoneLabels("m", "1"), 70, 7).ok());
+    CHECK_FALSE(app->Append(0, TombstoneLabels("m", "1"), 90, 1).ok());
+    REQUIRE(app->Append(0, TombstoneLabels("m", "1"), 100, 10).ok());
+    REQUIRE(app->Append(0, TombstoneLabels("m", "2"), 100, 10).ok());
+    REQUIRE(app->Commit().ok());
+  }
+  auto db = MustOpenNoRetention(tmp.path());
+  auto r = Query(db.get(), {Eq("__name__", "m")});
+  Samples a1 = Range(0, 50);
+  a1.push_back({100, 10});
+  CHECK(r[kA1] == a1);
+  CHECK(r[kA2].size() == 9);
+  auto app = db->NewAppender();
+  CHECK_FALSE(app->Append(0, TombstoneLabels("m", "1"), 95, 7).ok());
+  REQUIRE(app->Append(0, TombstoneLabels("m", "1"), 110, 11).ok());
+  REQUIRE(app->Commit().ok());
+  CHECK(Query(db.get(), {Eq("a", "1")})[kA1].back() ==
+        std::pair<Timestamp, double>{110, 11});
+}
+
 TEST_CASE("Appending to a series forgotten by a clean, without restart",
           "[tombstone]") {
   TempDir tmp;
