@@ -116,14 +116,16 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
   if (!pin_.pinned()) pin_ = db_->head().Pin();
   VIGIL_ASSIGN_OR_RETURN(MemSeries * s, Resolve(ref, labels));
   Timestamp last_t;
-  double last_v;
+  double last_v = 0;
   if (const LastSampleTable::Entry* e = scratch_->last.Find(s)) {
     last_t = e->t;
     last_v = e->v;
   } else {
     SpinLockHolder l(&s->mu);
     last_t = s->last_t();
-    last_v = s->last_v();
+    // Decoded from the open chunk (a division for a decimal column): only
+    // a sample at the same time needs it.
+    if (t == last_t) last_v = s->last_v();
   }
   if (t <= last_t) {
     if (t == last_t) {
