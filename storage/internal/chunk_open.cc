@@ -157,14 +157,7 @@ double OpenChunk::last_v() const {
 }
 
 void OpenChunk::ResetTo(Timestamp t, double v) {
-  std::free(buf_);
-  buf_ = nullptr;
-  len_ = 0;
-  free_bits_ = 0;
-  flags_ = 0;
-  aux_ = 0;
-  t_delta_ = 0;
-  v_mean_ = 0;
+  *this = OpenChunk();  // frees the buffer
   last_t_ = t;
   last_v_ = std::bit_cast<uint64_t>(v);
 }

@@ -606,11 +606,12 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
     thread_local std::string open_bytes;
     bool in_open = false;
     Timestamp lt;
-    double lv;
+    double lv = 0;
     {
       SpinLockHolder l(&sel.s->mu);
       lt = sel.s->last_t();
-      lv = sel.s->last_v();
+      // Decoded from the open chunk: only read when it can be the answer.
+      if (lt <= maxt_) lv = sel.s->last_v();
       const OpenChunk& c = sel.s->chunk;
       if (lt != kMinTimestamp && lt > maxt_ && c.num_samples() > 0 &&
           c.min_time() <= maxt_) {
