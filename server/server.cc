@@ -380,6 +380,9 @@ int Run(const ServerFlags& flags, Logger* log) {
   so.head_idle_ms = flags.head_idle_ms;
   so.retention_bytes = flags.retention_bytes;
   so.max_series = flags.storage_max_series;
+  // /metrics (a self-scrape may come every second) and status/tsdb reuse a
+  // walk of the head up to 5 s old for chunk, sample and memory figures.
+  so.stats_walk_max_age_ms = 5000;
   ApplyStorageTestKnobs(&so);
   auto db = storage::DB::Open(so, flags.storage_path);
   if (!db.ok()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -915,6 +916,24 @@ std::vector<std::pair<std::string, Metadata>> DBImpl::GetMetadata() {
   return out;
 }
 
+DBImpl::HeadWalk DBImpl::WalkHead(bool* any_hidden) {
+  HeadWalk w;
+  *any_hidden = tombstones_.num_hidden() > 0;
+  // One walk of the head for every per-series figure.
+  head_->ForEach([&](MemSeries* s) {
+    const bool hide =
+        s->Has(MemSeries::kIndexed, std::memory_order_relaxed) && Hidden(s);
+    if (hide) ++w.hidden;
+    SpinLockHolder l(&s->mu);
+    w.series_bytes += Head::SeriesBytesLocked(*s);
+    w.head_samples += s->chunk.num_samples();
+    if (!hide) {
+      w.head_chunks += s->pending.size() + (s->chunk.num_samples() > 0);
+    }
+  });
+  return w;
+}
+
 DBStats DBImpl::Stats() {
   DBStats st;
   EpochManager::Guard pin = head_->Pin();
@@ -922,21 +941,30 @@ DBStats DBImpl::Stats() {
   st.cold_series = cold_series_.load();
   st.head_gc_evicted = evicted_total_.load();
   st.head_gc_revived = revived_total_.load();
-  uint64_t hidden = 0;
-  size_t series_bytes = 0;
-  // One walk of the head for every per-series figure.
-  head_->ForEach([&](MemSeries* s) {
-    const bool hide =
-        s->Has(MemSeries::kIndexed, std::memory_order_relaxed) && Hidden(s);
-    if (hide) ++hidden;
-    SpinLockHolder l(&s->mu);
-    series_bytes += Head::SeriesBytesLocked(*s);
-    st.head_samples += s->chunk.num_samples();
-    if (!hide) {
-      st.head_chunks += s->pending.size() + (s->chunk.num_samples() > 0);
+  HeadWalk w;
+  {
+    vigil::MutexLock l(&walk_mu_);
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    const int64_t max_age = options_.stats_walk_max_age_ms;
+    if (max_age > 0 && walk_valid_ && now - walk_at_ms_ < max_age &&
+        tombstones_.num_hidden() == 0) {
+      w = walk_;
+    } else {
+      bool any_hidden = false;
+      w = WalkHead(&any_hidden);
+      walk_ = w;
+      walk_at_ms_ = now;
+      // A walk that saw hidden series is not reused: its count goes stale
+      // as soon as one of them gets a new sample.
+      walk_valid_ = !any_hidden;
     }
-  });
-  st.num_series -= std::min(hidden, st.num_series);
+  }
+  st.num_series -= std::min(w.hidden, st.num_series);
+  st.head_samples = w.head_samples;
+  st.head_chunks = w.head_chunks;
+  const size_t series_bytes = w.series_bytes;
   st.appended_samples = appended_.load();
   st.out_of_order = out_of_order_.load();
   st.duplicate = duplicate_.load();

@@ -362,6 +362,18 @@ class DBImpl : public DB {
 
   vigil::Mutex meta_mu_;
   WriteHealthState health_;
+
+  // Stats()'s walk of the head, reused while younger than
+  // Options::stats_walk_max_age_ms and no series is hidden.
+  struct HeadWalk {
+    uint64_t hidden = 0, head_samples = 0, head_chunks = 0;
+    size_t series_bytes = 0;
+  };
+  HeadWalk WalkHead(bool* any_hidden);
+  vigil::Mutex walk_mu_;
+  HeadWalk walk_ ABSL_GUARDED_BY(walk_mu_);
+  int64_t walk_at_ms_ ABSL_GUARDED_BY(walk_mu_) = 0;
+  bool walk_valid_ ABSL_GUARDED_BY(walk_mu_) = false;
 };
 
 }  // namespace vigil::storage::internal

@@ -460,6 +460,56 @@ TEST_CASE("Stats counts the chunks held in memory", "[db]") {
   CHECK(db->Stats().head_chunks <= before / 2);
 }
 
+// Options::stats_walk_max_age_ms: the per-series figures of a recent walk
+// are reused, the series count never is, and nothing is reused while a
+// tombstone hides series.
+TEST_CASE("Stats reuses a recent walk of the head but counts series live",
+          "[db]") {
+  testutil::TempDir tmp;
+  Options o;
+  o.stats_walk_max_age_ms = 3600 * 1000;
+  auto db = MustOpen(tmp.path(), o);
+  auto app = db->NewAppender();
+  auto add = [&](const char* a, int64_t t) {
+    REQUIRE(app->Append(0, {{"__name__", "m"}, {"a", a}}, t, 1).ok());
+  };
+  add("1", 1000);
+  add("2", 1000);
+  REQUIRE(app->Commit().ok());
+  const DBStats first = db->Stats();
+  CHECK(first.num_series == 2);
+  CHECK(first.head_samples == 2);
+  add("1", 2000);
+  add("3", 2000);
+  REQUIRE(app->Commit().ok());
+  const DBStats second = db->Stats();
+  CHECK(second.num_series == 3);    // live
+  CHECK(second.head_samples == 2);  // the first walk's
+  // A delete hides series: every call walks from then on.
+  REQUIRE(
+      db->DeleteSeries(std::vector{Eq("a", "2")}, kMinTimestamp, kMaxTimestamp)
+          .ok());
+  DBStats third = db->Stats();
+  CHECK(third.num_series == 2);
+  CHECK(third.head_samples == 4);
+  add("2", 3000);  // the deleted series comes back with a new sample
+  REQUIRE(app->Commit().ok());
+  third = db->Stats();
+  CHECK(third.num_series == 3);
+  CHECK(third.head_samples == 5);
+  // Without the option every call walks.
+  Options every;
+  testutil::TempDir tmp2;
+  auto db2 = MustOpen(tmp2.path(), every);
+  auto app2 = db2->NewAppender();
+  REQUIRE(app2->Append(0, {{"__name__", "m"}}, 1000, 1).ok());
+  REQUIRE(app2->Commit().ok());
+  CHECK(db2->Stats().head_samples == 1);
+  REQUIRE(app2->Append(0, {{"__name__", "m"}}, 2000, 1).ok());
+  REQUIRE(app2->Commit().ok());
+  CHECK(db2->Stats().head_samples == 2);
+}
+
 // Closing writes everything out as tables, and a checkpoint drops the
 // tables the wal column family flushed (every 4 MiB of commits): a stopped
 // server's directory holds neither an uncompressed RocksDB log of its last
