@@ -109,7 +109,7 @@ qtime() {  # wall seconds of one instant query (NaN on a timeout)
     --data-urlencode "query=$1") || t=NaN
   echo "$t"
 }
-echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s cold_series head_mem_bytes rocksdb_mem_bytes vigil_cpu_s machine_busy_s compactions" >"$OUT/samples.txt"
+echo "t rss_kib head_series query_sum_s query_count rule_group_max_s q1_s q2_s q3_s q4_s cold_series head_mem_bytes rocksdb_mem_bytes vigil_cpu_s machine_busy_s compactions anon_kib malloc_free_bytes" >"$OUT/samples.txt"
 TCK=$(getconf CLK_TCK)
 t0=$(date +%s)
 while :; do
@@ -126,6 +126,10 @@ while :; do
   hmem=$(awk '$1=="vigil_head_memory_bytes" {print $2}' <<<"$m")
   rmem=$(awk '$1=="vigil_rocksdb_memory_bytes" {print $2}' <<<"$m")
   comp=$(awk '$1=="vigil_rocksdb_compactions_total" {print $2}' <<<"$m")
+  # Where RSS goes besides the head and RocksDB: anonymous memory (the rest
+  # is the binary's and libraries' pages) and malloc's free heap in it.
+  anon=$(awk '/^RssAnon/ {print $2}' "/proc/$VIGIL/status")
+  mfree=$(awk '$1=="vigil_malloc_free_bytes" {print $2}' <<<"$m")
   # vigil's CPU (utime + stime) and every core's non-idle time, in seconds:
   # queries and rules share two cores with scraping, RocksDB's compactions
   # and the simulator, so a latency that rises with the machine's load is
@@ -134,7 +138,7 @@ while :; do
   busy=$(awk -v t="$TCK" '$1=="cpu" {print ($2+$3+$4+$7+$8+$9) / t}' /proc/stat)
   qs=""
   for q in "${QUERIES[@]}"; do qs="$qs $(qtime "$q")"; done
-  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0} ${hmem:-0} ${rmem:-0} $vcpu $busy ${comp:-0}" >>"$OUT/samples.txt"
+  echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0} ${hmem:-0} ${rmem:-0} $vcpu $busy ${comp:-0} ${anon:-0} ${mfree:-0}" >>"$OUT/samples.txt"
   sleep "$SOAK_SAMPLE"
 done
 
@@ -184,6 +188,16 @@ if len(rows[-1]) > 12:
     print(f"cold series (head GC, on disk): half {half[0][10]:.0f}, end {rows[-1][10]:.0f}")
     print(f"head memory (estimate): half {half[0][11]/2**20:.0f} MiB, end {rows[-1][11]/2**20:.0f} MiB, max {max(r[11] for r in rows)/2**20:.0f} MiB; "
           f"RocksDB memtables + table readers: half {half[0][12]/2**20:.0f} MiB, end {rows[-1][12]/2**20:.0f} MiB")
+if len(rows[-1]) > 17:
+    # RSS = file-backed pages + anonymous; anonymous = head + RocksDB +
+    # malloc's free heap + the rest (scrape, rules, queries' leftovers...).
+    def quart(i, scale=1):
+        vs = [r[i] * scale for r in half]
+        return " / ".join(f"{st.mean(vs[j * q:(j + 1) * q]):.0f}" for j in range(4) if vs[j * q:(j + 1) * q])
+    for r in half:
+        r.append(r[16] / 1024 - (r[11] + r[12] + r[17]) / 2**20)
+    print(f"second half, quarter means (MiB): anonymous {quart(16, 1/1024)}; malloc free {quart(17, 1/2**20)}; "
+          f"anonymous less head, RocksDB and free heap {quart(18)}")
 print("latency in three tenths of the run: the first, the one from the half, the last")
 print(f"engine query duration (inner_eval mean, rules and API): {mean_query(first)*1e3:.2f} / {mean_query(mid)*1e3:.2f} / {mean_query(last)*1e3:.2f} ms")
 print(f"slowest rule group's last duration (median): {med(first,5)*1e3:.2f} / {med(mid,5)*1e3:.2f} / {med(last,5)*1e3:.2f} ms")
