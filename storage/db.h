@@ -239,7 +239,9 @@ class DB : public Appendable, public Queryable {
   virtual WriteHealth Health() { return {}; }
 
   // Counters and gauges (see DBStats). One pass over the series in
-  // memory, no disk reads beyond listing the directory.
+  // memory, no disk reads beyond listing the directory; with
+  // Options::stats_walk_max_age_ms a recent pass is reused for
+  // head_samples, head_chunks and head_memory_bytes.
   virtual DBStats Stats() = 0;
 
   // --- Read-only listings for tools (`vigil tsdb analyze`, debugging) ---
