@@ -76,8 +76,12 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
     const size_t blocks = (all.size() + kBlock - 1) / kBlock;
     std::vector<absl::Status> errs(blocks);
     ForEachBlock(blocks, all.size() >= kMinParallelSeries, [&](size_t b) {
-      std::vector<int64_t> ts;
-      std::vector<double> vals;
+      // The columns are the thread's, reused from block to block and query
+      // to query: a query over a thousand series otherwise allocated (and
+      // grew) two columns per block of 32. Columns grown past kKeepSamples
+      // (a long range over one series) are given back at the block's end.
+      thread_local std::vector<int64_t> ts;
+      thread_local std::vector<double> vals;
       absl::Status st;
       BlockRange r = BlockOf(b, kBlock, all.size());
       for (size_t i = r.begin; st.ok() && i < r.end; i++) {
@@ -88,6 +92,9 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
         }
         if (st.ok()) make(std::move(labels[i]), ts, vals, &results[i]);
       }
+      constexpr size_t kKeepSamples = 4096;
+      if (ts.capacity() > kKeepSamples) std::vector<int64_t>().swap(ts);
+      if (vals.capacity() > kKeepSamples) std::vector<double>().swap(vals);
       errs[b] = std::move(st);
     });
     for (size_t b = 0; b < blocks; b++) {

@@ -778,6 +778,7 @@ absl::Status DBQuerier::LoadSeries(
   ForEachBlock(blocks, n >= kMinParallel, [&](size_t b) {
     ChunkCursor cur;  // its iterator is made by the first seek
     BlockRange r = BlockOf(b, kBlock, n);
+    parts[b].reserve(r.end - r.begin);
     for (size_t i = begin + r.begin; i < begin + r.end; ++i) {
       auto ser = Load(matched[i], &cur, latest, keep);
       if (!ser.ok()) {
