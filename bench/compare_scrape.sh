@@ -5,6 +5,7 @@
 #   bench/compare_scrape.sh [--sizes "100 400"] [--series 1000]
 #       [--interval 5s] [--warmup 60] [--window 300] [--repeat 20]
 #       [--servers "vigil prometheus victoriametrics"] [--vigil build/vigil]
+#       [--query-time now|fixed]
 #
 # Load: ../shared/bench-target (T targets x S series, deterministic values;
 # built here with its build.sh). For every size and server it reports
@@ -28,6 +29,11 @@
 #     15 s of histogram_quantile(0.99, sum by (le) (rate(
 #     vllm:time_to_first_token_seconds_bucket[1m]))), Q3 an instant
 #     topk(20, count by (__name__)({__name__=~".+"})).
+#     The instant queries (Q1, Q3) are asked at the time of each request
+#     (no `time=`: the server's now, as Grafana's and promtool's instant
+#     queries); with --query-time fixed, at one time taken before the
+#     first query (the method before session 36), so that later repeats
+#     ask a few scrapes in the past. Q2 ends at that time either way.
 # The window starts after --warmup seconds. Prints a Markdown table.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +43,7 @@ source "$here/lib.sh"
 shared=${VIGIL_SHARED_DIR:-$root/../shared}
 sizes="100 400" series=1000 interval=5s warmup=60 window=300 repeat=20
 servers="vigil prometheus victoriametrics" vigil=$root/build/vigil
+query_time=now
 while [ $# -gt 0 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
@@ -47,13 +54,18 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --servers) servers=$2; shift 2 ;;
     --vigil) vigil=$2; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    --query-time) query_time=$2; shift 2 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "compare_scrape.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 for tool in curl python3 g++; do
   command -v $tool >/dev/null || { echo "compare_scrape.sh: needs $tool" >&2; exit 2; }
 done
+case $query_time in
+  now|fixed) ;;
+  *) echo "compare_scrape.sh: --query-time is now or fixed, not $query_time" >&2; exit 2 ;;
+esac
 [ -x "$vigil" ] || { echo "compare_scrape.sh: no $vigil (make vigil first)" >&2; exit 2; }
 [ -f "$shared/bench-target/metrics_target.cpp" ] ||
   { echo "compare_scrape.sh: no bench target under $shared (set VIGIL_SHARED_DIR)" >&2; exit 2; }
@@ -153,12 +165,13 @@ for n in $sizes; do
     read -r samples1 active <<<"$(counts "$s")"
     rss=$(median "$work/rss"); anon=$(median "$work/anon")
     now=$(date +%s)
-    t1=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q1&time=$now" "$repeat")
+    at=""; [ "$query_time" = fixed ] && at="&time=$now"
+    t1=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q1$at" "$repeat")
     t2=$(median_query_ms "$SAPI/api/v1/query_range?query=$BENCH_Q2&start=$((now - 300))&end=$now&step=15" "$repeat")
-    t3=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q3&time=$now" "$repeat")
-    k1=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query?query=$BENCH_Q1&time=$now" "$repeat")
+    t3=$(median_query_ms "$SAPI/api/v1/query?query=$BENCH_Q3$at" "$repeat")
+    k1=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query?query=$BENCH_Q1$at" "$repeat")
     k2=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query_range?query=$BENCH_Q2&start=$((now - 300))&end=$now&step=15" "$repeat")
-    k3=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query?query=$BENCH_Q3&time=$now" "$repeat")
+    k3=$(python3 "$here/keepalive_latency.py" "$SAPI/api/v1/query?query=$BENCH_Q3$at" "$repeat")
     stop_server
     rows+=("$(awk -v s="$s" -v n="$n" -v c0="$cpu0" -v c1="$cpu1" -v a="$samples0" \
       -v b="$samples1" -v rss="$rss" -v anon="$anon" -v act="$active" -v t1="$t1" -v t2="$t2" -v t3="$t3" \
@@ -172,7 +185,7 @@ for n in $sizes; do
   wait "$tpid" 2>/dev/null || true
 done
 
-echo "Scrape at $interval of ${sizes// /, } targets x $series series; window ${window}s after ${warmup}s; $(nproc) cores, $(date -u +%F)"
+echo "Scrape at $interval of ${sizes// /, } targets x $series series; window ${window}s after ${warmup}s; instant queries' time: $query_time; $(nproc) cores, $(date -u +%F)"
 echo
 echo "| server | active series | M samples in window | CPU s / M samples | RSS MiB (median) | RSS B / series | anon MiB (median) | series (server's count) | Q1 ms | Q2 ms | Q3 ms | Q1 ms, kept-alive | Q2 ms, kept-alive | Q3 ms, kept-alive |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
