@@ -26,6 +26,10 @@
 # usage: bench/soak_churn.sh [OUT_DIR]
 # env:   SOAK_SECONDS=1800 SOAK_SAMPLE=10 SOAK_HOSTS=8 SOAK_EXPLODE=2000
 #        SOAK_VALGRIND=0 (1: vigil under valgrind's leak checker instead)
+#        SOAK_HEAPTRACK=0 (1: heaptrack attached to vigil, which is then
+#        killed with SIGKILL at the end: heaptrack_leaks.txt in OUT lists
+#        the heap live then, by allocation site, heaptrack_leaks.folded
+#        the same as folded stacks)
 #        SOAK_HEAD_IDLE=SOAK_SECONDS/8 SOAK_ASAN=0 BUILD=build (build-asan with SOAK_ASAN=1; the
 #        simulator always from SIM_BUILD=build)
 set -euo pipefail
@@ -93,6 +97,16 @@ fi
 VIGIL=$!
 URL=http://127.0.0.1:$PORT
 for _ in $(seq 1200); do curl -sf "$URL/-/ready" >/dev/null && break; sleep 0.1; done
+HT=
+if [ "${SOAK_HEAPTRACK:-0}" = 1 ]; then
+  # Attached (so that VIGIL stays vigil's pid, whose /proc the samples
+  # read); vigil is killed with SIGKILL at the end, so that what heaptrack
+  # reports as leaked is what was live then.
+  command -v heaptrack >/dev/null || { echo "soak: SOAK_HEAPTRACK needs heaptrack" >&2; exit 2; }
+  heaptrack -o "$OUT/heaptrack" -p "$VIGIL" >"$OUT/heaptrack.log" 2>&1 &
+  HT=$!
+  for _ in $(seq 300); do grep -q "injection finished" "$OUT/heaptrack.log" 2>/dev/null && break; sleep 0.1; done
+fi
 echo "soak: ${SOAK_SECONDS}s, $SOAK_HOSTS hosts, pods restart every ${CHURN}s," \
   "$SOAK_EXPLODE exploding series/host for ${FOR}s every ${EVERY}s," \
   "head GC after ${HEAD_IDLE}s idle; $OUT" >&2
@@ -142,11 +156,24 @@ while :; do
   sleep "$SOAK_SAMPLE"
 done
 
-kill -TERM "$VIGIL"
 rc=0
-wait "$VIGIL" || rc=$?
-VIGIL=
-echo "vigil exit status after SIGTERM: $rc" >&2
+if [ -n "$HT" ]; then
+  kill -KILL "$VIGIL"
+  wait "$VIGIL" 2>/dev/null || true
+  VIGIL=
+  wait "$HT" || true
+  f=$(compgen -G "$OUT/heaptrack.*[zs][st]" | head -1 || true)
+  echo "soak: heap live at the end (SIGKILL): heaptrack_print -f $f --print-leaks 1" >&2
+  heaptrack_print -f "$f" --print-leaks 1 --print-peaks 0 --print-allocators 0 \
+    --print-temporary 0 --flamegraph-cost-type leaked \
+    -F "$OUT/heaptrack_leaks.folded" >"$OUT/heaptrack_leaks.txt" 2>&1 || true
+  grep -E "^(PEAK|MEMORY LEAKS|total memory leaked|[0-9.]+[KMG]?B? leaked)" "$OUT/heaptrack_leaks.txt" | head -5 >&2 || true
+else
+  kill -TERM "$VIGIL"
+  wait "$VIGIL" || rc=$?
+  VIGIL=
+  echo "vigil exit status after SIGTERM: $rc" >&2
+fi
 
 python3 - "$OUT/samples.txt" "$SOAK_SECONDS" "$EVERY" "$HEAD_IDLE" <<'EOF'
 import os, sys, statistics as st
