@@ -38,8 +38,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-# free_port, metric, cpu_seconds
+# free_port, metric, cpu_seconds; write_config, start_server, counts...
 source "$here/lib.sh"
+source "$here/scrape_lib.sh"
 shared=${VIGIL_SHARED_DIR:-$root/../shared}
 sizes="100 400" series=1000 interval=5s warmup=60 window=300 repeat=20
 servers="vigil prometheus victoriametrics" vigil=$root/build/vigil
@@ -83,78 +84,17 @@ trap 'exit 130' INT TERM
 bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
 
 
-rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
-anon_bytes() { awk '/^RssAnon:/ { print $2 * 1024 }' "/proc/$1/status"; }
-median() { sort -g "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
-write_config() {  # N PORT FILE: one job, N targets of the bench target
-  local n=$1 port=$2 file=$3
-  {
-    printf 'global:\n  scrape_interval: %s\n  scrape_timeout: %s\n' "$interval" "$interval"
-    printf 'scrape_configs:\n  - job_name: bench\n    static_configs:\n'
-    for ((i = 0; i < n; i++)); do
-      printf "      - targets: ['127.0.0.1:%s']\n" "$port"
-      printf "        labels: {__metrics_path__: /metrics/%d, instance: 'target-%d'}\n" "$i" "$i"
-    done
-  } >"$file"
-}
-
-start_server() {  # NAME CONFIG DATA PORT -> sets SPID, SMETRICS, SAPI
-  local name=$1 cfg=$2 data=$3 port=$4
-  case $name in
-    vigil)
-      "$vigil" --config.file="$cfg" --storage.tsdb.path="$data" \
-        --web.listen-address="127.0.0.1:$port" --log.level=error \
-        >"$work/$name.log" 2>&1 &
-      SPID=$!; SREADY=/-/ready ;;
-    prometheus)
-      prometheus --config.file="$cfg" --storage.tsdb.path="$data" \
-        --web.listen-address="127.0.0.1:$port" --log.level=error \
-        >"$work/$name.log" 2>&1 &
-      SPID=$!; SREADY=/-/ready ;;
-    victoriametrics)
-      victoria-metrics -storageDataPath="$data" -httpListenAddr="127.0.0.1:$port" \
-        -promscrape.config="$cfg" -retentionPeriod=100y -search.disableCache \
-        -search.maxUniqueTimeseries=10000000 \
-        -loggerLevel=ERROR >"$work/$name.log" 2>&1 &
-      SPID=$!; SREADY=/health ;;
-  esac
-  PIDS+=("$SPID")
-  SAPI=http://127.0.0.1:$port
-  for _ in $(seq 300); do curl -sf "$SAPI$SREADY" >/dev/null && return 0; sleep 0.1; done
-  echo "compare_scrape.sh: $name did not become ready; log:" >&2
-  cat "$work/$name.log" >&2
-  exit 1
-}
-
-stop_server() {
-  kill "$SPID" 2>/dev/null || true
-  wait "$SPID" 2>/dev/null || true
-}
-
-counts() {  # NAME -> "samples series"
-  local m=$SAPI/metrics
-  if [ "$1" = victoriametrics ]; then
-    echo "$(metric "$m" vm_rows_added_to_storage_total) $(metric "$m" 'vm_cache_entries{type="storage/hour_metric_ids"}')"
-  else
-    echo "$(metric "$m" prometheus_tsdb_head_samples_appended_total) $(metric "$m" prometheus_tsdb_head_series)"
-  fi
-}
-
 rows=()
 for n in $sizes; do
   tport=$(free_port)
-  "$work/metrics_target" --port "$tport" --targets "$n" --series "$series" \
-    >"$work/target.log" 2>&1 &
-  tpid=$!; PIDS+=("$tpid")
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$tport/metrics/0" >/dev/null && break; sleep 0.1; done
+  start_target "$n" "$series" "$tport"; tpid=$TPID
   write_config "$n" "$tport" "$work/scrape.yml"
   for s in $servers; do
     rm -rf "$work/data"
     start_server "$s" "$work/scrape.yml" "$work/data" "$(free_port)"
     echo "# $s: $n x $series series every $interval; warm-up ${warmup}s, window ${window}s" >&2
     sleep "$warmup"
-    read -r samples0 _ <<<"$(counts "$s")"
+    read -r samples0 _ <<<"$(counts "$s" "$SAPI")"
     cpu0=$(cpu_seconds "$SPID")
     : >"$work/rss"; : >"$work/anon"
     end=$((SECONDS + window))
@@ -162,7 +102,7 @@ for n in $sizes; do
       rss_bytes "$SPID" >>"$work/rss"; anon_bytes "$SPID" >>"$work/anon"; sleep 5
     done
     cpu1=$(cpu_seconds "$SPID")
-    read -r samples1 active <<<"$(counts "$s")"
+    read -r samples1 active <<<"$(counts "$s" "$SAPI")"
     rss=$(median "$work/rss"); anon=$(median "$work/anon")
     now=$(date +%s)
     at=""; [ "$query_time" = fixed ] && at="&time=$now"
