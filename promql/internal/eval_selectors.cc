@@ -79,7 +79,9 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
       // The columns are the thread's, reused from block to block and query
       // to query: a query over a thousand series otherwise allocated (and
       // grew) two columns per block of 32. Columns grown past kKeepSamples
-      // (a long range over one series) are given back at the block's end.
+      // (more than a whole open chunk: a long range) are given back at the
+      // block's end: a thread keeps at most 16 KiB for each kind of
+      // selection.
       thread_local std::vector<int64_t> ts;
       thread_local std::vector<double> vals;
       absl::Status st;
@@ -92,7 +94,7 @@ absl::Status ForEachSeries(storage::Queryable* q, const VectorSelector& vs,
         }
         if (st.ok()) make(std::move(labels[i]), ts, vals, &results[i]);
       }
-      constexpr size_t kKeepSamples = 4096;
+      constexpr size_t kKeepSamples = 1024;
       if (ts.capacity() > kKeepSamples) std::vector<int64_t>().swap(ts);
       if (vals.capacity() > kKeepSamples) std::vector<double>().swap(vals);
       errs[b] = std::move(st);
