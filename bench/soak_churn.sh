@@ -33,6 +33,10 @@
 #        SOAK_HEAD_IDLE=SOAK_SECONDS/8 SOAK_ASAN=0 BUILD=build (build-asan with SOAK_ASAN=1; the
 #        simulator always from SIM_BUILD=build)
 set -euo pipefail
+# The whole script is one brace group, which bash reads to its end before
+# running any of it: editing this file while a run goes on cannot change
+# what that run does next.
+{
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SOAK_SECONDS=${SOAK_SECONDS:-1800}
 SOAK_SAMPLE=${SOAK_SAMPLE:-10}
@@ -278,3 +282,5 @@ if [ "${SOAK_VALGRIND:-0}" = 1 ]; then
     echo "soak: valgrind reports definite leaks (see $OUT/valgrind.log)" >&2; exit 1; }
 fi
 [ "$rc" = 0 ] || exit 1
+exit
+}

@@ -22,6 +22,10 @@
 # vm_rows_added_to_storage_total), and for Vigil its own head memory
 # estimate (vigil_head_memory_bytes). Prints a Markdown table at the end.
 set -euo pipefail
+# The whole script is one brace group, which bash reads to its end before
+# running any of it: editing this file while a run goes on cannot change
+# what that run does next.
+{
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 source "$here/lib.sh"
@@ -108,3 +112,5 @@ echo
 echo "| minute | server | active series | RSS MiB (median) | RSS B / series | anon MiB (median) | CPU s / M samples | Vigil head MiB |"
 echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
+exit
+}
