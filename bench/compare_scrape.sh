@@ -67,21 +67,7 @@ case $query_time in
   now|fixed) ;;
   *) echo "compare_scrape.sh: --query-time is now or fixed, not $query_time" >&2; exit 2 ;;
 esac
-[ -x "$vigil" ] || { echo "compare_scrape.sh: no $vigil (make vigil first)" >&2; exit 2; }
-[ -f "$shared/bench-target/metrics_target.cpp" ] ||
-  { echo "compare_scrape.sh: no bench target under $shared (set VIGIL_SHARED_DIR)" >&2; exit 2; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/vigil-compare-scrape.XXXXXX")
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
+setup_scrape_bench compare_scrape.sh
 
 
 rows=()

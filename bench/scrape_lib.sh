@@ -1,12 +1,32 @@
 # Shared by the scripts that run Vigil, Prometheus and VictoriaMetrics
 # scraping ../shared/bench-target (compare_scrape.sh, steady_scrape.sh).
 # Source lib.sh first. The caller sets `interval` (the scrape interval),
-# `work` (a scratch directory for configs and logs), `vigil` (the binary)
-# and the array PIDS (every server started is added, for its cleanup).
+# `vigil` (the binary) and `shared` (../shared), then calls
+# setup_scrape_bench, which makes `work` (a scratch directory for configs
+# and logs) and the array PIDS (every process started is added, and
+# stopped when the script exits).
 
 rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 anon_bytes() { awk '/^RssAnon:/ { print $2 * 1024 }' "/proc/$1/status"; }
 median() { sort -g "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+setup_scrape_bench() {  # NAME: checks the inputs, makes work, builds the target
+  local name=$1
+  [ -x "$vigil" ] || { echo "$name: no $vigil (make vigil first)" >&2; exit 2; }
+  [ -f "$shared/bench-target/metrics_target.cpp" ] ||
+    { echo "$name: no bench target under $shared (set VIGIL_SHARED_DIR)" >&2; exit 2; }
+  work=$(mktemp -d "${TMPDIR:-/tmp}/vigil-${name%.sh}.XXXXXX")
+  PIDS=()
+  trap scrape_bench_cleanup EXIT
+  trap 'exit 130' INT TERM
+  bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
+}
+
+scrape_bench_cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
 
 start_target() {  # N SERIES PORT -> sets TPID; adds it to PIDS
   "$work/metrics_target" --port "$3" --targets "$1" --series "$2" \

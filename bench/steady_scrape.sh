@@ -50,21 +50,7 @@ for v in targets series minutes period; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
     { echo "steady_scrape.sh: --$v wants a positive integer, not ${!v}" >&2; exit 2; }
 done
-[ -x "$vigil" ] || { echo "steady_scrape.sh: no $vigil (make vigil first)" >&2; exit 2; }
-[ -f "$shared/bench-target/metrics_target.cpp" ] ||
-  { echo "steady_scrape.sh: no bench target under $shared (set VIGIL_SHARED_DIR)" >&2; exit 2; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/vigil-steady-scrape.XXXXXX")
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-bash "$shared/bench-target/build.sh" "$work/metrics_target" >/dev/null
+setup_scrape_bench steady_scrape.sh
 tport=$(free_port)
 start_target "$targets" "$series" "$tport"
 write_config "$targets" "$tport" "$work/scrape.yml"
