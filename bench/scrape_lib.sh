@@ -54,11 +54,19 @@ write_config() {  # N PORT FILE: one job, N targets of the bench target
   } >"$file"
 }
 
+# NAME is vigil, prometheus, victoriametrics, or vigil-SOMETHING: a Vigil
+# run as `env ${VARIANT_ENV[NAME]} ${VARIANT_BIN[NAME]}` (steady_scrape.sh
+# --variant; both associative arrays, set by the caller).
 start_server() {  # NAME CONFIG DATA PORT -> sets SPID, SAPI; adds SPID to PIDS
   local name=$1 cfg=$2 data=$3 port=$4
   case $name in
-    vigil)
-      "$vigil" --config.file="$cfg" --storage.tsdb.path="$data" \
+    vigil|vigil-*)
+      local bin=$vigil envs=()
+      if [ "$name" != vigil ]; then
+        bin=${VARIANT_BIN[$name]}
+        read -r -a envs <<<"${VARIANT_ENV[$name]:-}"
+      fi
+      env "${envs[@]}" "$bin" --config.file="$cfg" --storage.tsdb.path="$data" \
         --web.listen-address="127.0.0.1:$port" --log.level=error \
         >"$work/$name.log" 2>&1 &
       SPID=$!; SREADY=/-/ready ;;

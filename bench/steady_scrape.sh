@@ -10,6 +10,14 @@
 #   bench/steady_scrape.sh [--targets 100] [--series 1000] [--interval 5s]
 #       [--minutes 45] [--period 5]
 #       [--servers "vigil prometheus victoriametrics"] [--vigil build/vigil]
+#       [--variant "vigil-NAME=BINARY [VAR=VALUE...]"]...
+#
+# Each --variant adds one more Vigil, called vigil-NAME, running BINARY
+# with the given environment (e.g. VIGIL_TEST_MAX_CHUNK_SAMPLES=120, or
+# LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2): two
+# builds or two settings under the same load at once, which is the
+# comparison this 2-core machine's noise allows (--servers vigil for the
+# default build beside them, or --servers "" for the variants alone).
 #
 # Load: ../shared/bench-target, one process serving T targets x S series
 # (deterministic values), scraped by every server with its own fresh data
@@ -33,6 +41,8 @@ source "$here/scrape_lib.sh"
 shared=${VIGIL_SHARED_DIR:-$root/../shared}
 targets=100 series=1000 interval=5s minutes=45 period=5
 servers="vigil prometheus victoriametrics" vigil=$root/build/vigil
+declare -A VARIANT_BIN VARIANT_ENV
+variants=""
 while [ $# -gt 0 ]; do
   case $1 in
     --targets) targets=$2; shift 2 ;;
@@ -42,7 +52,16 @@ while [ $# -gt 0 ]; do
     --period) period=$2; shift 2 ;;
     --servers) servers=$2; shift 2 ;;
     --vigil) vigil=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    --variant)
+      [[ $2 =~ ^(vigil-[A-Za-z0-9_.-]+)=([^[:space:]]+)([[:space:]]+(.*))?$ ]] ||
+        { echo "steady_scrape.sh: --variant wants \"vigil-NAME=BINARY [VAR=VALUE...]\", not $2" >&2; exit 2; }
+      vname=${BASH_REMATCH[1]}
+      VARIANT_BIN[$vname]=${BASH_REMATCH[2]}
+      VARIANT_ENV[$vname]=${BASH_REMATCH[4]}
+      [ -x "${VARIANT_BIN[$vname]}" ] ||
+        { echo "steady_scrape.sh: --variant $vname: no executable ${VARIANT_BIN[$vname]}" >&2; exit 2; }
+      variants+=" $vname"; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "steady_scrape.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,6 +70,8 @@ for v in targets series minutes period; do
     { echo "steady_scrape.sh: --$v wants a positive integer, not ${!v}" >&2; exit 2; }
 done
 setup_scrape_bench steady_scrape.sh
+servers="$servers$variants"
+[ -n "${servers// }" ] || { echo "steady_scrape.sh: no server to run" >&2; exit 2; }
 tport=$(free_port)
 start_target "$targets" "$series" "$tport"
 write_config "$targets" "$tport" "$work/scrape.yml"
@@ -79,7 +100,7 @@ for ((p = period; p <= minutes; p += period)); do
     read -r n active <<<"$(counts "$s" "${api[$s]}")"
     c=$(cpu_seconds "${pid[$s]}")
     head=""
-    [ "$s" = vigil ] && head=$(metric "${api[$s]}/metrics" vigil_head_memory_bytes)
+    [[ $s == vigil* ]] && head=$(metric "${api[$s]}/metrics" vigil_head_memory_bytes)
     rss=$(median "$work/rss-$s"); anon=$(median "$work/anon-$s")
     rows+=("$(awk -v s="$s" -v p="$p" -v n0="${samples[$s]}" -v n1="$n" -v c0="${cpu[$s]}" \
       -v c1="$c" -v rss="$rss" -v anon="$anon" -v act="$active" -v head="$head" \

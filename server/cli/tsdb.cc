@@ -206,6 +206,9 @@ int TsdbImport(const std::vector<std::string>& argv) {
   storage::Options opts;
   opts.write_wal = false;  // a failed import is simply rerun
   opts.retention_ms = 0;   // backfill keeps whatever it is given
+  // Fewer, larger chunks: ~12 % fewer bytes on disk than the server's 120
+  // (bench/README.md, "Open chunks cut at 120 samples").
+  opts.max_chunk_samples = 480;
   auto db_or = storage::DB::Open(opts, dir);
   if (!db_or.ok()) {
     std::fprintf(stderr, "error: %s\n",

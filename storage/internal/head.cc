@@ -250,13 +250,30 @@ void Head::CutLocked(MemSeries* s) {
   s->chunk.ResetTo(ts.back(), vs.back());
 }
 
+namespace {
+
+// The sample count at which series `ref`'s open chunk is cut: `max` less a
+// per-series offset below max / 4 (for max >= 64; smaller limits, used by
+// tests, cut exactly). Series created together (a target's page) would
+// otherwise all cut in one commit, and free their chunk buffers at once:
+// a burst of encoding and RocksDB writes, and heap holes that the next
+// chunks grow into only slowly. A series keeps its offset, so its cuts
+// stay apart from the others' until a chunk range boundary cuts all.
+uint32_t CutAt(uint32_t max, uint32_t ref) {
+  if (max < 64) return max;
+  const uint32_t spread = max / 4;
+  return max - (ref * 2654435761u >> 7) % spread;
+}
+
+}  // namespace
+
 void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
   if (s->chunk.num_samples() > 0) {
     int64_t range = options_.chunk_range_ms;
     auto floor_div = [](int64_t a, int64_t b) {
       return a >= 0 ? a / b : -((-a + b - 1) / b);
     };
-    if (s->chunk.num_samples() >= options_.max_chunk_samples ||
+    if (s->chunk.num_samples() >= CutAt(options_.max_chunk_samples, s->ref) ||
         floor_div(t, range) != floor_div(s->chunk.min_time(), range)) {
       CutLocked(s);
     }
