@@ -26,6 +26,14 @@ inline void PrefetchChunk(const MemSeries* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   s->chunk.Prefetch();
 }
 
+// Starts loading the series record itself (56 bytes, up to two cache
+// lines): PrefetchChunk must read the chunk's address from it.
+inline void PrefetchRecord(const MemSeries* s) {
+  const char* p = reinterpret_cast<const char*>(s);
+  __builtin_prefetch(p, 1);
+  __builtin_prefetch(p + sizeof(MemSeries) - 1, 1);
+}
+
 class DBAppender : public Appender {
  public:
   explicit DBAppender(DBImpl* db)
@@ -281,13 +289,22 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
   // Each series' open chunk is a heap block of its own, seldom still in
   // the CPU cache since the previous scrape: loading the ones a few series
   // ahead while appending overlaps those waits (profiled: the first read
-  // of the chunk was ~23% of the scrape path's CPU at 100 k series).
+  // of the chunk was ~23% of the scrape path's CPU at 100 k series). The
+  // chunk's address is in the series record, itself seldom cached once
+  // the head has grown (at steady state the loop then waited on that
+  // load: ~10 % of the process), so records are loaded further ahead.
   constexpr size_t kAhead = 8;
-  for (size_t i = 0; i < std::min(kAhead, samples.size()); ++i) {
+  constexpr size_t kRecordAhead = 2 * kAhead;
+  const size_t n = samples.size();
+  for (size_t i = 0; i < std::min(kRecordAhead, n); ++i) {
+    PrefetchRecord(series[i]);
+  }
+  for (size_t i = 0; i < std::min(kAhead, n); ++i) {
     PrefetchChunk(series[i]);
   }
-  for (size_t i = 0; i < samples.size(); ++i) {
-    if (i + kAhead < samples.size()) PrefetchChunk(series[i + kAhead]);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kRecordAhead < n) PrefetchRecord(series[i + kRecordAhead]);
+    if (i + kAhead < n) PrefetchChunk(series[i + kAhead]);
     MemSeries* s = series[i];
     const WalSample& w = samples[i];
     SpinLockHolder l(&s->mu);

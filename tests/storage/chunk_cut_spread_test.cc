@@ -2,6 +2,7 @@
 // over a spread of sample counts, not all in one commit (Head's CutAt):
 // between 3/4 of Options::max_chunk_samples and that many samples.
 #include <catch2/catch.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,18 @@ std::vector<uint64_t> AppendRounds(DB* db, int from, int to) {
   return head;
 }
 
+std::unique_ptr<DB> OpenWithChunkLimit(const std::string& dir,
+                                       uint32_t max_chunk_samples) {
+  Options o;
+  o.retention_ms = 0;
+  o.max_chunk_samples = max_chunk_samples;
+  return MustOpen(dir, o);
+}
+
 TEST_CASE("chunk cuts of series appended together are spread",
           "[storage][chunk]") {
   testutil::TempDir dir;
-  Options o;
-  o.retention_ms = 0;
-  o.max_chunk_samples = 120;
-  auto db = MustOpen(dir.path(), o);
+  auto db = OpenWithChunkLimit(dir.path(), 120);
 
   // No chunk holds fewer than 91 samples (120 - 120/4 + 1) when cut...
   auto head = AppendRounds(db.get(), 1, 91);
@@ -72,10 +78,7 @@ TEST_CASE("chunk cuts of series appended together are spread",
 
 TEST_CASE("small chunk limits cut exactly", "[storage][chunk]") {
   testutil::TempDir dir;
-  Options o;
-  o.retention_ms = 0;
-  o.max_chunk_samples = 16;
-  auto db = MustOpen(dir.path(), o);
+  auto db = OpenWithChunkLimit(dir.path(), 16);
   auto head = AppendRounds(db.get(), 1, 17);
   CHECK(head[15] == uint64_t{16} * kSeries);
   CHECK(head[16] == uint64_t{1} * kSeries);  // every series cut at once
