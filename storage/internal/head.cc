@@ -273,7 +273,10 @@ void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
     auto floor_div = [](int64_t a, int64_t b) {
       return a >= 0 ? a / b : -((-a + b - 1) / b);
     };
-    if (s->chunk.num_samples() >= CutAt(options_.max_chunk_samples, s->ref) ||
+    // CutAt (a division) only once the chunk is near its limit.
+    const uint32_t n = s->chunk.num_samples();
+    const uint32_t max = options_.max_chunk_samples;
+    if ((n >= max - max / 4 && n >= CutAt(max, s->ref)) ||
         floor_div(t, range) != floor_div(s->chunk.min_time(), range)) {
       CutLocked(s);
     }
