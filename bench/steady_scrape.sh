@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Vigil and its peers scraping the same loopback targets at the same time,
 # for long enough that every server reaches its steady state (Vigil's open
-# chunks fill up to 480 samples, 40 minutes at 5 s, before they are cut;
-# Prometheus's head chunks are cut at 120 samples and memory-mapped).
+# chunks are cut after 91-120 samples, 8-10 minutes at 5 s; Prometheus's
+# head chunks are cut at 120 samples and memory-mapped).
 # compare_scrape.sh measures each server alone over a few minutes; this one
 # shows how memory and CPU per sample move over the first hour, with every
 # server under the same load on the machine at the same moment.

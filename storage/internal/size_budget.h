@@ -31,20 +31,23 @@ struct SizeBudget {
 };
 
 // RocksDB's defaults where there is no limit, but for the chunks
-// memtable: 16 MiB, not 64, since it is resident memory that a server
-// with a steady head otherwise grows by (two of them while one flushes),
-// and sealed chunks arrive slowly (100 k series every 5 s seal ~1.5 MiB a
-// minute). With a limit, fractions of it (never less than RocksDB can work
-// with, never more than these).
+// memtable: 4 MiB, not 64, since it is resident memory that a server with
+// a steady head otherwise grows by (two of them while one flushes). Sealed
+// chunks arrive at ~2 MiB a minute (100 k series every 5 s, cut every ~100
+// samples), so a 16 MiB memtable held ~8 MiB on average and its peak
+// stayed in the heap after the flush; 4 MiB costs a flush every two
+// minutes (bench/README.md, "The chunks memtable at 4 MiB"). With a limit,
+// fractions of it (never less than RocksDB can work with, never more than
+// these).
 inline SizeBudget SizeBudgetFor(int64_t limit_bytes) {
   constexpr uint64_t kMiB = 1 << 20;
-  SizeBudget b{64 * kMiB, 25 * 64 * kMiB, 16 * kMiB, 512 * kMiB, 0};
+  SizeBudget b{64 * kMiB, 25 * 64 * kMiB, 4 * kMiB, 512 * kMiB, 0};
   if (limit_bytes <= 0) return b;
   const uint64_t limit = uint64_t(limit_bytes);
   b.target_file_bytes = std::clamp<uint64_t>(limit / 64, kMiB / 4, 64 * kMiB);
   b.max_compaction_bytes = std::clamp<uint64_t>(
       limit / 16, 2 * b.target_file_bytes, 25 * b.target_file_bytes);
-  b.write_buffer_bytes = std::clamp<uint64_t>(limit / 16, kMiB, 16 * kMiB);
+  b.write_buffer_bytes = std::clamp<uint64_t>(limit / 16, kMiB, 4 * kMiB);
   b.max_wal_bytes = std::clamp<uint64_t>(limit / 8, 4 * kMiB, 512 * kMiB);
   // A compaction's output and inputs both on disk, plus a flushed table.
   const uint64_t room = 2 * b.max_compaction_bytes + b.write_buffer_bytes;

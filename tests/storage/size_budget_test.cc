@@ -30,12 +30,12 @@ int64_t DirBytes(const std::string& dir) {
 }
 
 TEST_CASE(
-    "size budget: RocksDB's defaults without a limit, but a 16 MiB chunks "
+    "size budget: RocksDB's defaults without a limit, but a 4 MiB chunks "
     "memtable",
     "[db][size]") {
   const SizeBudget b = SizeBudgetFor(0);
   CHECK(b.target_file_bytes == 64u << 20);
-  CHECK(b.write_buffer_bytes == 16u << 20);
+  CHECK(b.write_buffer_bytes == 4u << 20);
   CHECK(b.max_wal_bytes == 512u << 20);
   CHECK(b.retention_goal_bytes == 0);
 }
@@ -51,7 +51,7 @@ TEST_CASE("size budget: the room kept fits a compaction and a flush",
     CHECK(b.retention_goal_bytes < limit);
     CHECK(b.target_file_bytes <= b.max_compaction_bytes);
     CHECK(b.target_file_bytes <= 64u << 20);
-    CHECK(b.write_buffer_bytes <= 16u << 20);
+    CHECK(b.write_buffer_bytes <= 4u << 20);
     CHECK(b.max_wal_bytes <= 512u << 20);
     const uint64_t room = uint64_t(limit - b.retention_goal_bytes);
     if (limit >= int64_t(8) << 20) {
