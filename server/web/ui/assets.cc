@@ -109,9 +109,12 @@ Assets::Assets(std::span<const BundleFile> files, std::string missing,
     auto e = std::make_unique<Entry>();
     e->name = std::string(f.name);
     e->content_type = std::string(f.content_type);
-    e->data = e->name == "index.html"
-                  ? ReplaceAll(f.data, kPlaceholder, prefix_)
-                  : std::string(f.data);
+    if (e->name == "index.html") {
+      e->owned = ReplaceAll(f.data, kPlaceholder, prefix_);
+      e->data = e->owned;
+    } else {
+      e->data = f.data;
+    }
     e->immutable = f.immutable;
     entries_.push_back(std::move(e));
   }

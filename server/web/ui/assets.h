@@ -59,7 +59,11 @@ class Assets {
   struct Entry {
     std::string name;  // below /, e.g. "assets/app-1f2e.js"
     std::string content_type;
-    std::string data;
+    // The bundle's bytes in the binary's read-only data, not a heap copy
+    // (half a megabyte of resident memory otherwise); index.html, which
+    // carries the prefix, points into `owned`.
+    std::string_view data;
+    std::string owned;
     bool immutable = false;
     mutable std::once_flag gzip_once;
     mutable std::string gzip;
