@@ -129,7 +129,10 @@ absl::StatusOr<Result> Engine::Exec(storage::Queryable* q, const Expr& expr,
   internal::Deadline deadline = internal::Deadline::For(options_, ctx);
   internal::Evaluator ev(options_, q, start, instant ? start : end,
                          instant ? 1 : step_ms, &annos, deadline, &counters);
-  absl::StatusOr<EvalValue> evaluated = ev.Eval(expr);
+  const absl::Status grid =
+      instant ? absl::OkStatus() : ev.CheckGrid(start, end, step_ms);
+  absl::StatusOr<EvalValue> evaluated =
+      grid.ok() ? ev.Eval(expr) : absl::StatusOr<EvalValue>(grid);
   if (!evaluated.ok()) {
     if (LimitCounters* lc = options_.limit_counters; lc != nullptr) {
       if (counters.series_limit_hit) lc->max_series.fetch_add(1);

@@ -383,6 +383,23 @@ absl::Status Evaluator::CheckRoomFor(int64_t n) const {
   return absl::OkStatus();
 }
 
+absl::Status Evaluator::CheckGrid(int64_t start, int64_t end,
+                                  int64_t interval) const {
+  const uint64_t steps =
+      (static_cast<uint64_t>(end) - static_cast<uint64_t>(start)) /
+          static_cast<uint64_t>(interval) +
+      1;
+  const uint64_t most = static_cast<uint64_t>(
+      std::min<int64_t>(std::max<int64_t>(opts_.max_samples, 1), INT32_MAX));
+  if (steps <= most) return absl::OkStatus();
+  // Prometheus's message: clients match it, and the cause is the one it
+  // names (the steps' samples would not fit).
+  counters_->samples_limit_hit = true;
+  return absl::ResourceExhaustedError(
+      "query processing would load too many samples into memory in query "
+      "execution");
+}
+
 namespace {
 
 // A call with a range-vector argument: Prometheus evaluates those series by

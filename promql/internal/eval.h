@@ -324,6 +324,14 @@ class Evaluator {
   // Fails like AddSamples if `n` more samples would exceed the limit,
   // without accounting them.
   absl::Status CheckRoomFor(int64_t n) const;
+  // A grid of steps from `start` to `end` (>= start), `interval` (> 0)
+  // apart, that the evaluator may step through: one step more than
+  // EngineOptions::max_samples (or than an int holds) fails as the sample
+  // limit does. Every value a step yields is a sample, so a dense result
+  // over such a grid cannot fit; refusing it up front keeps the per-step
+  // arrays (scalars, step cursors) inside the limit. Beyond Prometheus,
+  // which steps through it until the timeout or the limit.
+  absl::Status CheckGrid(int64_t start, int64_t end, int64_t interval) const;
 
   absl::StatusOr<EvalValue> EvalNode(const Expr& e);
   // Without delayed __name__ removal: drops the names `e`'s node marked

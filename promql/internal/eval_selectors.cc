@@ -134,19 +134,52 @@ absl::StatusOr<EvalValue> Evaluator::EvalVectorSelector(
         ts.size() * static_cast<size_t>(lookback / interval + 1));
     ser->ts.reserve(most);
     ser->vs.reserve(most);
-    size_t j = 0;
-    for (int64_t t = start; t <= end; t += interval) {
-      int64_t ref = ref_of(t);
-      while (j < ts.size() && ts[j] <= ref) j++;
-      if (j == 0) continue;
-      size_t k = j - 1;
-      if (ts[k] <= ref - lookback || IsStaleNaN(vals[k])) continue;
+    // The answer at a step is the newest sample at or before its reference
+    // time, if younger than the lookback and not a staleness marker.
+    auto answer = [&](size_t j, int64_t ref) {
+      return j > 0 && ts[j - 1] > ref - lookback && !IsStaleNaN(vals[j - 1]);
+    };
+    auto push = [&](int64_t t, size_t k) {
       ser->ts.push_back(t);
       ser->vs.push_back(record_orig_t ? static_cast<double>(ts[k]) / 1000
                                       : vals[k]);
-      // A pinned selector gives the same sample at every step; the scan
-      // pointer must not move past it.
-      if (pinned) j = k;
+    };
+    if (pinned) {  // every step asks for the same reference time
+      const int64_t ref = ref_of(start);
+      size_t j = std::upper_bound(ts.begin(), ts.end(), ref) - ts.begin();
+      if (!answer(j, ref)) return;
+      for (int64_t i = 0; i < steps; i++) push(start + i * interval, j - 1);
+      return;
+    }
+    // Steps with no answer are skipped, not visited: a long subquery grid
+    // at a fine step over a sparse series costs its samples, not its steps.
+    // That takes references that grow with the step, which an offset
+    // wrapping int64 breaks: those grids are walked step by step.
+    int64_t unused;
+    const bool monotone =
+        !__builtin_sub_overflow(start, vs.mod.offset_ms, &unused) &&
+        !__builtin_sub_overflow(end, vs.mod.offset_ms, &unused);
+    size_t j = 0;
+    for (int64_t i = 0; i < steps;) {
+      const int64_t t = start + i * interval;
+      const int64_t ref = ref_of(t);
+      while (j < ts.size() && ts[j] <= ref) j++;
+      if (answer(j, ref)) {
+        push(t, j - 1);
+        i++;
+        continue;
+      }
+      if (!monotone) {
+        i++;
+        continue;
+      }
+      if (j == ts.size()) break;
+      // The next answer can only come at the first step whose reference
+      // reaches ts[j] (<= maxt, the last step's reference, so need <= end).
+      int64_t need;
+      if (__builtin_add_overflow(ts[j], vs.mod.offset_ms, &need)) break;
+      const int64_t d = need - start;
+      i = std::max(i + 1, d / interval + (d % interval != 0 ? 1 : 0));
     }
   };
   auto sink = [&](Series ser) -> absl::Status {
@@ -265,6 +298,7 @@ absl::StatusOr<std::vector<RawSeries>> Evaluator::EvalSubqueryRaw(
       sub_end > INT64_MAX - step) {
     return out;
   }
+  VIGIL_RETURN_IF_ERROR(CheckGrid(sub_start, sub_end, step));
   Evaluator child = Child(sub_start, sub_end, step);
   VIGIL_ASSIGN_OR_RETURN(EvalValue v, child.Eval(*sq.expr));
   out.reserve(v.mat.size());

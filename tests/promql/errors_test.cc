@@ -3,6 +3,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "promql/engine.h"
@@ -74,6 +75,40 @@ TEST_CASE("failures during evaluation are execution errors, not bad_data",
   r = e.InstantQuery(&s, "histogram_count(a)", 600000);
   CHECK(Kind(r) == ErrorType::kExecution);
   CHECK(ErrorTypeName(ErrorType::kExecution) == "execution");
+}
+
+TEST_CASE("a grid of more steps than the sample limit fails before evaluating",
+          "[promql][errors]") {
+  // A subquery (or range query) with more steps than max_samples could
+  // otherwise allocate per-step arrays far beyond the limit (a scalar under
+  // `[10d:1ms]` is 864 M doubles) or step for minutes through a sparse
+  // series: it fails at once, as the sample limit does.
+  auto s = MakeErrorsStorage();
+  LimitCounters counters;
+  EngineOptions o;
+  o.max_samples = 1000;
+  o.limit_counters = &counters;
+  Engine e(o);
+  for (const char* q :
+       {"count_over_time(a[2h:1s])", "count_over_time(vector(1)[10d:1ms])",
+        "max_over_time(sum(a)[100y:1ms])", "absent_over_time(nope[1h:1ms])"}) {
+    CAPTURE(q);
+    auto r = e.InstantQuery(&s, q, 600000);
+    REQUIRE(r.status().code() == absl::StatusCode::kResourceExhausted);
+    CHECK(std::string(r.status().message()) ==
+          "query processing would load too many samples into memory in query "
+          "execution");
+  }
+  CHECK(counters.max_samples.load() == 4);
+  auto r = e.RangeQuery(&s, "a", 0, 600000, 100);  // 6001 steps
+  CHECK(r.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(counters.max_samples.load() == 5);
+  // A grid within the limit evaluates: 300 steps of 1 s (600 samples).
+  auto ok = e.InstantQuery(&s, "count_over_time(a[5m:1s])", 600000);
+  REQUIRE(ok.ok());
+  REQUIRE(ok->value.vector.size() == 2);
+  CHECK(ok->value.vector[0].v == 300);
+  CHECK(e.RangeQuery(&s, "a", 0, 600000, 2000).ok());  // 301 steps
 }
 
 TEST_CASE("ClassifyError maps every code as the Prometheus API does",
