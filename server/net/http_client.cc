@@ -280,6 +280,19 @@ class HttpClient::Impl {
   std::atomic<size_t> in_flight_{0};
   // Owned by the loop thread.
   std::vector<std::unique_ptr<Transfer>> running_;
+  // Easy handles of finished transfers, reset, for the next ones (loop
+  // thread only): a handle made for every scrape cost its allocations
+  // (curl's request state and its receive buffer) and their setup each
+  // time. At most kMaxIdle are kept; the connections are the multi
+  // handle's, not theirs.
+  static constexpr size_t kMaxIdle = 16;
+  std::vector<CURL*> idle_;
+  void Recycle(Transfer* t) {
+    if (t->easy == nullptr || idle_.size() >= kMaxIdle) return;
+    curl_easy_reset(t->easy);
+    idle_.push_back(t->easy);
+    t->easy = nullptr;
+  }
   // Decoded body size of the last successful response per URL: a scrape
   // page is about as large as last time, so its buffer is allocated once
   // instead of growing (and being copied) chunk by chunk.
@@ -287,7 +300,13 @@ class HttpClient::Impl {
 };
 
 bool HttpClient::Impl::Setup(Transfer* t) {
-  CURL* e = curl_easy_init();
+  CURL* e = nullptr;
+  if (!idle_.empty()) {
+    e = idle_.back();
+    idle_.pop_back();
+  } else {
+    e = curl_easy_init();
+  }
   if (e == nullptr) return false;
   t->easy = e;
   const FetchRequest& r = t->req;
@@ -398,6 +417,8 @@ void HttpClient::Impl::Loop() {
         in_flight_.fetch_sub(1);
         Cancel(t.get());
       }
+      for (CURL* e : idle_) curl_easy_cleanup(e);
+      idle_.clear();
       return;
     }
     for (auto& t : fresh) {
@@ -422,6 +443,7 @@ void HttpClient::Impl::Loop() {
         running_[i] = std::move(running_.back());
         running_.pop_back();
         Complete(t.get(), code);
+        Recycle(t.get());
         break;
       }
     }

@@ -246,16 +246,19 @@ TEST_CASE(
   std::mutex mu;
   std::set<std::string> peers;
   HttpServer srv;
-  srv.Handle("POST", "/echo", [&](const HttpRequest& q, HttpResponse* r) {
+  auto echo = [&](const HttpRequest& q, HttpResponse* r) {
     {
       std::lock_guard<std::mutex> l(mu);
       peers.insert(q.remote_addr);
     }
-    r->body = std::string(q.Header("authorization").value_or("-")) + "|" +
+    r->body = q.method + "|" +
+              std::string(q.Header("authorization").value_or("-")) + "|" +
               std::string(q.Header("x-scope").value_or("-")) + "|" +
               std::string(q.Header("user-agent").value_or("-")) + "|" + q.body;
     r->SetHeader("X-Answer", "42");
-  });
+  };
+  srv.Handle("POST", "/echo", echo);
+  srv.Handle("GET", "/echo", echo);
   auto port = srv.Start("127.0.0.1:0");
   REQUIRE(port.ok());
   HttpClientOptions o;
@@ -270,7 +273,7 @@ TEST_CASE(
   req.basic_password = "pass";
   auto r = client.FetchSync(req);
   REQUIRE(r.error == "");
-  CHECK(r.body == "Basic dXNlcjpwYXNz|tenant-1|Vigil/test|payload");
+  CHECK(r.body == "POST|Basic dXNlcjpwYXNz|tenant-1|Vigil/test|payload");
   bool found = false;
   for (const auto& [k, v] : r.headers) found |= k == "x-answer" && v == "42";
   CHECK(found);
@@ -279,10 +282,16 @@ TEST_CASE(
   req.bearer_token = "s3cret";
   for (int i = 0; i < 5; ++i) {
     r = client.FetchSync(req);
-    CHECK(r.body == "Bearer s3cret|tenant-1|Vigil/test|payload");
+    CHECK(r.body == "POST|Bearer s3cret|tenant-1|Vigil/test|payload");
   }
+  // Transfers reuse curl's handles: nothing of an earlier request (method,
+  // body, headers, credentials) reaches a later one.
+  FetchRequest plain;
+  plain.url = ClientUrl(*port, "/echo");
+  r = client.FetchSync(plain);
+  CHECK(r.body == "GET|-|-|Vigil/test|");
   std::lock_guard<std::mutex> l(mu);
-  CHECK(peers.size() == 1);  // one kept-alive connection for all six
+  CHECK(peers.size() == 1);  // one kept-alive connection for all seven
 }
 
 TEST_CASE("A thousand concurrent fetches on one client",

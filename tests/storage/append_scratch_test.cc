@@ -54,7 +54,8 @@ TEST_CASE("LastSampleTable keeps the newest sample per series, as a map does",
     }
     const size_t cap = table.capacity();
     table.Clear();
-    // Cleared in O(1): the slots stay, and nothing of the batch is found.
+    // Cleared without freeing: the slots stay, and nothing of the batch is
+    // found.
     CHECK(table.capacity() == cap);
     CHECK(table.size() == 0);
     for (size_t k = 0; k < keys; ++k) CHECK(table.Find(Fake(k)) == nullptr);
