@@ -136,5 +136,40 @@ TEST_CASE("an offset of NaN or beyond int64 nanoseconds is Go's -2^63 ns",
   CHECK(static_cast<const VectorSelector*>(e->get())->mod.offset_ms == 1500);
 }
 
+TEST_CASE("a subquery's fine grid neither stalls nor allocates per step",
+          "[promql][engine][fuzz]") {
+  // fuzz_promql_eval (CI, session 39): max_over_time(up[1y:1s]) stepped the
+  // selector through 31.5 M subquery steps per series unchecked by the
+  // deadline (a 15 s libFuzzer timeout against the 2 s query timeout), and
+  // vector(1)[10d:1ms] allocated a double per step (6.9 GB) whatever the
+  // sample limit. The inputs are in tests/fuzz/regressions/promql_eval/.
+  promqltest::MemStorage s;
+  for (int64_t t = 0; t <= 1200000; t += 30000) {
+    s.Append(Labels{{"__name__", "up"}, {"job", "a"}}, t, double(t % 7));
+  }
+  EngineOptions small;  // as the fuzz target's engine
+  small.max_samples = 20000;
+  small.timeout_ms = 2000;
+  for (const char* q :
+       {"max_over_time(up[1y:1s])", "count_over_time(vector(1)[10d:1ms])",
+        "max_over_time(sum(up)[100d:1ms])"}) {
+    INFO(q);
+    auto r = Engine(small).InstantQuery(&s, q, 1200000);
+    CHECK(r.status().code() == absl::StatusCode::kResourceExhausted);
+  }
+  // Within the default limit the year of 1 s steps is evaluated, visiting
+  // only the steps that have an answer: those from the first sample to the
+  // last, each 1 s apart (the lookback covers the 30 s between samples).
+  Engine big;
+  auto r = big.InstantQuery(&s, "count_over_time(up[1y:1s])", 1200000);
+  REQUIRE(r.ok());
+  REQUIRE(r->value.vector.size() == 1);
+  CHECK(r->value.vector[0].v == 1201);
+  r = big.InstantQuery(&s, "max_over_time(up[1y:1s])", 1200000);
+  REQUIRE(r.ok());
+  REQUIRE(r->value.vector.size() == 1);
+  CHECK(r->value.vector[0].v == 6);
+}
+
 }  // namespace
 }  // namespace vigil::promql
