@@ -35,23 +35,19 @@ inline int VarintBits(uint64_t u) {
 
 class BitWriter {
  public:
-  // Appends to *out, starting at its current end (byte aligned).
+  // Appends to *out, starting at its current end (byte aligned). Bits are
+  // gathered in a register and appended a few bytes at a time: call
+  // Finish() before reading *out.
   explicit BitWriter(std::string* out) : out_(out) {}
 
-  // Writes the low `nbits` bits of `bits`, most significant first.
-  // REQUIRES: 0 <= nbits <= 64.
+  // Writes the low `nbits` bits of `bits`, most significant first (higher
+  // bits are ignored). REQUIRES: 0 <= nbits <= 64.
   void WriteBits(uint64_t bits, int nbits) {
-    while (nbits > 0) {
-      if (free_ == 0) {
-        out_->push_back('\0');
-        free_ = 8;
-      }
-      int take = nbits < free_ ? nbits : free_;
-      uint64_t chunk = (bits >> (nbits - take)) & ((uint64_t{1} << take) - 1);
-      out_->back() = static_cast<char>(static_cast<uint8_t>(out_->back()) |
-                                       (chunk << (free_ - take)));
-      free_ -= take;
-      nbits -= take;
+    if (nbits > 32) {
+      Put((bits >> 32) & (~uint64_t{0} >> (96 - nbits)), nbits - 32);
+      Put(bits & 0xffffffffu, 32);
+    } else if (nbits > 0) {
+      Put(bits & ((uint64_t{1} << nbits) - 1), nbits);
     }
   }
   void WriteBit(bool b) { WriteBits(b ? 1 : 0, 1); }
@@ -64,10 +60,38 @@ class BitWriter {
     }
   }
   void WriteVarint(int64_t v) { WriteUvarint(ZigZag(v)); }
+  // Appends the bits still held, the last byte padded with zero bits.
+  void Finish() {
+    Flush();
+    if (n_ > 0) {
+      out_->push_back(static_cast<char>(acc_ << (8 - n_)));
+      acc_ = 0;
+      n_ = 0;
+    }
+  }
 
  private:
+  // REQUIRES: 0 < nbits <= 32, bits < 2^nbits.
+  void Put(uint64_t bits, int nbits) {
+    if (n_ + nbits > 64) Flush();  // leaves n_ < 8
+    acc_ = (acc_ << nbits) | bits;
+    n_ += nbits;
+  }
+  // Appends the whole bytes of the register (its oldest bits).
+  void Flush() {
+    char buf[8];
+    int k = 0;
+    while (n_ >= 8) {
+      n_ -= 8;
+      buf[k++] = static_cast<char>(acc_ >> n_);
+    }
+    out_->append(buf, static_cast<size_t>(k));
+    acc_ &= n_ == 0 ? 0 : (uint64_t{1} << n_) - 1;
+  }
+
   std::string* out_;
-  int free_ = 0;  // unused low bits of out_->back()
+  uint64_t acc_ = 0;  // the low n_ bits are written and not yet appended
+  int n_ = 0;
 };
 
 class BitReader {

@@ -116,6 +116,7 @@ std::string EncodeSealed(const Timestamp* ts, const double* vs, size_t n) {
     WriteIntColumn(ts, n, plan, &scratch, &w);
     WriteValueColumn(vs, n, &scratch, &w);
   }
+  w.Finish();
   if (out.capacity() > out.size() + out.size() / 8 + 16) out.shrink_to_fit();
   return out;
 }

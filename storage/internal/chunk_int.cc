@@ -15,14 +15,19 @@ constexpr int kHeaderBits = 4;  // 2-bit order + 2-bit packer
 // `order` initial values). Wrapping arithmetic.
 void Residuals(const int64_t* x, size_t n, int order,
                std::vector<int64_t>* res) {
-  res->clear();
-  if (n <= static_cast<size_t>(order)) return;
-  res->reserve(n);
-  for (size_t i = order; i < n; ++i) {
-    uint64_t r = U(x[i]);
-    if (order >= 1) r -= U(x[i - 1]);
-    if (order == 2) r -= U(x[i - 1]) - U(x[i - 2]);
-    res->push_back(S(r));
+  if (n <= static_cast<size_t>(order)) {
+    res->clear();
+    return;
+  }
+  res->resize(n - order);
+  int64_t* out = res->data();
+  if (order == 0) {
+    std::copy(x, x + n, out);
+  } else if (order == 1) {
+    for (size_t i = 1; i < n; ++i) out[i - 1] = S(U(x[i]) - U(x[i - 1]));
+  } else {
+    for (size_t i = 2; i < n; ++i)
+      out[i - 2] = S(U(x[i]) - U(x[i - 1]) - (U(x[i - 1]) - U(x[i - 2])));
   }
 }
 
@@ -33,22 +38,16 @@ uint64_t InitialBits(const int64_t* x, size_t n, int order) {
   return bits;
 }
 
-uint64_t RiceBits(const std::vector<int64_t>& res, int64_t base, int k) {
-  uint64_t bits = 0;
-  for (int64_t r : res) {
-    uint64_t u = ZigZag(S(U(r) - U(base)));
-    uint64_t q = u >> k;
-    if (q < kRiceEscape) {
-      bits += q + 1 + k;
-    } else {
-      bits += kRiceEscape + 7 + BitWidth(u);
-    }
-  }
-  return bits;
+// Bits of one Rice code of u with parameter k.
+inline uint64_t RiceCodeBits(uint64_t u, int k) {
+  const uint64_t q = u >> k;
+  return q < kRiceEscape ? q + 1 + k : kRiceEscape + 7 + BitWidth(u);
 }
 
 // Cheapest packer for the residuals; sets packer/base/param/bits (bits
-// excludes the header and the initial values).
+// excludes the header and the initial values). Three passes over the
+// residuals after the median: range, then sparse cost and mean magnitude,
+// then the Rice cost of the (up to four) parameters tried, together.
 void PlanResiduals(const std::vector<int64_t>& res, std::vector<int64_t>* tmp,
                    IntColumnPlan* best) {
   // FOR.
@@ -63,16 +62,18 @@ void PlanResiduals(const std::vector<int64_t>& res, std::vector<int64_t>* tmp,
   tmp->assign(res.begin(), res.end());
   auto mid = tmp->begin() + tmp->size() / 2;
   std::nth_element(tmp->begin(), mid, tmp->end());
-  int64_t median = *mid;
-  uint64_t base_bits = VarintBits(ZigZag(median));
+  const int64_t median = *mid;
+  const uint64_t base_bits = VarintBits(ZigZag(median));
 
-  // Sparse.
-  uint64_t sparse = base_bits, count = 0;
+  // Sparse, and the mean magnitude that picks the Rice parameters.
+  uint64_t sparse = base_bits, count = 0, sum = 0;
   size_t prev = 0;
   for (size_t i = 0; i < res.size(); ++i) {
     if (res[i] == median) continue;
+    const uint64_t u = ZigZag(S(U(res[i]) - U(median)));
     size_t gap = count == 0 ? i : i - prev - 1;
-    sparse += VarintBits(gap) + VarintBits(ZigZag(S(U(res[i]) - U(median))));
+    sparse += VarintBits(gap) + VarintBits(u);
+    sum += std::min<uint64_t>(u, uint64_t{1} << 40);
     prev = i;
     ++count;
   }
@@ -85,14 +86,21 @@ void PlanResiduals(const std::vector<int64_t>& res, std::vector<int64_t>* tmp,
   }
 
   // Rice: k near log2 of the mean zigzag magnitude.
-  uint64_t sum = 0;
+  const int k0 = BitWidth(sum / res.size());
+  const int lo = std::max(0, k0 - 2), hi = std::min(63, k0 + 1);
+  const int k1 = std::min(lo + 1, 63), k2 = std::min(lo + 2, 63),
+            k3 = std::min(lo + 3, 63);
+  uint64_t r0 = 0, r1 = 0, r2 = 0, r3 = 0;  // in registers, not an array
   for (int64_t r : res) {
-    uint64_t u = ZigZag(S(U(r) - U(median)));
-    sum += std::min<uint64_t>(u, uint64_t{1} << 40);
+    const uint64_t u = ZigZag(S(U(r) - U(median)));
+    r0 += RiceCodeBits(u, lo);
+    r1 += RiceCodeBits(u, k1);
+    r2 += RiceCodeBits(u, k2);
+    r3 += RiceCodeBits(u, k3);
   }
-  int k0 = BitWidth(sum / res.size());
-  for (int k = std::max(0, k0 - 2); k <= std::min(63, k0 + 1); ++k) {
-    uint64_t bits = base_bits + 6 + RiceBits(res, median, k);
+  const uint64_t rice[4] = {r0, r1, r2, r3};
+  for (int k = lo; k <= hi; ++k) {
+    uint64_t bits = base_bits + 6 + rice[k - lo];
     if (bits < best->bits) {
       best->packer = IntPacker::kRice;
       best->base = median;
@@ -109,7 +117,9 @@ IntColumnPlan PlanIntColumn(const int64_t* x, size_t n, int min_order,
   IntColumnPlan best;
   best.bits = UINT64_MAX;
   std::vector<int64_t>& res = *scratch;
-  std::vector<int64_t> tmp;
+  thread_local std::vector<int64_t> tmp;  // the median's working copy
+  // A long column (an import's) does not leave its copy with the thread.
+  if (n <= 4096 && tmp.capacity() > 4096) std::vector<int64_t>().swap(tmp);
   for (int order = min_order; order <= max_order; ++order) {
     IntColumnPlan plan;
     plan.order = order;

@@ -10,6 +10,18 @@ namespace {
 
 uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
 
+// Per-thread working columns longer than this are given back.
+constexpr size_t kKeptScratch = 4096;
+
+// std::nearbyint(s) in the default rounding mode (to nearest, ties to
+// even), without the library call: below 2^52, adding and subtracting 2^52
+// rounds to an integer; from 2^52 on every double is one.
+double RoundToInteger(double s) {
+  const double a = std::fabs(s);
+  if (!(a < 0x1p52)) return s;
+  return std::copysign((a + 0x1p52) - 0x1p52, s);
+}
+
 bool IsDecimal(double v, int64_t m, int k) {
   return m >= -kMaxMantissa && m <= kMaxMantissa &&
          Bits(DecimalValue(m, k)) == Bits(v);
@@ -87,7 +99,7 @@ int DecimalScale(double v, int64_t* m) {
   for (int k = 0; k <= kMaxDecimalScale; ++k) {
     double s = v * kPow10[k];
     if (!(std::fabs(s) <= static_cast<double>(kMaxMantissa) + 2)) return -1;
-    double r = std::nearbyint(s);
+    double r = RoundToInteger(s);
     // v == m / 10^k implies |s - m| <= |m| * 2^-52: skip hopeless scales
     // without dividing.
     if (std::fabs(s - r) > std::fabs(s) * 0x1p-49) continue;
@@ -115,20 +127,45 @@ void WriteValueColumn(const double* vs, size_t n, std::vector<int64_t>* scratch,
   }
   uint64_t xor_bits = 2 + XorBits(vs, n);
 
-  std::vector<int> scale(n);
-  std::vector<int64_t> mant(n);
-  std::vector<int> distinct;
+  // Working memory kept by the thread: a chunk is sealed per ~100 samples
+  // of every series, so these would otherwise be allocated hundreds of
+  // times a second.
+  struct Scratch {
+    std::vector<int> scale;
+    std::vector<int64_t> mant;
+    DecimalCandidate best, cur;
+  };
+  thread_local Scratch t;
+  // A long chunk (an import's) does not leave its columns with the thread.
+  if (n <= kKeptScratch && t.scale.capacity() > kKeptScratch) t = Scratch();
+  std::vector<int>& scale = t.scale;
+  std::vector<int64_t>& mant = t.mant;
+  scale.resize(n);
+  mant.resize(n);
+  static_assert(kMaxDecimalScale < 32);
+  uint32_t scales_seen = 0;  // bit k: some value's smallest scale is k
   for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && Bits(vs[i]) == Bits(vs[i - 1])) {  // a repeated value
+      scale[i] = scale[i - 1];
+      mant[i] = mant[i - 1];
+      continue;
+    }
     scale[i] = DecimalScale(vs[i], &mant[i]);
-    if (scale[i] >= 0) distinct.push_back(scale[i]);
+    if (scale[i] >= 0) scales_seen |= uint32_t{1} << scale[i];
   }
-  std::sort(distinct.begin(), distinct.end(), std::greater<int>());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   // The largest scales cover the most values; smaller ones turn the few
-  // long-digit values into exceptions.
-  if (distinct.size() > 3) distinct.resize(3);
-  DecimalCandidate best, cur;
-  for (int k : distinct) {
+  // long-digit values into exceptions. The three largest are tried.
+  int distinct[3];
+  int num_distinct = 0;
+  for (int k = kMaxDecimalScale; k >= 0 && num_distinct < 3; --k) {
+    if ((scales_seen >> k) & 1) distinct[num_distinct++] = k;
+  }
+  DecimalCandidate& best = t.best;
+  DecimalCandidate& cur = t.cur;
+  best.bits = UINT64_MAX;
+  for (int i = 0; i < num_distinct; ++i) {
+    const int k = distinct[i];
+    cur.bits = UINT64_MAX;
     BuildDecimal(vs, n, scale, mant, k, scratch, &cur);
     if (cur.bits < best.bits) std::swap(best, cur);
   }
