@@ -29,7 +29,7 @@ constexpr uint32_t kEarlySamples = 16;
 bool MantissaAt(double v, int k, int64_t* m) {
   double s = v * kPow10[k];
   if (!(std::fabs(s) <= static_cast<double>(kMaxMantissa))) return false;
-  double r = std::nearbyint(s);
+  double r = RoundToInteger(s);
   int64_t c = static_cast<int64_t>(r);
   if (std::bit_cast<uint64_t>(DecimalValue(c, k)) ==
       std::bit_cast<uint64_t>(v)) {

@@ -13,15 +13,6 @@ uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
 // Per-thread working columns longer than this are given back.
 constexpr size_t kKeptScratch = 4096;
 
-// std::nearbyint(s) in the default rounding mode (to nearest, ties to
-// even), without the library call: below 2^52, adding and subtracting 2^52
-// rounds to an integer; from 2^52 on every double is one.
-double RoundToInteger(double s) {
-  const double a = std::fabs(s);
-  if (!(a < 0x1p52)) return s;
-  return std::copysign((a + 0x1p52) - 0x1p52, s);
-}
-
 bool IsDecimal(double v, int64_t m, int k) {
   return m >= -kMaxMantissa && m <= kMaxMantissa &&
          Bits(DecimalValue(m, k)) == Bits(v);

@@ -84,6 +84,16 @@ inline bool XorRead(BitReader* r, XorState* st) {
   return true;
 }
 
+// std::nearbyint(s) in the default rounding mode (to nearest, ties to
+// even), without the library call (the sealed encoder and the open chunk
+// round once per value and scale tried): below 2^52, adding and
+// subtracting 2^52 rounds to an integer; from 2^52 on every double is one.
+inline double RoundToInteger(double s) {
+  const double a = __builtin_fabs(s);
+  if (!(a < 0x1p52)) return s;
+  return __builtin_copysign((a + 0x1p52) - 0x1p52, s);
+}
+
 // Smallest k in [0, kMaxDecimalScale] such that v == double(m) / 10^k
 // bitwise for an integer m with |m| <= 2^53; stores m. -1 if none (NaN,
 // Inf, -0.0, too many digits, too large).

@@ -4,13 +4,17 @@
 // the register-buffered BitWriter must write exactly the bits a
 // bit-at-a-time writer writes.
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "storage/internal/bitstream.h"
 #include "storage/internal/chunk_int.h"
+#include "storage/internal/chunk_values.h"
 
 namespace vigil::storage::internal {
 namespace {
@@ -200,6 +204,33 @@ TEST_CASE("BitWriter writes exactly the bits written one at a time",
     for (size_t i = want.size(); i < (got.size() - 6) * 8; ++i) {
       REQUIRE(((static_cast<uint8_t>(got[6 + i / 8]) >> (7 - i % 8)) & 1) == 0);
     }
+  }
+}
+
+TEST_CASE("RoundToInteger rounds as std::nearbyint does", "[chunk]") {
+  auto same = [](double v) {
+    INFO(v);
+    REQUIRE(std::bit_cast<uint64_t>(RoundToInteger(v)) ==
+            std::bit_cast<uint64_t>(std::nearbyint(v)));
+  };
+  for (double v :
+       {0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, 0x1p52,
+        0x1p52 - 0.5, 0x1p52 + 1, -0x1p52 + 0.5, 0x1p53, 0x1p53 + 2, 1e300,
+        -1e300, 4.9e-324, std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity()}) {
+    same(v);
+  }
+  REQUIRE(std::isnan(RoundToInteger(std::nan(""))));
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 200000; ++i) {
+    // Values near the scales the decimal search multiplies into: a random
+    // magnitude up to 2^60, halves and near-halves included.
+    const double mag = std::ldexp(1.0, static_cast<int>(rng() % 61));
+    double v = (static_cast<double>(rng() >> 11) / 0x1p53) * mag;
+    if (i % 4 == 1) v = std::floor(v) + 0.5;
+    if (i % 4 == 2) v = std::nextafter(std::floor(v) + 0.5, 0.0);
+    if (rng() % 2) v = -v;
+    same(v);
   }
 }
 
