@@ -47,9 +47,11 @@ uint64_t ExceptionBits(const std::vector<uint32_t>& exc) {
   return bits;
 }
 
-// Builds the candidate at scale k from the per-value minimal scales.
+// Builds the candidate at scale k from the per-value minimal scales. A
+// candidate whose exceptions alone cost `must_beat` bits or more cannot be
+// chosen, so its mantissas are not planned (bits stays "infinite").
 void BuildDecimal(const double* vs, size_t n, const std::vector<int>& scale,
-                  const std::vector<int64_t>& mant, int k,
+                  const std::vector<int64_t>& mant, int k, uint64_t must_beat,
                   std::vector<int64_t>* scratch, DecimalCandidate* c) {
   c->k = k;
   c->mantissas.resize(n);
@@ -79,8 +81,13 @@ void BuildDecimal(const double* vs, size_t n, const std::vector<int>& scale,
     c->mantissas[i] = prev = m;
   }
   if (c->exceptions.size() == n) return;  // bits stays "infinite"
+  const uint64_t exception_bits = ExceptionBits(c->exceptions);
+  // The least an integer column costs: its 4-bit header and an 8-bit
+  // first value.
+  constexpr uint64_t kLeastColumnBits = 12;
+  if (2 + 5 + kLeastColumnBits + exception_bits >= must_beat) return;
   c->plan = PlanIntColumn(c->mantissas.data(), n, 0, 2, scratch);
-  c->bits = 2 + 5 + c->plan.bits + ExceptionBits(c->exceptions);
+  c->bits = 2 + 5 + c->plan.bits + exception_bits;
 }
 
 }  // namespace
@@ -157,7 +164,10 @@ void WriteValueColumn(const double* vs, size_t n, std::vector<int64_t>* scratch,
   for (int i = 0; i < num_distinct; ++i) {
     const int k = distinct[i];
     cur.bits = UINT64_MAX;
-    BuildDecimal(vs, n, scale, mant, k, scratch, &cur);
+    // Only a candidate smaller than both XOR and the best so far matters
+    // (XOR wins ties).
+    BuildDecimal(vs, n, scale, mant, k, std::min(xor_bits, best.bits), scratch,
+                 &cur);
     if (cur.bits < best.bits) std::swap(best, cur);
   }
 
