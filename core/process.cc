@@ -27,6 +27,7 @@ void TuneMallocForServer() {
 #ifdef M_ARENA_MAX
   mallopt(M_ARENA_MAX, 2);
   mallopt(M_TRIM_THRESHOLD, 16 << 20);
+  mallopt(M_MMAP_THRESHOLD, 512 << 10);
 #endif
 }
 

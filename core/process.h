@@ -27,8 +27,14 @@ void TuneMallocForQueries();
 
 // The long-running server instead: at most two malloc arenas (each scrape,
 // HTTP and evaluation thread would otherwise get its own, and every arena
-// keeps its own free memory resident) and 16 MiB of free heap kept for
-// reuse. Measured with bench/compare_scrape.sh (see bench/README.md).
+// keeps its own free memory resident), 16 MiB of free heap kept for
+// reuse, and blocks of 512 KiB or more mapped on their own rather than cut
+// from the heap: RocksDB's memtables take and give back their 512 KiB
+// blocks every few seconds, and in the heap the small open-chunk buffers
+// the scrapes allocate in between settled into the space a freed block
+// left, so the next block needed new pages and the old ones stayed
+// resident, partly used (2-3 MiB at 100 k series). Measured with
+// bench/compare_scrape.sh and bench/steady_scrape.sh (see bench/README.md).
 void TuneMallocForServer();
 
 // What ReleaseFreeMemory did.
