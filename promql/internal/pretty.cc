@@ -15,7 +15,21 @@ class Prettifier {
  public:
   explicit Prettifier(int max_line) : max_line_(max_line) {}
 
+  // Below this many nested nodes a subtree is printed on one line
+  // (Format), unsplit. Vigil's own bound, not Prometheus's: only
+  // machine-made queries nest this deep (the parser allows 10,000 levels,
+  // and a 4 KiB query holds 4,000 unary signs), and past it the recursion
+  // would grow the stack without bound and the indentation the output with
+  // the square of the depth.
+  static constexpr int kMaxDepth = 100;
+
   std::string Pretty(const Expr& e, int level) const {
+    if (depth_ >= kMaxDepth) return Indent(level) + Format(e);
+    struct Nest {
+      explicit Nest(int* d) : d(d) { ++*d; }
+      ~Nest() { --*d; }
+      int* d;
+    } nest(&depth_);
     switch (e.kind) {
       case NodeKind::kAggregate:
         return Aggregate(e.As<AggregateExpr>(), level);
@@ -106,6 +120,7 @@ class Prettifier {
   }
 
   const int max_line_;
+  mutable int depth_ = 0;  // Pretty calls under way
 };
 
 }  // namespace

@@ -21,11 +21,16 @@ namespace {
 // by this target; Vigil prints as Prometheus does). Unary plus is the
 // identity, so the trees are equivalent.
 //
-// Also the milliseconds of durations as "#ms": a duration used as a number
+// Also the milliseconds of durations: a duration used as a number
 // (`4444444444443ms`) is float seconds, printed as Prometheus prints it
 // (model.Duration(v*1e9), truncated), so it can lose a millisecond per
-// round (found by this target; upstream drifts the same way).
+// round (found by this target; upstream drifts the same way). A lone
+// milliseconds count becomes "#ms"; one after a larger unit is dropped, as
+// it is when it drifts to zero (`84y29w4d16h5m1ms` -> `84y29w4d16h5m`).
 std::string CollapsePluses(std::string_view s) {
+  auto is_unit = [](char c) {
+    return c == 'y' || c == 'w' || c == 'd' || c == 'h' || c == 'm' || c == 's';
+  };
   std::string out;
   for (size_t i = 0; i < s.size(); i++) {
     const char c = s[i];
@@ -34,7 +39,7 @@ std::string CollapsePluses(std::string_view s) {
       size_t j = i;
       while (j < s.size() && s[j] >= '0' && s[j] <= '9') j++;
       if (s.substr(j, 2) == "ms") {
-        out += "#ms";
+        if (out.empty() || !is_unit(out.back())) out += "#ms";
         i = j + 1;
         continue;
       }

@@ -2,6 +2,7 @@
 // else split with two spaces per level. Small widths exercise each node
 // kind's split; the recorded file holds Prometheus 2.42's own answers to
 // /api/v1/format_query at its width of 100.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
@@ -102,6 +103,42 @@ TEST_CASE("Pretty answers as Prometheus 2.42's format_query",
     REQUIRE(e.ok());
     CHECK(Pretty(**e) == c.out);
   }
+}
+
+TEST_CASE("Pretty prints machine-deep nesting flat past 100 levels",
+          "[promql][pretty][fuzz]") {
+  // fuzz_promql_parse (session 40): 2,700 unary signs overflowed the stack
+  // under ASan, one Pretty frame per sign; 2,000 nested parentheses or
+  // sums also grew the output with the square of the depth.
+  const std::string unary =
+      std::string(4000, '+') + "co" + std::string(40, '-') + "y_le";
+  std::string parens = "x";
+  for (int i = 0; i < 2000; ++i) parens = "(" + parens + ")";
+  std::string sums = "a";
+  for (int i = 0; i < 2000; ++i) sums += "+a";
+  for (const std::string& q : {unary, parens, sums}) {
+    auto e = ParseExpr(q);
+    REQUIRE(e.ok());
+    const std::string out = Pretty(**e, 10);
+    auto back = ParseExpr(out);
+    REQUIRE(back.ok());
+    CHECK(Format(**back) == Format(**e));
+    // At most 100 levels of two-space indentation on any line.
+    size_t line_start = 0, longest_indent = 0;
+    while (line_start < out.size()) {
+      size_t end = out.find('\n', line_start);
+      if (end == std::string::npos) end = out.size();
+      size_t indent = out.find_first_not_of(' ', line_start) - line_start;
+      longest_indent =
+          std::max(longest_indent, std::min(indent, end - line_start));
+      line_start = end + 1;
+    }
+    CHECK(longest_indent <= 200);
+    CHECK(out.size() < 100 * q.size());
+  }
+  // Shallow trees are split as before.
+  CHECK(P("(((x + y)))", 3) ==
+        "(\n  (\n    (\n        x\n      +\n        y\n    )\n  )\n)");
 }
 
 }  // namespace
