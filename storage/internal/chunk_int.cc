@@ -10,6 +10,9 @@ namespace {
 // kRiceEscape one bits, a 7-bit width w and the w-bit zigzag value.
 constexpr int kRiceEscape = 24;
 constexpr int kHeaderBits = 4;  // 2-bit order + 2-bit packer
+// The planner's per-thread median copy is given back past this length, as
+// the value column's scratch is (chunk_values.cc).
+constexpr size_t kKeptMedianScratch = 4096;
 
 // Fills res with the order-`order` residuals of x (those after the first
 // `order` initial values). Wrapping arithmetic.
@@ -119,7 +122,9 @@ IntColumnPlan PlanIntColumn(const int64_t* x, size_t n, int min_order,
   std::vector<int64_t>& res = *scratch;
   thread_local std::vector<int64_t> tmp;  // the median's working copy
   // A long column (an import's) does not leave its copy with the thread.
-  if (n <= 4096 && tmp.capacity() > 4096) std::vector<int64_t>().swap(tmp);
+  if (n <= kKeptMedianScratch && tmp.capacity() > kKeptMedianScratch) {
+    std::vector<int64_t>().swap(tmp);
+  }
   for (int order = min_order; order <= max_order; ++order) {
     IntColumnPlan plan;
     plan.order = order;
