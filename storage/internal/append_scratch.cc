@@ -73,6 +73,14 @@ void LastSampleTable::Grow() {
   }
 }
 
+void AppendScratch::StartTracking() {
+  tracking = true;
+  track_from = samples.size();
+  for (size_t i = 0; i < samples.size(); ++i) {
+    last.Put(series[i], samples[i].t, samples[i].v);
+  }
+}
+
 std::unique_ptr<AppendScratch> AppendScratchPool::Get() {
   {
     vigil::MutexLock l(&mu_);

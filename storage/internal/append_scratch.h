@@ -32,9 +32,9 @@ struct WalSample {
 // table keyed by series pointer whose slots are emptied in O(1) (a
 // generation counter), so it keeps them from batch to batch. In front of
 // it a 2 KiB bit filter, also keyed by the pointer, answers most lookups
-// of a series not in the batch (nearly every lookup of a scrape: a page
-// names each series once) without touching the slots, which a batch of a
-// thousand series spreads over 64 KiB gone cold since the last scrape.
+// of a series not in the batch without touching the slots, which a batch
+// of a thousand series spreads over 64 KiB gone cold since the last one.
+// A batch fills it only once it may name a series twice (AppendScratch).
 class LastSampleTable {
  public:
   struct Entry {
@@ -71,12 +71,25 @@ class LastSampleTable {
 struct AppendScratch {
   std::vector<WalSample> samples;
   std::vector<MemSeries*> series;
+  // Filled only once the batch may name a series twice (`tracking`): a
+  // scrape's batch names each series once, and a table entry per sample
+  // was ~5 % of the scrape path's CPU (cache misses over its slots).
   LastSampleTable last;
+  bool tracking = false;
+  // The batch set MemSeries::kInBatch of series[0..track_from) (all of
+  // them while not tracking) and of marked_late (DBAppender::Append).
+  size_t track_from = 0;
+  std::vector<MemSeries*> marked_late;
 
+  // Starts `last` from the samples buffered so far.
+  void StartTracking();
   void Clear() {
     samples.clear();
     series.clear();
     last.Clear();
+    tracking = false;
+    track_from = 0;
+    marked_late.clear();
   }
 };
 

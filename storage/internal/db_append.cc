@@ -38,17 +38,33 @@ class DBAppender : public Appender {
  public:
   explicit DBAppender(DBImpl* db)
       : db_(db), pool_(db->append_scratch()), scratch_(pool_->Get()) {}
-  ~DBAppender() override { pool_->Put(std::move(scratch_)); }
+  ~DBAppender() override {
+    Unmark();
+    pool_->Put(std::move(scratch_));
+  }
 
   absl::StatusOr<SeriesRef> Append(SeriesRef ref, const Labels& labels,
                                    Timestamp t, double v) override;
   absl::Status Commit() override;
   void Rollback() override {
+    Unmark();
     scratch_->Clear();
     pin_.Release();
   }
 
  private:
+  // Clears kInBatch of the series whose bit this batch set (committed or
+  // dropped: their samples are no longer pending here).
+  void Unmark() {
+    AppendScratch& b = *scratch_;
+    const size_t n = b.tracking ? b.track_from : b.series.size();
+    for (size_t i = 0; i < n; ++i) {
+      b.series[i]->Set(MemSeries::kInBatch, false, std::memory_order_relaxed);
+    }
+    for (MemSeries* s : b.marked_late) {
+      s->Set(MemSeries::kInBatch, false, std::memory_order_relaxed);
+    }
+  }
   absl::StatusOr<MemSeries*> Resolve(SeriesRef ref, const Labels& labels);
   // Options::max_series: a series CleanTombstones forgot counts as new.
   bool OverLimit(const MemSeries& s) const;
@@ -125,7 +141,22 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
   VIGIL_ASSIGN_OR_RETURN(MemSeries * s, Resolve(ref, labels));
   Timestamp last_t;
   double last_v = 0;
-  if (const LastSampleTable::Entry* e = scratch_->last.Find(s)) {
+  // In-batch order without a table lookup per sample: the batch that sets
+  // a series' kInBatch owns the bit until it commits or drops its samples,
+  // so a series whose bit this Append sets has no sample in this batch.
+  // Found set, the series may have one here (or in another appender's
+  // batch): from then on this batch keeps its newest sample per series in
+  // a table and checks against that. Only the owner clears the bit, so a
+  // batch that has a sample of a series and does not track holds its bit.
+  const bool owner = s->Mark(MemSeries::kInBatch);
+  if (!owner && !scratch_->tracking) scratch_->StartTracking();
+  auto refused = [&](absl::Status st) {
+    if (owner) s->Set(MemSeries::kInBatch, false, std::memory_order_relaxed);
+    return st;
+  };
+  const LastSampleTable::Entry* e =
+      scratch_->tracking ? scratch_->last.Find(s) : nullptr;
+  if (e != nullptr) {
     last_t = e->t;
     last_v = e->v;
   } else {
@@ -137,30 +168,36 @@ absl::StatusOr<SeriesRef> DBAppender::Append(SeriesRef ref,
   }
   if (t <= last_t) {
     if (t == last_t) {
-      if (SameBits(v, last_v)) return s->ref;  // exact duplicate: no-op
+      if (SameBits(v, last_v)) {  // exact duplicate: no-op
+        (void)refused(absl::OkStatus());
+        return s->ref;
+      }
       db_->duplicate_.fetch_add(1, std::memory_order_relaxed);
-      return absl::AlreadyExistsError(fmt::format(
+      return refused(absl::AlreadyExistsError(fmt::format(
           "duplicate sample for timestamp {} with different value, series {}",
-          t, db_->head().LabelsOf(*s).ToString()));
+          t, db_->head().LabelsOf(*s).ToString())));
     }
     db_->out_of_order_.fetch_add(1, std::memory_order_relaxed);
-    return absl::FailedPreconditionError(
+    return refused(absl::FailedPreconditionError(
         fmt::format("out of order sample: timestamp {} is before {}, series {}",
-                    t, last_t, db_->head().LabelsOf(*s).ToString()));
+                    t, last_t, db_->head().LabelsOf(*s).ToString())));
   }
   const auto& opt = db_->options();
   Timestamp maxt = db_->max_time_.load(std::memory_order_relaxed);
   if (opt.retention_ms > 0 && maxt != kMinTimestamp &&
       t < maxt - opt.retention_ms) {
     db_->out_of_order_.fetch_add(1, std::memory_order_relaxed);
-    return absl::FailedPreconditionError(fmt::format(
+    return refused(absl::FailedPreconditionError(fmt::format(
         "out of bounds: timestamp {} is older than the retention window "
         "(newest sample {}), series {}",
-        t, maxt, db_->head().LabelsOf(*s).ToString()));
+        t, maxt, db_->head().LabelsOf(*s).ToString())));
   }
   scratch_->samples.push_back({s->ref, t, v});
   scratch_->series.push_back(s);
-  scratch_->last.Put(s, t, v);
+  if (scratch_->tracking) {
+    scratch_->last.Put(s, t, v);
+    if (owner) scratch_->marked_late.push_back(s);
+  }
   return s->ref;
 }
 

@@ -86,15 +86,23 @@ struct MemSeries {
   // took (never set again), so a reader holding mu that sees it needs no
   // RocksDB seek. Series loaded at open or revived from the cold family
   // never have it.
+  // kInBatch: an appender's uncommitted batch holds a sample of the
+  // series; set by the first such batch (Mark) and cleared only by it, at
+  // its commit or rollback (DBAppender::Append explains the protocol).
   enum Flag : uint8_t {
     kPersisted = 1,
     kIndexed = 2,
     kEvicted = 4,
     kDirty = 8,
     kHeadOnly = 16,
+    kInBatch = 32,
   };
   bool Has(Flag f, std::memory_order o = std::memory_order_seq_cst) const {
     return (flags_.load(o) & f) != 0;
+  }
+  // Sets f; true if it was clear (this call set it).
+  bool Mark(Flag f, std::memory_order o = std::memory_order_relaxed) {
+    return (flags_.fetch_or(f, o) & f) == 0;
   }
   void Set(Flag f, bool on, std::memory_order o = std::memory_order_seq_cst) {
     if (on) {
