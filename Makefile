@@ -21,7 +21,7 @@ DEB_UI := node:nodejs npm:npm chromium:chromium
 DEB_PEERS := prometheus victoria-metrics prometheus-alertmanager prometheus-node-exporter prometheus-blackbox-exporter curl bc time
 
 .PHONY: deps build vigil test lint demo calibrate-demo bench clean test-sanitize test-tsan \
-  build-sanitize build-tsan deps-clang fuzz
+  build-sanitize build-tsan deps-clang fuzz release
 
 # Build packages must install; the real peers (promtool, VictoriaMetrics,
 # used by cross-check tests and benches) are installed too, but if that
@@ -197,5 +197,29 @@ fuzz: deps deps-clang $(ASAN_BUILD)/build.ninja
 bench: build
 	bash bench/compare_import.sh
 
+# The release binary (README.md "Install"): vigil built twice, instrumented
+# and then optimised with the profile of a training run on the simulated
+# fleet (bench/pgo_train.sh), with link-time optimisation. Measured: 5-7 %
+# less CPU per scraped sample than `make vigil`'s (bench/README.md). The
+# release directory is rebuilt from nothing each time, so that every
+# object is compiled with the new profile.
+RELEASE_BUILD ?= build-release
+PGO_GEN_BUILD ?= build-pgo-gen
+PGO_SECONDS   ?= 150
+PGO_PROFILE   := $(abspath $(PGO_GEN_BUILD))/profile
+RELEASE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DVIGIL_PGO_DIR=$(PGO_PROFILE)
+release: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target vigil-sim
+	cmake -S . -B $(PGO_GEN_BUILD) $(RELEASE_FLAGS) -DVIGIL_PGO=generate
+	cmake --build $(PGO_GEN_BUILD) -j $(JOBS) --target vigil
+	rm -rf $(PGO_PROFILE)
+	bash bench/pgo_train.sh $(PGO_GEN_BUILD)/vigil $(BUILD)/vigil-sim $(PGO_SECONDS)
+	rm -rf $(RELEASE_BUILD)
+	cmake -S . -B $(RELEASE_BUILD) $(RELEASE_FLAGS) -DVIGIL_PGO=use \
+	  -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON
+	cmake --build $(RELEASE_BUILD) -j $(JOBS) --target vigil
+	@echo "release: $(RELEASE_BUILD)/vigil"
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(DEMO_DIR) $(CALIB_DIR)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(DEMO_DIR) $(CALIB_DIR) $(RELEASE_BUILD) $(PGO_GEN_BUILD)
