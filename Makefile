@@ -199,7 +199,7 @@ bench: build
 
 # The release binary (README.md "Install"): vigil built twice, instrumented
 # and then optimised with the profile of a training run on the simulated
-# fleet (bench/pgo_train.sh), with link-time optimisation. Measured: 5-7 %
+# fleet (bench/pgo_train.sh), with link-time optimisation. Measured: 4-7 %
 # less CPU per scraped sample than `make vigil`'s (bench/README.md). The
 # release directory is rebuilt from nothing each time, so that every
 # object is compiled with the new profile.
