@@ -197,7 +197,7 @@ fuzz: deps deps-clang $(ASAN_BUILD)/build.ninja
 bench: build
 	bash bench/compare_import.sh
 
-# The release binary (README.md "Install"): vigil built twice, instrumented
+# The release binary (README.md "Release build"): vigil built twice, instrumented
 # and then optimised with the profile of a training run on the simulated
 # fleet (bench/pgo_train.sh), with link-time optimisation. Measured: 4-7 %
 # less CPU per scraped sample than `make vigil`'s (bench/README.md). The

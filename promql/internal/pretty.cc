@@ -15,7 +15,7 @@ class Prettifier {
  public:
   explicit Prettifier(int max_line) : max_line_(max_line) {}
 
-  // Below this many nested nodes a subtree is printed on one line
+  // Nested deeper than this many nodes, a subtree is printed on one line
   // (Format), unsplit. Vigil's own bound, not Prometheus's: only
   // machine-made queries nest this deep (the parser allows 10,000 levels,
   // and a 4 KiB query holds 4,000 unary signs), and past it the recursion
