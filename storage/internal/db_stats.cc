@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "storage/internal/db_impl.h"
+#include "storage/internal/slab.h"
 
 namespace vigil::storage::internal {
 
@@ -88,6 +89,9 @@ DBStats DBImpl::Stats() {
   st.rocksdb_memory_bytes = mem + readers + block_cache_->GetUsage();
   st.head_memory_bytes = series_bytes + head_->TableBytes() +
                          symbols_.MemoryBytes() + postings_.MemoryBytes();
+  const Slab::Stats slab = Slab::Global().stats();
+  st.slab_resident_bytes = slab.resident_bytes();
+  st.slab_object_bytes = slab.object_bytes;
   {
     vigil::MutexLock cl(&cl_mu_);
     st.commit_log_readers = readers_.size();

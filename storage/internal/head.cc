@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/status_macros.h"
+#include "storage/internal/slab.h"
 
 namespace vigil::storage::internal {
 
@@ -23,7 +24,9 @@ size_t VarintBytes(uint32_t v) {
 MemSeries* MemSeries::New(uint64_t ref, const uint32_t* ids, uint16_t n) {
   size_t bytes = 0;
   for (size_t i = 0; i < 2 * size_t{n}; ++i) bytes += VarintBytes(ids[i]);
-  void* mem = ::operator new(sizeof(MemSeries) + bytes);
+  // The slab: a record takes its size rounded to 8 bytes (malloc's chunk
+  // header and 16-byte rounding made a 69-byte record take 80).
+  void* mem = SmallAlloc(sizeof(MemSeries) + bytes);
   MemSeries* s = new (mem) MemSeries(ref, n);
   uint8_t* p = reinterpret_cast<uint8_t*>(s + 1);
   for (size_t i = 0; i < 2 * size_t{n}; ++i) {
@@ -61,8 +64,9 @@ size_t MemSeries::SymBytes() const {
 
 void MemSeries::Delete(MemSeries* s) {
   if (!s) return;
+  const size_t bytes = sizeof(MemSeries) + s->SymBytes();
   s->~MemSeries();
-  ::operator delete(s);
+  SmallFree(s, bytes);
 }
 
 Head::Head(const Options& options, SymbolTable* symbols,
@@ -377,8 +381,9 @@ void Head::ForEach(const std::function<void(MemSeries*)>& f) const {
 }
 
 size_t Head::SeriesBytesLocked(const MemSeries& s) {
-  size_t total = sizeof(MemSeries) + s.chunk.MemoryBytes() - sizeof(OpenChunk) +
-                 s.SymBytes() + 8;  // + malloc header
+  // The record's slab slot: its size rounded up to 8 bytes.
+  size_t total = (sizeof(MemSeries) + s.SymBytes() + 7) / 8 * 8 +
+                 s.chunk.MemoryBytes() - sizeof(OpenChunk);
   for (const auto& p : s.pending) total += p.bytes.capacity() + sizeof(p);
   return total;
 }

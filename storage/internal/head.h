@@ -137,9 +137,11 @@ struct MemSeries {
 
   std::atomic<uint8_t> flags_{kIndexed};
 };
-// 56 bytes and ~13 of label ids fit an 80-byte malloc chunk (96 before the
-// newest sample moved into the open chunk).
+// 56 bytes and ~13 of label ids take a 72-byte slab slot (slab.h; an
+// 80-byte malloc chunk before the slab, 96 before the newest sample moved
+// into the open chunk).
 static_assert(sizeof(MemSeries) == 56, "keep the series record small");
+static_assert(alignof(MemSeries) <= 8, "slab slots are 8-byte aligned");
 
 // The symbol ids of a series, decoded (no heap for up to 16 labels).
 class SeriesSyms {

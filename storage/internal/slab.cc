@@ -1,0 +1,226 @@
+#include "storage/internal/slab.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/status_macros.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define VIGIL_SLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VIGIL_SLAB_ASAN 1
+#endif
+#endif
+
+namespace vigil::storage::internal {
+
+// The header at the start of every page. Slots follow it; a free slot
+// holds the offset of the next free one (0 ends the list).
+struct Slab::Page {
+  Page* next;  // in its class's list of pages with a free slot
+  Page* prev;
+  uint16_t free_head;  // offset of the first free slot, 0 if none
+  uint16_t bump;       // offset of the first slot never handed out
+  uint16_t live;       // objects in the page
+  uint16_t cls;        // slot size / kGranule
+  bool listed;         // in its class's list
+};
+
+namespace {
+constexpr size_t kHeaderBytes = 32;
+static_assert(kHeaderBytes % Slab::kGranule == 0);
+static_assert(Slab::kPageBytes <= UINT16_MAX + 1,
+              "slot offsets are 16-bit");
+static_assert(Slab::kMaxBytes % Slab::kGranule == 0);
+}  // namespace
+
+Slab::Slab() = default;
+
+Slab::~Slab() {
+  SpinLockHolder l(&pool_mu_);
+  for (const Mapping& m : mappings_) munmap(m.addr, m.len);
+}
+
+Slab& Slab::Global() {
+  static Slab* const slab = new Slab;
+  return *slab;
+}
+
+void Slab::Unlink(Class* c, Page* p) {
+  if (p->prev != nullptr) {
+    p->prev->next = p->next;
+  } else {
+    c->head = p->next;
+  }
+  if (p->next != nullptr) {
+    p->next->prev = p->prev;
+  } else {
+    c->tail = p->prev;
+  }
+  p->next = p->prev = nullptr;
+  p->listed = false;
+}
+
+Slab::Page* Slab::TakePage(uint16_t cls) {
+  char* mem = nullptr;
+  {
+    SpinLockHolder l(&pool_mu_);
+    ++used_pages_;
+    if (!cached_.empty()) {
+      mem = reinterpret_cast<char*>(cached_.back());
+      cached_.pop_back();
+    } else if (!released_.empty()) {
+      mem = reinterpret_cast<char*>(released_.back());
+      released_.pop_back();
+    } else {
+      if (fresh_ == fresh_end_) {
+        // Over-map by a page so that the pages can be aligned, then give
+        // the unaligned ends back.
+        const size_t len = kSpanBytes + kPageBytes;
+        void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        VIGIL_CHECK(m != MAP_FAILED);
+        const auto start = reinterpret_cast<uintptr_t>(m);
+        const uintptr_t aligned =
+            (start + kPageBytes - 1) & ~(uintptr_t{kPageBytes} - 1);
+        if (aligned > start) munmap(m, aligned - start);
+        const uintptr_t end = aligned + kSpanBytes;
+        if (start + len > end) munmap(reinterpret_cast<void*>(end),
+                                      start + len - end);
+        mappings_.push_back({reinterpret_cast<void*>(aligned), kSpanBytes});
+        fresh_ = reinterpret_cast<char*>(aligned);
+        fresh_end_ = fresh_ + kSpanBytes;
+      }
+      mem = fresh_;
+      fresh_ += kPageBytes;
+    }
+  }
+  static_assert(sizeof(Page) <= kHeaderBytes);
+  Page* p = reinterpret_cast<Page*>(mem);
+  p->next = p->prev = nullptr;
+  p->free_head = 0;
+  p->bump = kHeaderBytes;
+  p->live = 0;
+  p->cls = cls;
+  p->listed = false;
+  return p;
+}
+
+void Slab::ReturnPage(Page* p) {
+  {
+    SpinLockHolder l(&pool_mu_);
+    --used_pages_;
+    if (cached_.size() < kCachedFreePages) {
+      cached_.push_back(p);
+      return;
+    }
+  }
+  // Outside the lock: the kernel's work is the slow part.
+  madvise(p, kPageBytes, MADV_DONTNEED);
+  SpinLockHolder l(&pool_mu_);
+  released_.push_back(p);
+}
+
+void* Slab::Alloc(size_t n) {
+  VIGIL_CHECK(n > 0 && n <= kMaxBytes);
+  const auto cls = static_cast<uint16_t>((n + kGranule - 1) / kGranule);
+  const uint32_t size = uint32_t{cls} * kGranule;
+  Class& c = classes_[cls];
+  SpinLockHolder l(&c.mu);
+  Page* p = c.head;
+  if (p == nullptr) {
+    p = TakePage(cls);
+    p->listed = true;
+    c.head = c.tail = p;
+  }
+  char* obj;
+  if (p->free_head != 0) {
+    obj = reinterpret_cast<char*>(p) + p->free_head;
+    std::memcpy(&p->free_head, obj, sizeof(p->free_head));
+  } else {
+    obj = reinterpret_cast<char*>(p) + p->bump;
+    p->bump = static_cast<uint16_t>(p->bump + size);
+  }
+  ++p->live;
+  if (p->free_head == 0 && p->bump + size > kPageBytes) Unlink(&c, p);
+  object_bytes_.fetch_add(size, std::memory_order_relaxed);
+  return obj;
+}
+
+void Slab::Free(void* ptr, size_t n) {
+  const auto cls = static_cast<uint16_t>((n + kGranule - 1) / kGranule);
+  auto* p = reinterpret_cast<Page*>(reinterpret_cast<uintptr_t>(ptr) &
+                                    ~(uintptr_t{kPageBytes} - 1));
+  Page* empty = nullptr;
+  {
+    Class& c = classes_[cls];
+    SpinLockHolder l(&c.mu);
+    // A size that does not match the page's would corrupt the page.
+    VIGIL_CHECK(p->cls == cls && p->live > 0);
+    const auto off = static_cast<uint16_t>(static_cast<char*>(ptr) -
+                                           reinterpret_cast<char*>(p));
+    std::memcpy(ptr, &p->free_head, sizeof(p->free_head));
+    p->free_head = off;
+    --p->live;
+    if (!p->listed) {
+      p->prev = c.tail;
+      p->next = nullptr;
+      if (c.tail != nullptr) {
+        c.tail->next = p;
+      } else {
+        c.head = p;
+      }
+      c.tail = p;
+      p->listed = true;
+    }
+    // An empty page goes back to the pool unless it is the class's only
+    // page with room (a class that empties and refills would thrash).
+    if (p->live == 0 && !(c.head == p && c.tail == p)) {
+      Unlink(&c, p);
+      empty = p;
+    }
+  }
+  object_bytes_.fetch_sub(uint32_t{cls} * kGranule, std::memory_order_relaxed);
+  if (empty != nullptr) ReturnPage(empty);
+}
+
+Slab::Stats Slab::stats() const {
+  Stats s;
+  SpinLockHolder l(&pool_mu_);
+  s.used_pages = used_pages_;
+  s.cached_pages = cached_.size();
+  s.released_pages = released_.size();
+  s.object_bytes = object_bytes_.load(std::memory_order_relaxed);
+  return s;
+}
+
+#ifdef VIGIL_SLAB_ASAN
+void* SmallAlloc(size_t n) {
+  void* p = std::malloc(n);
+  VIGIL_CHECK(p != nullptr);
+  return p;
+}
+void SmallFree(void* p, size_t) { std::free(p); }
+bool SmallAllocUsesSlab() { return false; }
+#else
+bool SmallAllocUsesSlab() { return true; }
+void* SmallAlloc(size_t n) {
+  if (n > 0 && n <= Slab::kMaxBytes) return Slab::Global().Alloc(n);
+  void* p = std::malloc(n);
+  VIGIL_CHECK(p != nullptr);
+  return p;
+}
+void SmallFree(void* p, size_t n) {
+  if (p == nullptr) return;
+  if (n > 0 && n <= Slab::kMaxBytes) {
+    Slab::Global().Free(p, n);
+  } else {
+    std::free(p);
+  }
+}
+#endif
+
+}  // namespace vigil::storage::internal

@@ -1,0 +1,120 @@
+// -----------------------------------------------------------------------------
+// File: slab.h
+// -----------------------------------------------------------------------------
+//
+// Slab: a size-segregated allocator for the head's small objects, the
+// series records and the open-chunk buffers: millions of them, of a few
+// dozen sizes, the buffers reallocated every few samples as they grow and
+// freed at every chunk cut.
+//
+// Under glibc's malloc these shared pages with everything else, and every
+// chunk cut left a hole that the next object of any size partly refilled:
+// at 100 k series malloc held 12-19 MB free in partly used pages besides
+// the 16 MB the head used (bench/README.md). Here each 8 KiB page holds
+// slots of one size only (a multiple of 8 bytes, no per-object header, so
+// a 69-byte series record takes 72 bytes, not malloc's 80), a freed slot
+// is reused by the next object of its size, and a page whose objects are
+// all freed goes back to a pool shared by every size: beyond a few cached
+// ones, pooled pages are given back to the kernel (MADV_DONTNEED).
+//
+// The caller passes the size to Free (both users know it), which picks the
+// size class; the page is found from the pointer (pages are 8 KiB
+// aligned). Objects are 8-byte aligned. Sizes above kMaxBytes are not
+// served (SmallAlloc below sends them to malloc).
+//
+// Thread-safe: one spin lock per size class, one for the page pool.
+#ifndef VIGIL_STORAGE_INTERNAL_SLAB_H_
+#define VIGIL_STORAGE_INTERNAL_SLAB_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "storage/internal/spinlock.h"
+
+namespace vigil::storage::internal {
+
+class Slab {
+ public:
+  static constexpr size_t kPageBytes = 8192;
+  static constexpr size_t kMaxBytes = 1024;
+  static constexpr size_t kGranule = 8;
+  // Pages are carved out of mappings of this size.
+  static constexpr size_t kSpanBytes = size_t{1} << 20;
+  // Empty pages kept resident for reuse before the next ones are given
+  // back to the kernel.
+  static constexpr size_t kCachedFreePages = 32;
+
+  struct Stats {
+    size_t used_pages = 0;     // pages holding at least one object
+    size_t cached_pages = 0;   // empty, still resident, for reuse
+    size_t released_pages = 0; // empty, given back to the kernel
+    size_t object_bytes = 0;   // the objects' slot sizes, summed
+    // Resident bytes of the slab: used and cached pages.
+    size_t resident_bytes() const {
+      return (used_pages + cached_pages) * kPageBytes;
+    }
+  };
+
+  Slab();
+  // Unmaps every page: no object may be used after.
+  ~Slab();
+  Slab(const Slab&) = delete;
+  Slab& operator=(const Slab&) = delete;
+
+  // REQUIRES: 0 < n <= kMaxBytes. Never fails (aborts when the kernel
+  // refuses memory, as operator new would).
+  void* Alloc(size_t n);
+  // REQUIRES: p from Alloc(m) of this slab with m rounding to the same
+  // size class as n (same multiple of 8), not freed since.
+  void Free(void* p, size_t n);
+
+  Stats stats() const;
+
+  // The process's slab (never destroyed).
+  static Slab& Global();
+
+ private:
+  struct Page;
+  struct Class {
+    SpinLock mu;
+    // Pages with a free slot: allocation takes from the head; a page that
+    // stops being full joins at the tail.
+    Page* head ABSL_GUARDED_BY(mu) = nullptr;
+    Page* tail ABSL_GUARDED_BY(mu) = nullptr;
+  };
+  static constexpr size_t kNumClasses = kMaxBytes / kGranule + 1;
+
+  Page* TakePage(uint16_t cls);
+  void ReturnPage(Page* p);
+  static void Unlink(Class* c, Page* p);
+
+  Class classes_[kNumClasses];
+
+  mutable SpinLock pool_mu_;
+  std::vector<Page*> cached_ ABSL_GUARDED_BY(pool_mu_);    // resident
+  std::vector<Page*> released_ ABSL_GUARDED_BY(pool_mu_);  // not resident
+  char* fresh_ ABSL_GUARDED_BY(pool_mu_) = nullptr;  // next never-used page
+  char* fresh_end_ ABSL_GUARDED_BY(pool_mu_) = nullptr;
+  struct Mapping {
+    void* addr;
+    size_t len;
+  };
+  std::vector<Mapping> mappings_ ABSL_GUARDED_BY(pool_mu_);
+  size_t used_pages_ ABSL_GUARDED_BY(pool_mu_) = 0;
+  std::atomic<size_t> object_bytes_{0};
+};
+
+// The head's small allocations: the global slab for sizes up to
+// Slab::kMaxBytes, malloc beyond. Sanitizer builds use malloc for every
+// size, so that AddressSanitizer sees each object's bounds and lifetime.
+void* SmallAlloc(size_t n);
+void SmallFree(void* p, size_t n);
+// False in sanitizer builds.
+bool SmallAllocUsesSlab();
+
+}  // namespace vigil::storage::internal
+
+#endif  // VIGIL_STORAGE_INTERNAL_SLAB_H_
