@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 
@@ -26,7 +27,8 @@ struct Slab::Page {
   uint16_t bump;       // offset of the first slot never handed out
   uint16_t live;       // objects in the page
   uint16_t cls;        // slot size / kGranule
-  bool listed;         // in its class's list
+  uint16_t slots;      // slots the page holds
+  int8_t bucket;       // the list it is in, -1 if none (full)
 };
 
 namespace {
@@ -49,19 +51,36 @@ Slab& Slab::Global() {
   return *slab;
 }
 
+// 0 for the fullest pages .. kBuckets - 1 for the emptiest.
+// REQUIRES: the page has a free slot.
+int Slab::Bucket(const Page* p) {
+  const int free_slots = p->slots - p->live;
+  return (free_slots * kBuckets - 1) / p->slots;
+}
+
+void Slab::Link(Class* c, Page* p) {
+  const int b = Bucket(p);
+  p->prev = nullptr;
+  p->next = c->lists[b];
+  if (p->next != nullptr) p->next->prev = p;
+  c->lists[b] = p;
+  c->nonempty |= 1u << b;
+  p->bucket = static_cast<int8_t>(b);
+  ++c->listed;
+}
+
 void Slab::Unlink(Class* c, Page* p) {
+  const int b = p->bucket;
   if (p->prev != nullptr) {
     p->prev->next = p->next;
   } else {
-    c->head = p->next;
+    c->lists[b] = p->next;
+    if (p->next == nullptr) c->nonempty &= ~(1u << b);
   }
-  if (p->next != nullptr) {
-    p->next->prev = p->prev;
-  } else {
-    c->tail = p->prev;
-  }
+  if (p->next != nullptr) p->next->prev = p->prev;
   p->next = p->prev = nullptr;
-  p->listed = false;
+  p->bucket = -1;
+  --c->listed;
 }
 
 Slab::Page* Slab::TakePage(uint16_t cls) {
@@ -105,7 +124,9 @@ Slab::Page* Slab::TakePage(uint16_t cls) {
   p->bump = kHeaderBytes;
   p->live = 0;
   p->cls = cls;
-  p->listed = false;
+  p->slots =
+      static_cast<uint16_t>((kPageBytes - kHeaderBytes) / (cls * kGranule));
+  p->bucket = -1;
   return p;
 }
 
@@ -130,11 +151,12 @@ void* Slab::Alloc(size_t n) {
   const uint32_t size = uint32_t{cls} * kGranule;
   Class& c = classes_[cls];
   SpinLockHolder l(&c.mu);
-  Page* p = c.head;
-  if (p == nullptr) {
+  Page* p;
+  if (c.nonempty != 0) {
+    p = c.lists[std::countr_zero(c.nonempty)];  // the fullest with room
+  } else {
     p = TakePage(cls);
-    p->listed = true;
-    c.head = c.tail = p;
+    Link(&c, p);
   }
   char* obj;
   if (p->free_head != 0) {
@@ -145,7 +167,12 @@ void* Slab::Alloc(size_t n) {
     p->bump = static_cast<uint16_t>(p->bump + size);
   }
   ++p->live;
-  if (p->free_head == 0 && p->bump + size > kPageBytes) Unlink(&c, p);
+  if (p->live == p->slots) {
+    Unlink(&c, p);
+  } else if (Bucket(p) != p->bucket) {
+    Unlink(&c, p);
+    Link(&c, p);
+  }
   object_bytes_.fetch_add(size, std::memory_order_relaxed);
   return obj;
 }
@@ -165,22 +192,16 @@ void Slab::Free(void* ptr, size_t n) {
     std::memcpy(ptr, &p->free_head, sizeof(p->free_head));
     p->free_head = off;
     --p->live;
-    if (!p->listed) {
-      p->prev = c.tail;
-      p->next = nullptr;
-      if (c.tail != nullptr) {
-        c.tail->next = p;
-      } else {
-        c.head = p;
-      }
-      c.tail = p;
-      p->listed = true;
-    }
-    // An empty page goes back to the pool unless it is the class's only
-    // page with room (a class that empties and refills would thrash).
-    if (p->live == 0 && !(c.head == p && c.tail == p)) {
+    if (p->bucket < 0) {
+      Link(&c, p);  // was full
+    } else if (p->live == 0 && c.listed > 1) {
+      // Empty: back to the pool, unless it is the class's only page with
+      // room (a class that empties and refills would thrash).
       Unlink(&c, p);
       empty = p;
+    } else if (Bucket(p) != p->bucket) {
+      Unlink(&c, p);
+      Link(&c, p);
     }
   }
   object_bytes_.fetch_sub(uint32_t{cls} * kGranule, std::memory_order_relaxed);

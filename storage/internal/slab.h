@@ -13,9 +13,10 @@
 // the 16 MB the head used (bench/README.md). Here each 8 KiB page holds
 // slots of one size only (a multiple of 8 bytes, no per-object header, so
 // a 69-byte series record takes 72 bytes, not malloc's 80), a freed slot
-// is reused by the next object of its size, and a page whose objects are
-// all freed goes back to a pool shared by every size: beyond a few cached
-// ones, pooled pages are given back to the kernel (MADV_DONTNEED).
+// is reused by the next object of its size (from the fullest page that has
+// one, so that sparse pages drain), and a page whose objects are all freed
+// goes back to a pool shared by every size: beyond a few cached ones,
+// pooled pages are given back to the kernel (MADV_DONTNEED).
 //
 // The caller passes the size to Free (both users know it), which picks the
 // size class; the page is found from the pointer (pages are 8 KiB
@@ -78,17 +79,22 @@ class Slab {
 
  private:
   struct Page;
+  // Pages with a free slot, by how full they are: allocation takes from
+  // the fullest, so that the emptiest drain and go back to the pool (a
+  // wave of chunk buffers growing through a size leaves its pages sparse).
+  static constexpr int kBuckets = 8;
   struct Class {
     SpinLock mu;
-    // Pages with a free slot: allocation takes from the head; a page that
-    // stops being full joins at the tail.
-    Page* head ABSL_GUARDED_BY(mu) = nullptr;
-    Page* tail ABSL_GUARDED_BY(mu) = nullptr;
+    Page* lists[kBuckets] ABSL_GUARDED_BY(mu) = {};
+    uint32_t nonempty ABSL_GUARDED_BY(mu) = 0;  // bit b: lists[b] has a page
+    uint32_t listed ABSL_GUARDED_BY(mu) = 0;    // pages in the lists
   };
   static constexpr size_t kNumClasses = kMaxBytes / kGranule + 1;
 
   Page* TakePage(uint16_t cls);
   void ReturnPage(Page* p);
+  static int Bucket(const Page* p);
+  static void Link(Class* c, Page* p);
   static void Unlink(Class* c, Page* p);
 
   Class classes_[kNumClasses];
