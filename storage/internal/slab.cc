@@ -34,8 +34,7 @@ struct Slab::Page {
 namespace {
 constexpr size_t kHeaderBytes = 32;
 static_assert(kHeaderBytes % Slab::kGranule == 0);
-static_assert(Slab::kPageBytes <= UINT16_MAX + 1,
-              "slot offsets are 16-bit");
+static_assert(Slab::kPageBytes <= UINT16_MAX + 1, "slot offsets are 16-bit");
 static_assert(Slab::kMaxBytes % Slab::kGranule == 0);
 }  // namespace
 
@@ -107,8 +106,8 @@ Slab::Page* Slab::TakePage(uint16_t cls) {
             (start + kPageBytes - 1) & ~(uintptr_t{kPageBytes} - 1);
         if (aligned > start) munmap(m, aligned - start);
         const uintptr_t end = aligned + kSpanBytes;
-        if (start + len > end) munmap(reinterpret_cast<void*>(end),
-                                      start + len - end);
+        if (start + len > end)
+          munmap(reinterpret_cast<void*>(end), start + len - end);
         mappings_.push_back({reinterpret_cast<void*>(aligned), kSpanBytes});
         fresh_ = reinterpret_cast<char*>(aligned);
         fresh_end_ = fresh_ + kSpanBytes;

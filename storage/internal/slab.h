@@ -49,10 +49,10 @@ class Slab {
   static constexpr size_t kCachedFreePages = 32;
 
   struct Stats {
-    size_t used_pages = 0;     // pages holding at least one object
-    size_t cached_pages = 0;   // empty, still resident, for reuse
-    size_t released_pages = 0; // empty, given back to the kernel
-    size_t object_bytes = 0;   // the objects' slot sizes, summed
+    size_t used_pages = 0;      // pages holding at least one object
+    size_t cached_pages = 0;    // empty, still resident, for reuse
+    size_t released_pages = 0;  // empty, given back to the kernel
+    size_t object_bytes = 0;    // the objects' slot sizes, summed
     // Resident bytes of the slab: used and cached pages.
     size_t resident_bytes() const {
       return (used_pages + cached_pages) * kPageBytes;

@@ -2,9 +2,8 @@
 // given back when empty, safe from several threads.
 #include "storage/internal/slab.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -32,8 +31,7 @@ bool Intact(const Obj& o) {
 }
 size_t SlotBytes(size_t n) { return (n + 7) / 8 * 8; }
 
-TEST_CASE("Slab objects are aligned, distinct and keep their bytes",
-          "[slab]") {
+TEST_CASE("Slab objects are aligned, distinct and keep their bytes", "[slab]") {
   Slab slab;
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<size_t> size(1, Slab::kMaxBytes);
