@@ -100,8 +100,8 @@ void BM_HeadMemoryPerSeries(benchmark::State& state) {
     size_t after = RssBytes();
     DBStats st = db->Stats();
     state.counters["rss_bytes_per_series"] = double(after - before) / n;
-    // malloc's and the slab's (series records, open-chunk buffers; the
-    // previous iteration's DB gave all of its objects back).
+    // malloc's and the slab's (series records; the previous iteration's
+    // DB gave all of its records back).
     state.counters["malloc_in_use_per_series"] =
         double(mallinfo2().uordblks - heap_before + st.slab_object_bytes) / n;
     state.counters["head_estimate_per_series"] =

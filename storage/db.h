@@ -72,9 +72,8 @@ struct DBStats {
   uint64_t rocksdb_compactions_running = 0;
   uint64_t head_memory_bytes = 0;     // estimate of head heap usage
   uint64_t rocksdb_memory_bytes = 0;  // memtables, table readers, block cache
-  // The process's small-object slab (series records, open-chunk buffers;
-  // shared by every DB of the process): resident pages, and the slots in
-  // use within them.
+  // The process's slab of series records (shared by every DB of the
+  // process): resident pages, and the slots in use within them.
   uint64_t slab_resident_bytes = 0;
   uint64_t slab_object_bytes = 0;
   // The commit log (commit_log.h): registered readers, the checkpointed

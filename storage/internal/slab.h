@@ -2,23 +2,27 @@
 // File: slab.h
 // -----------------------------------------------------------------------------
 //
-// Slab: a size-segregated allocator for the head's small objects, the
-// series records and the open-chunk buffers: millions of them, of a few
-// dozen sizes, the buffers reallocated every few samples as they grow and
-// freed at every chunk cut.
+// Slab: a size-segregated allocator for the head's series records:
+// millions of objects of a few dozen sizes (56 bytes and the varint label
+// ids), created together when a target is first scraped and walked in
+// that order by every commit.
 //
-// Under glibc's malloc these shared pages with everything else, and every
-// chunk cut left a hole that the next object of any size partly refilled:
-// at 100 k series malloc held 12-19 MB free in partly used pages besides
-// the 16 MB the head used (bench/README.md). Here each 8 KiB page holds
-// slots of one size only (a multiple of 8 bytes, no per-object header, so
-// a 69-byte series record takes 72 bytes, not malloc's 80), a freed slot
+// Each 8 KiB page holds slots of one size only (a multiple of 8 bytes, no
+// per-object header, so a 69-byte record takes 72 bytes, not malloc's 80,
+// and the records of a page lie packed in creation order), a freed slot
 // is reused by the next object of its size (from the fullest page that has
 // one, so that sparse pages drain), and a page whose objects are all freed
 // goes back to a pool shared by every size: beyond a few cached ones,
 // pooled pages are given back to the kernel (MADV_DONTNEED).
 //
-// The caller passes the size to Free (both users know it), which picks the
+// The open chunks' buffers stay with malloc: every series' buffer grows
+// through the sizes at about the same pace, so a wave of buffers leaves a
+// size at once and its pages sparse, and malloc, which reuses any free
+// chunk for any size, held 9 MiB less at 400 k series (bench/README.md,
+// session 42).
+//
+// The caller passes the size to Free (a record knows its label bytes),
+// which picks the
 // size class; the page is found from the pointer (pages are 8 KiB
 // aligned). Objects are 8-byte aligned. Sizes above kMaxBytes are not
 // served (SmallAlloc below sends them to malloc).

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "storage/internal/chunk.h"
+#include "storage/internal/head.h"
 
 namespace vigil::storage::internal {
 namespace {
@@ -154,20 +154,18 @@ TEST_CASE("Slab sizes beyond its largest class go to malloc", "[slab]") {
   REQUIRE(Slab::Global().stats().object_bytes == before);
 }
 
-TEST_CASE("Open chunks hold their buffers in the slab", "[slab]") {
+TEST_CASE("Series records take slab slots of their size", "[slab]") {
   if (!SmallAllocUsesSlab()) return;  // sanitizer build: malloc
   const size_t before = Slab::Global().stats().object_bytes;
-  {
-    OpenChunk c;
-    for (int i = 0; i < 120; ++i) c.Append(1000 * (i + 1), 0.5 * i);
-    REQUIRE(Slab::Global().stats().object_bytes ==
-            before + c.MemoryBytes() - sizeof(OpenChunk));
-    OpenChunk copy = c;
-    REQUIRE(copy.bytes() == c.bytes());
-    c.ResetTo(c.last_t(), c.last_v());
-    REQUIRE(Slab::Global().stats().object_bytes ==
-            before + copy.MemoryBytes() - sizeof(OpenChunk));
-  }
+  // Four labels whose symbol ids take 1, 1, 2, 3, 1, 1, 1, 2 varint bytes.
+  const uint32_t ids[8] = {1, 2, 300, 70000, 5, 6, 7, 200};
+  MemSeries* s = MemSeries::New(42, ids, 4);
+  REQUIRE(s->SymBytes() == 12);
+  REQUIRE(Slab::Global().stats().object_bytes == before + 72);  // 56 + 12
+  uint32_t out[8];
+  s->DecodeSyms(out);
+  REQUIRE(std::equal(out, out + 8, ids));
+  MemSeries::Delete(s);
   REQUIRE(Slab::Global().stats().object_bytes == before);
 }
 
