@@ -185,12 +185,15 @@ void RegisterServerMetrics(metrics::Registry* reg, storage::DB* db,
        "RocksDB memtables, table readers and block cache, in bytes.",
        &storage::DBStats::rocksdb_memory_bytes);
   stat(MetricType::kGauge, "vigil_slab_resident_bytes",
-       "Resident pages of the allocator of the head's series records "
-       "(outside malloc's heap).",
+       "Resident pages of the allocator of the head's series records and "
+       "open-chunk buffers (outside malloc's heap).",
        &storage::DBStats::slab_resident_bytes);
   stat(MetricType::kGauge, "vigil_slab_object_bytes",
-       "Bytes of the series records in those pages.",
+       "Bytes of the series records and open-chunk buffers in those pages.",
        &storage::DBStats::slab_object_bytes);
+  stat(MetricType::kCounter, "vigil_slab_moves_total",
+       "Open-chunk buffers moved out of sparse slab pages since start-up.",
+       &storage::DBStats::slab_moves);
   stat(MetricType::kCounter, "vigil_rocksdb_flushes_total",
        "RocksDB memtable flushes that succeeded since start-up.",
        &storage::DBStats::rocksdb_flushes);

@@ -72,10 +72,12 @@ struct DBStats {
   uint64_t rocksdb_compactions_running = 0;
   uint64_t head_memory_bytes = 0;     // estimate of head heap usage
   uint64_t rocksdb_memory_bytes = 0;  // memtables, table readers, block cache
-  // The process's slab of series records (shared by every DB of the
-  // process): resident pages, and the slots in use within them.
+  // The process's slab of series records and open-chunk buffers (shared
+  // by every DB of the process): resident pages, the slots in use within
+  // them, and buffers moved out of sparse pages since start-up.
   uint64_t slab_resident_bytes = 0;
   uint64_t slab_object_bytes = 0;
+  uint64_t slab_moves = 0;
   // The commit log (commit_log.h): registered readers, the checkpointed
   // `wal` records kept for them, and samples deleted (retention, the hold
   // cap) before a reader acknowledged them, since Open.

@@ -12,6 +12,7 @@
 #include "core/status_macros.h"
 #include "storage/internal/chunk.h"
 #include "storage/internal/chunk_values.h"
+#include "storage/internal/slab.h"
 
 namespace vigil::storage::internal {
 namespace {
@@ -57,7 +58,9 @@ void PutBE64At(char* p, uint64_t v) {
 // ---- Buffer
 // ------------------------------------------------------------------
 
-OpenChunk::~OpenChunk() { std::free(buf_); }
+OpenChunk::~OpenChunk() {
+  if (buf_ != nullptr) SmallFree(buf_, Capacity(len_));
+}
 
 OpenChunk::OpenChunk(const OpenChunk& o)
     : len_(o.len_),
@@ -69,8 +72,7 @@ OpenChunk::OpenChunk(const OpenChunk& o)
       t_delta_(o.t_delta_),
       v_mean_(o.v_mean_) {
   if (o.buf_ != nullptr) {
-    buf_ = static_cast<char*>(std::malloc(Capacity(len_)));
-    VIGIL_CHECK(buf_ != nullptr);
+    buf_ = static_cast<char*>(SmallAlloc(Capacity(len_)));
     std::memcpy(buf_, o.buf_, len_);
   }
 }
@@ -84,7 +86,7 @@ OpenChunk::OpenChunk(OpenChunk&& o) noexcept { *this = std::move(o); }
 
 OpenChunk& OpenChunk::operator=(OpenChunk&& o) noexcept {
   if (this == &o) return *this;
-  std::free(buf_);
+  if (buf_ != nullptr) SmallFree(buf_, Capacity(len_));
   buf_ = std::exchange(o.buf_, nullptr);
   len_ = std::exchange(o.len_, 0);
   free_bits_ = o.free_bits_;
@@ -101,12 +103,21 @@ size_t OpenChunk::MemoryBytes() const {
   return (buf_ == nullptr ? 0 : Capacity(len_)) + sizeof(*this);
 }
 
-// Makes room for `len` bytes; the capacity is always Capacity(len_).
+// Makes room for `len` bytes; the capacity is always Capacity(len_), which
+// is also the size the buffer is freed with (SmallFree).
 void OpenChunk::Reserve(uint32_t len) {
   const uint32_t old_cap = buf_ == nullptr ? 0 : Capacity(len_);
-  if (len <= old_cap && Capacity(len) == old_cap) return;
-  char* buf = static_cast<char*>(std::realloc(buf_, Capacity(len)));
-  VIGIL_CHECK(buf != nullptr);
+  if (len <= old_cap && Capacity(len) == old_cap) {
+    // The buffer grows within its slot: a moment to leave a sparse page
+    // (slab.h), the series' lock being held by whoever appends.
+    buf_ = static_cast<char*>(SmallConsolidate(buf_, old_cap));
+    return;
+  }
+  char* buf = static_cast<char*>(SmallAlloc(Capacity(len)));
+  if (buf_ != nullptr) {
+    std::memcpy(buf, buf_, len_);
+    SmallFree(buf_, old_cap);
+  }
   buf_ = buf;
 }
 
@@ -184,6 +195,8 @@ double OpenChunk::last_value() const {
 // Writes the header and sample 0. `scale` is the decimal scale, or -1 for
 // XOR values.
 void OpenChunk::Start(Timestamp t, double v, int scale) {
+  // len_ changes below without a Reserve: the buffer must be new.
+  VIGIL_CHECK(buf_ == nullptr);
   Reserve(kDeltaHeaderBytes);
   len_ = kDeltaHeaderBytes;
   free_bits_ = 0;

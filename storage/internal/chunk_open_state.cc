@@ -10,6 +10,7 @@
 #include "storage/internal/chunk.h"
 #include "storage/internal/chunk_open.h"
 #include "storage/internal/chunk_values.h"
+#include "storage/internal/slab.h"
 
 namespace vigil::storage::internal {
 namespace {
@@ -145,8 +146,7 @@ absl::StatusOr<OpenChunk> OpenChunk::Restore(std::string_view bytes,
                     s.last_t, s.t_delta, n, first));
   }
   OpenChunk c;
-  c.buf_ = static_cast<char*>(std::malloc(Capacity(s.len)));
-  VIGIL_CHECK(c.buf_ != nullptr);
+  c.buf_ = static_cast<char*>(SmallAlloc(Capacity(s.len)));
   std::memcpy(c.buf_, bytes.data(), s.len);
   c.len_ = s.len;
   c.free_bits_ = s.free_bits;

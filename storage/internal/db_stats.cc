@@ -92,6 +92,7 @@ DBStats DBImpl::Stats() {
   const Slab::Stats slab = Slab::Global().stats();
   st.slab_resident_bytes = slab.resident_bytes();
   st.slab_object_bytes = slab.object_bytes;
+  st.slab_moves = slab.moves;
   {
     vigil::MutexLock cl(&cl_mu_);
     st.commit_log_readers = readers_.size();

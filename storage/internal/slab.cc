@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -28,8 +29,21 @@ struct Slab::Page {
   uint16_t live;       // objects in the page
   uint16_t cls;        // slot size / kGranule
   uint16_t slots;      // slots the page holds
-  int8_t bucket;       // the list it is in, -1 if none (full)
+  // The list it is in, -1 if none (full). Written under the class's lock;
+  // Consolidate reads it without, to skip objects on full pages cheaply.
+  int8_t bucket;
 };
+
+namespace {
+int8_t LoadBucket(const int8_t& b) {
+  return std::atomic_ref<int8_t>(const_cast<int8_t&>(b))
+      .load(std::memory_order_relaxed);
+}
+void StoreBucket(int8_t& b, int v) {
+  std::atomic_ref<int8_t>(b).store(static_cast<int8_t>(v),
+                                   std::memory_order_relaxed);
+}
+}  // namespace
 
 namespace {
 constexpr size_t kHeaderBytes = 32;
@@ -64,7 +78,7 @@ void Slab::Link(Class* c, Page* p) {
   if (p->next != nullptr) p->next->prev = p;
   c->lists[b] = p;
   c->nonempty |= 1u << b;
-  p->bucket = static_cast<int8_t>(b);
+  StoreBucket(p->bucket, b);
   ++c->listed;
 }
 
@@ -78,7 +92,7 @@ void Slab::Unlink(Class* c, Page* p) {
   }
   if (p->next != nullptr) p->next->prev = p->prev;
   p->next = p->prev = nullptr;
-  p->bucket = -1;
+  StoreBucket(p->bucket, -1);
   --c->listed;
 }
 
@@ -125,7 +139,7 @@ Slab::Page* Slab::TakePage(uint16_t cls) {
   p->cls = cls;
   p->slots =
       static_cast<uint16_t>((kPageBytes - kHeaderBytes) / (cls * kGranule));
-  p->bucket = -1;
+  StoreBucket(p->bucket, -1);
   return p;
 }
 
@@ -144,19 +158,19 @@ void Slab::ReturnPage(Page* p) {
   released_.push_back(p);
 }
 
-void* Slab::Alloc(size_t n) {
-  VIGIL_CHECK(n > 0 && n <= kMaxBytes);
-  const auto cls = static_cast<uint16_t>((n + kGranule - 1) / kGranule);
-  const uint32_t size = uint32_t{cls} * kGranule;
-  Class& c = classes_[cls];
-  SpinLockHolder l(&c.mu);
+char* Slab::AllocLocked(Class* c, uint16_t cls) {
   Page* p;
-  if (c.nonempty != 0) {
-    p = c.lists[std::countr_zero(c.nonempty)];  // the fullest with room
+  if (c->nonempty != 0) {
+    p = c->lists[std::countr_zero(c->nonempty)];  // the fullest with room
   } else {
     p = TakePage(cls);
-    Link(&c, p);
+    Link(c, p);
   }
+  return TakeSlot(c, p);
+}
+
+char* Slab::TakeSlot(Class* c, Page* p) {
+  const uint32_t size = uint32_t{p->cls} * kGranule;
   char* obj;
   if (p->free_head != 0) {
     obj = reinterpret_cast<char*>(p) + p->free_head;
@@ -167,44 +181,90 @@ void* Slab::Alloc(size_t n) {
   }
   ++p->live;
   if (p->live == p->slots) {
-    Unlink(&c, p);
+    Unlink(c, p);
   } else if (Bucket(p) != p->bucket) {
-    Unlink(&c, p);
-    Link(&c, p);
+    Unlink(c, p);
+    Link(c, p);
   }
-  object_bytes_.fetch_add(size, std::memory_order_relaxed);
+  return obj;
+}
+
+Slab::Page* Slab::FreeLocked(Class* c, uint16_t cls, void* ptr) {
+  Page* p = PageOf(ptr);
+  // A size that does not match the page's would corrupt the page.
+  VIGIL_CHECK(p->cls == cls && p->live > 0);
+  const auto off = static_cast<uint16_t>(static_cast<char*>(ptr) -
+                                         reinterpret_cast<char*>(p));
+  std::memcpy(ptr, &p->free_head, sizeof(p->free_head));
+  p->free_head = off;
+  --p->live;
+  if (p->bucket < 0) {
+    Link(c, p);  // was full
+  } else if (p->live == 0 && c->listed > 1) {
+    // Empty: back to the pool, unless it is the class's only page with
+    // room (a class that empties and refills would thrash).
+    Unlink(c, p);
+    return p;
+  } else if (Bucket(p) != p->bucket) {
+    Unlink(c, p);
+    Link(c, p);
+  }
+  return nullptr;
+}
+
+void* Slab::Alloc(size_t n) {
+  VIGIL_CHECK(n > 0 && n <= kMaxBytes);
+  const auto cls = static_cast<uint16_t>((n + kGranule - 1) / kGranule);
+  Class& c = classes_[cls];
+  char* obj;
+  {
+    SpinLockHolder l(&c.mu);
+    obj = AllocLocked(&c, cls);
+  }
+  object_bytes_.fetch_add(uint32_t{cls} * kGranule, std::memory_order_relaxed);
   return obj;
 }
 
 void Slab::Free(void* ptr, size_t n) {
   const auto cls = static_cast<uint16_t>((n + kGranule - 1) / kGranule);
-  auto* p = reinterpret_cast<Page*>(reinterpret_cast<uintptr_t>(ptr) &
-                                    ~(uintptr_t{kPageBytes} - 1));
-  Page* empty = nullptr;
+  Page* empty;
   {
     Class& c = classes_[cls];
     SpinLockHolder l(&c.mu);
-    // A size that does not match the page's would corrupt the page.
-    VIGIL_CHECK(p->cls == cls && p->live > 0);
-    const auto off = static_cast<uint16_t>(static_cast<char*>(ptr) -
-                                           reinterpret_cast<char*>(p));
-    std::memcpy(ptr, &p->free_head, sizeof(p->free_head));
-    p->free_head = off;
-    --p->live;
-    if (p->bucket < 0) {
-      Link(&c, p);  // was full
-    } else if (p->live == 0 && c.listed > 1) {
-      // Empty: back to the pool, unless it is the class's only page with
-      // room (a class that empties and refills would thrash).
-      Unlink(&c, p);
-      empty = p;
-    } else if (Bucket(p) != p->bucket) {
-      Unlink(&c, p);
-      Link(&c, p);
-    }
+    empty = FreeLocked(&c, cls, ptr);
   }
   object_bytes_.fetch_sub(uint32_t{cls} * kGranule, std::memory_order_relaxed);
   if (empty != nullptr) ReturnPage(empty);
+}
+
+void* Slab::Consolidate(void* ptr, size_t n) {
+  Page* p = PageOf(ptr);
+  // Most objects are on pages at least half full (or full: -1): one
+  // relaxed load of the header, no lock.
+  if (LoadBucket(p->bucket) < kSparseBucket) return ptr;
+  const auto cls = static_cast<uint16_t>((n + kGranule - 1) / kGranule);
+  Class& c = classes_[cls];
+  Page* empty;
+  char* obj;
+  {
+    SpinLockHolder l(&c.mu);
+    VIGIL_CHECK(p->cls == cls && p->live > 0);
+    if (p->bucket < kSparseBucket) return ptr;
+    // To the fullest other page with room, if it holds at least as many
+    // objects: each move makes the sum of the squared page counts grow, so
+    // objects never move back and forth, and a class whose pages all
+    // drained evenly (a wave that left a few objects on each) gathers
+    // them on the fewest pages.
+    Page* to = c.lists[std::countr_zero(c.nonempty)];  // p's list at worst
+    if (to == p) to = p->next;
+    if (to == nullptr || to->live < p->live) return ptr;
+    obj = TakeSlot(&c, to);
+    std::memcpy(obj, ptr, uint32_t{cls} * kGranule);
+    empty = FreeLocked(&c, cls, ptr);
+  }
+  moves_.fetch_add(1, std::memory_order_relaxed);
+  if (empty != nullptr) ReturnPage(empty);
+  return obj;
 }
 
 Slab::Stats Slab::stats() const {
@@ -214,6 +274,7 @@ Slab::Stats Slab::stats() const {
   s.cached_pages = cached_.size();
   s.released_pages = released_.size();
   s.object_bytes = object_bytes_.load(std::memory_order_relaxed);
+  s.moves = moves_.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -224,6 +285,7 @@ void* SmallAlloc(size_t n) {
   return p;
 }
 void SmallFree(void* p, size_t) { std::free(p); }
+void* SmallConsolidate(void* p, size_t) { return p; }
 bool SmallAllocUsesSlab() { return false; }
 #else
 bool SmallAllocUsesSlab() { return true; }
@@ -240,6 +302,10 @@ void SmallFree(void* p, size_t n) {
   } else {
     std::free(p);
   }
+}
+void* SmallConsolidate(void* p, size_t n) {
+  if (p == nullptr || n == 0 || n > Slab::kMaxBytes) return p;
+  return Slab::Global().Consolidate(p, n);
 }
 #endif
 
