@@ -222,8 +222,8 @@ absl::Status DBImpl::CleanTombstonesLocked() {
   // Queriers refresh their chunk iterators before they can miss the
   // tombstones (they look tombstones up first, chunks second).
   chunk_writes_.fetch_add(1, std::memory_order_release);
+  head_->Unindex(forget);
   for (MemSeries* s : forget) {
-    head_->Unindex(s);
     s->Set(MemSeries::kPersisted, false, std::memory_order_release);
   }
   for (const auto& [ref, t] : all) tombstones_.Erase(ref);

@@ -189,11 +189,29 @@ MemSeries* Head::CreateLocked(uint64_t ref, const Labels& labels, uint64_t hash,
   return s;
 }
 
-void Head::Unindex(MemSeries* s) {
-  if (!s->Has(MemSeries::kIndexed)) return;
-  postings_->Remove(s->ref, SeriesSyms(*s).data(), s->num_labels);
-  s->Set(MemSeries::kIndexed, false);
-  num_series_.fetch_sub(1);
+void Head::Unindex(const std::vector<MemSeries*>& series) {
+  std::vector<MemSeries*> sorted;
+  for (MemSeries* s : series) {
+    if (s->Has(MemSeries::kIndexed)) sorted.push_back(s);
+  }
+  std::sort(
+      sorted.begin(), sorted.end(),
+      [](const MemSeries* a, const MemSeries* b) { return a->ref < b->ref; });
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<uint32_t> ids, all_syms;
+  std::vector<size_t> offsets, nums;
+  for (MemSeries* s : sorted) {
+    ids.push_back(s->ref);
+    offsets.push_back(all_syms.size());
+    nums.push_back(s->num_labels);
+    all_syms.resize(all_syms.size() + 2 * size_t{s->num_labels});
+    s->DecodeSyms(all_syms.data() + offsets.back());
+  }
+  std::vector<const uint32_t*> pairs;
+  for (size_t off : offsets) pairs.push_back(all_syms.data() + off);
+  postings_->RemoveMany(ids, pairs, nums);
+  for (MemSeries* s : sorted) s->Set(MemSeries::kIndexed, false);
+  num_series_.fetch_sub(sorted.size());
 }
 
 void Head::Reindex(MemSeries* s) {

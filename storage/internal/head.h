@@ -191,10 +191,12 @@ class Head {
 
   // Series in the index (created, loaded or re-indexed, not forgotten).
   uint64_t NumSeries() const { return num_series_.load(); }
-  // Removes `s` from the postings index (it stays findable by ref and
-  // labels, so appenders holding its ref keep working) / adds it back.
+  // Removes `series` from the postings index (they stay findable by ref
+  // and labels, so appenders holding their refs keep working), all at
+  // once: one pass over each list touched, since removing ids from a
+  // compressed list re-encodes it. Reindex adds one back.
   // REQUIRES: the caller serialises both (the DB's commit mutex).
-  void Unindex(MemSeries* s);
+  void Unindex(const std::vector<MemSeries*>& series);
   void Reindex(MemSeries* s);
   uint64_t MaxRef() const { return next_ref_.load() - 1; }
   // Head GC: forgets `series` (none removed before). Each is marked

@@ -7,25 +7,14 @@
 namespace vigil::storage::internal {
 
 namespace {
-// A list of a label that many series share (job, __name__, all series)
-// grows by an eighth, not by doubling: it never shrinks while series keep
-// coming, so doubling would leave a third of it unused on average.
-// Still amortised O(1) per id.
-void Grow(Postings* p) {
-  constexpr size_t kSmall = 1024;
-  if (p->size() == p->capacity() && p->size() >= kSmall) {
-    p->reserve(p->size() + p->size() / 8);
-  }
-}
+// Ids below a list's largest wait in its side list until there are this
+// many plus a sixteenth of the list, then fold in: an out-of-order id costs
+// O(1) re-encoded ids amortised, and a side list stays short to merge.
+bool FoldDue(size_t late, size_t list) { return late > 64 + list / 16; }
 
-void InsertSorted(Postings* p, uint32_t id) {
-  Grow(p);
-  if (p->empty() || p->back() < id) {
-    p->push_back(id);
-    return;
-  }
-  auto it = std::lower_bound(p->begin(), p->end(), id);
-  if (it == p->end() || *it != id) p->insert(it, id);
+void InsertSorted(std::vector<uint32_t>* v, uint32_t id) {
+  auto it = std::lower_bound(v->begin(), v->end(), id);
+  if (it == v->end() || *it != id) v->insert(it, id);
 }
 }  // namespace
 
@@ -70,36 +59,64 @@ Postings Subtract(const Postings& a, const Postings& b) {
   return out;
 }
 
+void PostingsIndex::AddTo(uint64_t key, PostingList* list, uint32_t id) {
+  if (list->empty() || id > list->back()) {
+    list->Append(id);
+    return;
+  }
+  if (list->Contains(id)) return;
+  std::vector<uint32_t>& late = late_[key];
+  InsertSorted(&late, id);
+  if (FoldDue(late.size(), list->size())) {
+    list->Merge(late);
+    late_.erase(key);
+  }
+}
+
+void PostingsIndex::SubtractFrom(uint64_t key, PostingList* list,
+                                 const std::vector<uint32_t>& ids) {
+  if (auto it = late_.find(key); it != late_.end()) {
+    std::vector<uint32_t> kept;
+    std::set_difference(it->second.begin(), it->second.end(), ids.begin(),
+                        ids.end(), std::back_inserter(kept));
+    if (kept.empty()) {
+      late_.erase(it);
+    } else {
+      it->second = std::move(kept);
+    }
+  }
+  list->Subtract(ids);
+}
+
+bool PostingsIndex::ListEmpty(uint64_t key, const PostingList& list) const {
+  return list.empty() && !late_.contains(key);
+}
+
+Postings PostingsIndex::Materialize(uint64_t key,
+                                    const PostingList& list) const {
+  Postings out = list.Decode();
+  if (auto it = late_.find(key); it != late_.end()) {
+    const size_t mid = out.size();
+    out.insert(out.end(), it->second.begin(), it->second.end());
+    std::inplace_merge(out.begin(), out.begin() + mid, out.end());
+  }
+  return out;
+}
+
 void PostingsIndex::Add(uint32_t id, const uint32_t* pairs, size_t n) {
   vigil::MutexLock l(&mu_);
   for (size_t i = 0; i < n; ++i) {
     uint32_t name = pairs[2 * i], value = pairs[2 * i + 1];
-    auto [it, inserted] = lists_.try_emplace(Key(name, value));
+    const uint64_t key = Key(name, value);
+    auto [it, inserted] = lists_.try_emplace(key);
     if (inserted) values_[name].push_back(value);
-    InsertSorted(&it->second, id);
+    AddTo(key, &it->second, id);
   }
-  InsertSorted(&all_, id);
+  AddTo(kAllKey, &all_, id);
 }
 
 void PostingsIndex::Remove(uint32_t id, const uint32_t* pairs, size_t n) {
-  vigil::MutexLock l(&mu_);
-  auto erase_id = [id](Postings* p) {
-    auto it = std::lower_bound(p->begin(), p->end(), id);
-    if (it != p->end() && *it == id) p->erase(it);
-  };
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t name = pairs[2 * i], value = pairs[2 * i + 1];
-    auto it = lists_.find(Key(name, value));
-    if (it == lists_.end()) continue;
-    erase_id(&it->second);
-    if (!it->second.empty()) continue;
-    lists_.erase(it);
-    auto vit = values_.find(name);
-    if (vit == values_.end()) continue;
-    std::erase(vit->second, value);
-    if (vit->second.empty()) values_.erase(vit);
-  }
-  erase_id(&all_);
+  RemoveMany({id}, {pairs}, {n});
 }
 
 void PostingsIndex::RemoveMany(const std::vector<uint32_t>& ids,
@@ -113,19 +130,13 @@ void PostingsIndex::RemoveMany(const std::vector<uint32_t>& ids,
       drop[Key(pairs[i][2 * j], pairs[i][2 * j + 1])].push_back(ids[i]);
     }
   }
-  auto shrink = [](Postings* p) {
-    if (p->capacity() > 64 && p->size() < p->capacity() / 4) p->shrink_to_fit();
-  };
   vigil::MutexLock l(&mu_);
   absl::flat_hash_map<uint32_t, absl::flat_hash_set<uint32_t>> gone_values;
   for (auto& [key, victims] : drop) {
     auto it = lists_.find(key);
     if (it == lists_.end()) continue;
-    it->second = Subtract(it->second, victims);
-    if (!it->second.empty()) {
-      shrink(&it->second);
-      continue;
-    }
+    SubtractFrom(key, &it->second, victims);
+    if (!ListEmpty(key, it->second)) continue;
     lists_.erase(it);
     gone_values[uint32_t(key >> 32)].insert(uint32_t(key));
   }
@@ -143,7 +154,7 @@ void PostingsIndex::RemoveMany(const std::vector<uint32_t>& ids,
       vit->second.shrink_to_fit();
     }
   }
-  all_ = Subtract(all_, ids);
+  SubtractFrom(kAllKey, &all_, ids);
 }
 
 Postings PostingsIndex::MatchingValues(const SymbolTable& symbols,
@@ -151,20 +162,32 @@ Postings PostingsIndex::MatchingValues(const SymbolTable& symbols,
                                        bool negate) const {
   auto vit = values_.find(name_sym);
   if (vit == values_.end()) return {};
-  std::vector<const Postings*> lists;
   if (!negate && m.type() == MatchType::kEqual) {
     uint32_t v = symbols.Find(m.value());
     if (v == SymbolTable::kNotFound) return {};
     auto it = lists_.find(Key(name_sym, v));
-    return it == lists_.end() ? Postings{} : it->second;
+    return it == lists_.end() ? Postings{} : Materialize(it->first, it->second);
   }
+  // Every accepted value's ids into one vector, then sorted once.
+  Postings out;
+  size_t n = 0;
   for (uint32_t v : vit->second) {
     if (m.Matches(symbols.Get(v)) != negate) {
       auto it = lists_.find(Key(name_sym, v));
-      if (it != lists_.end()) lists.push_back(&it->second);
+      if (it == lists_.end()) continue;
+      if (late_.contains(it->first)) {
+        const Postings merged = Materialize(it->first, it->second);
+        out.insert(out.end(), merged.begin(), merged.end());
+      } else {
+        it->second.AppendTo(&out);
+      }
+      ++n;
     }
   }
-  return Union(lists);
+  // Each list is sorted and the lists are disjoint (a series has one value
+  // per name), so one list needs no sort.
+  if (n > 1) std::sort(out.begin(), out.end());
+  return out;
 }
 
 Postings PostingsIndex::Select(const SymbolTable& symbols,
@@ -183,7 +206,7 @@ Postings PostingsIndex::Select(const SymbolTable& symbols,
     have = true;
     if (result.empty()) return result;
   }
-  if (!have) result = all_;
+  if (!have) result = Materialize(kAllKey, all_);
   // A matcher accepting "" removes the series whose value it rejects.
   for (const Matcher* m : neg) {
     uint32_t name = symbols.Find(m->name());
@@ -210,15 +233,16 @@ std::vector<uint32_t> PostingsIndex::Values(uint32_t name_sym) const {
 
 Postings PostingsIndex::All() const {
   vigil::ReaderMutexLock l(&mu_);
-  return all_;
+  return Materialize(kAllKey, all_);
 }
 
 size_t PostingsIndex::MemoryBytes() const {
   vigil::ReaderMutexLock l(&mu_);
   size_t b =
-      all_.capacity() * 4 + lists_.capacity() * (8 + sizeof(Postings) + 1);
-  for (const auto& [_, p] : lists_) b += p.capacity() * 4;
+      all_.HeapBytes() + lists_.capacity() * (8 + sizeof(PostingList) + 1);
+  for (const auto& [_, p] : lists_) b += p.HeapBytes();
   for (const auto& [_, v] : values_) b += v.capacity() * 4 + 40;
+  for (const auto& [_, v] : late_) b += v.capacity() * 4 + 40;
   return b;
 }
 

@@ -166,6 +166,13 @@ TEST_CASE("vigil with no command: rules on live storage, HTTP API, reload",
         std::string::npos);
   CHECK(metrics.find("prometheus_tsdb_head_series ") != std::string::npos);
   CHECK(metrics.find("process_resident_memory_bytes ") != std::string::npos);
+  // The head's allocator (empty in sanitizer builds, which use malloc).
+  for (const char* name :
+       {"vigil_slab_resident_bytes ", "vigil_slab_object_bytes ",
+        "vigil_slab_moves_total "}) {
+    INFO(name);
+    CHECK(metrics.find(name) != std::string::npos);
+  }
   CHECK(metrics.find("prometheus_http_requests_total{code=\"400\","
                      "handler=\"/api/v1/*rest\"} 1") != std::string::npos);
   if (vigil::testutil::HaveCommand("promtool")) {
