@@ -24,6 +24,8 @@
 namespace vigil::storage {
 
 // Identifies a series within one DB. 0 means "unknown, look up by labels".
+// Refs stay below 2^32 (the DB's below 2^30): the scrape loops keep 32
+// bits of each (server/scrape/series_cache.h).
 using SeriesRef = uint64_t;
 
 class Appender {

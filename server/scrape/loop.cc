@@ -380,13 +380,22 @@ absl::Status ScrapeLoop::AppendSeries(storage::Appender* app, PageParser* pp,
         return ref.status();
     }
   }
+  if (*ref > SeriesCache::kMaxRef) {
+    return absl::InternalError(
+        fmt::format("storage returned series ref {} beyond 32 bits, which "
+                    "the scrape cache cannot keep",
+                    *ref));
+  }
   if (!ts || opts_.track_timestamps_staleness) cur_->push_back(*ref);
   if (ce) {
-    ce->ref = *ref;
+    ce->ref = static_cast<SeriesCache::Ref>(*ref);
     ce->last_iter = iter;
     return absl::OkStatus();
   }
-  cache_.Add({.key = key, .last_iter = iter, .formats = fbit, .ref = *ref});
+  cache_.Add({.key = key,
+              .ref = static_cast<SeriesCache::Ref>(*ref),
+              .last_iter = iter,
+              .formats = fbit});
   if (!*limit_hit) ++rep->series_added;
   return absl::OkStatus();
 }

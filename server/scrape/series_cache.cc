@@ -22,20 +22,15 @@ inline uint64_t Mum(uint64_t a, uint64_t b) {
 }  // namespace
 
 SeriesCache::Key SeriesCache::KeyOf(std::string_view text) {
-  // Two 64-bit hashes in one pass: two wyhash-style lanes with their own
-  // secrets over the same 16-byte blocks. It runs once per sample, so it
-  // matters: two separate hash functions cost three times as much.
+  // wyhash-style: each 16-byte block folded into the state with one
+  // 64x64 -> 128-bit multiply. It runs once per sample, so it matters.
   constexpr uint64_t kS0 = 0xa0761d6478bd642fULL, kS1 = 0xe7037ed1a0b428dbULL,
-                     kS2 = 0x8ebc6af09c88c6e3ULL, kS3 = 0x589965cc75374cc3ULL,
                      kS4 = 0x1d8e4e27c47d124fULL, kS5 = 0x9e3779b97f4a7c15ULL;
   const char* p = text.data();
   size_t n = text.size();
   uint64_t a = kS0 ^ Mum(n ^ kS1, kS4);
-  uint64_t b = kS2 ^ Mum(n ^ kS3, kS5);
   for (; n >= 16; n -= 16, p += 16) {
-    const uint64_t w0 = Load64(p), w1 = Load64(p + 8);
-    a = Mum(w0 ^ kS1, w1 ^ a);
-    b = Mum(w1 ^ kS3, w0 ^ b ^ kS4);
+    a = Mum(Load64(p) ^ kS1, Load64(p + 8) ^ a);
   }
   uint64_t w0 = 0, w1 = 0;
   if (n >= 8) {
@@ -44,32 +39,38 @@ SeriesCache::Key SeriesCache::KeyOf(std::string_view text) {
   } else if (n > 0) {
     std::memcpy(&w0, p, n);
   }
-  a = Mum(a ^ kS4 ^ w0, Mum(w1 ^ kS1, a ^ kS5));
-  b = Mum(b ^ kS5 ^ w1, Mum(w0 ^ kS3, b ^ kS0));
-  return {a, b};
+  return {Mum(a ^ kS4 ^ w0, Mum(w1 ^ kS1, a ^ kS5))};
 }
 
+namespace {
+// Slots for n entries at most 3/4 full, in steps of 16.
+size_t SlotsFor(size_t n) {
+  const size_t want = n * 4 / 3 + 1;
+  return std::max<size_t>(16, (want + 15) / 16 * 16);
+}
+}  // namespace
+
 uint32_t SeriesCache::Find(const Key& key) {
-  if (cursor_ < entries_.size() && entries_[cursor_].key.Matches(key)) {
+  if (cursor_ < entries_.size() && entries_[cursor_].key == key) {
     return static_cast<uint32_t>(cursor_++);
   }
-  if (slots_.empty()) return kNotFound;
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = Slot(key);; i = (i + 1) & mask) {
-    const uint32_t s = slots_[i];
+  if (nslots_ == 0) return kNotFound;
+  for (size_t i = Home(key);;) {
+    const uint32_t s = SlotAt(i);
     if (s == 0) return kNotFound;
-    if (entries_[s - 1].key.Matches(key)) {
+    if (entries_[s - 1].key == key) {
       cursor_ = s;
       return s - 1;
     }
+    if (++i == nslots_) i = 0;
   }
 }
 
 uint32_t SeriesCache::Add(const Entry& e) {
   const size_t n = entries_.size() + 1;
   entries_.push_back(e);
-  if (n * 4 > slots_.size() * 3) {
-    Rehash(n);
+  if (n * 4 > nslots_ * 3) {
+    Rehash(SlotsFor(2 * n));  // room to grow before the next
   } else {
     Insert(static_cast<uint32_t>(n - 1));
   }
@@ -77,19 +78,28 @@ uint32_t SeriesCache::Add(const Entry& e) {
 }
 
 void SeriesCache::Insert(uint32_t pos) {
-  const size_t mask = slots_.size() - 1;
-  size_t i = entries_[pos].key.a & mask;
-  while (slots_[i] != 0) i = (i + 1) & mask;
-  slots_[i] = pos + 1;
+  size_t i = Home(entries_[pos].key);
+  while (SlotAt(i) != 0) {
+    if (++i == nslots_) i = 0;
+  }
+  if (wide_) {
+    slots32_[i] = pos + 1;
+  } else {
+    slots16_[i] = static_cast<uint16_t>(pos + 1);
+  }
 }
 
-void SeriesCache::Rehash(size_t min_entries) {
-  size_t cap = 16;
-  while (cap * 3 < min_entries * 4) cap *= 2;
-  if (cap != slots_.size()) {
-    std::vector<uint32_t>(cap, 0).swap(slots_);
+void SeriesCache::Rehash(size_t slots) {
+  nslots_ = slots;
+  // At most 3/4 of the slots fill before the next Rehash, so positions + 1
+  // stay below nslots_: 16 bits hold them while nslots_ does.
+  wide_ = nslots_ > UINT16_MAX;
+  if (wide_) {
+    std::vector<uint32_t>(nslots_, 0).swap(slots32_);
+    std::vector<uint16_t>().swap(slots16_);
   } else {
-    std::fill(slots_.begin(), slots_.end(), 0);
+    std::vector<uint16_t>(nslots_, 0).swap(slots16_);
+    std::vector<uint32_t>().swap(slots32_);
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
     Insert(static_cast<uint32_t>(i));
@@ -104,7 +114,7 @@ void SeriesCache::BeginScrape() {
 void SeriesCache::RollBack() {
   if (entries_.size() <= scrape_start_) return;
   entries_.resize(scrape_start_);
-  Rehash(entries_.size());
+  Rehash(SlotsFor(entries_.size()));
   cursor_ = 0;
 }
 
@@ -114,22 +124,25 @@ void SeriesCache::KeepOnly(Iter iter) {
                      [iter](const Entry& e) { return e.last_iter != iter; });
   if (end == entries_.end()) return;
   entries_.erase(end, entries_.end());
-  Rehash(entries_.size());
+  Rehash(SlotsFor(entries_.size()));
   cursor_ = 0;
   scrape_start_ = std::min(scrape_start_, entries_.size());
 }
 
 void SeriesCache::EndScrape() {
   const size_t n = entries_.size();
-  // A first scrape leaves up to twice the vector a page needs; a page that
-  // shrank, a table sized for more.
+  // A first scrape leaves up to twice the vector a page needs and an index
+  // sized for growth; a page that shrank, both sized for more.
   if (entries_.capacity() > n + n / 8 + 16) entries_.shrink_to_fit();
-  if (slots_.size() > 16 && n * 16 <= slots_.size() * 3) Rehash(n);
+  if (nslots_ > SlotsFor(n) + SlotsFor(n) / 4) Rehash(SlotsFor(n));
 }
 
 void SeriesCache::Clear() {
   entries_ = {};
-  slots_ = {};
+  slots16_ = {};
+  slots32_ = {};
+  nslots_ = 0;
+  wide_ = false;
   cursor_ = 0;
   scrape_start_ = 0;
 }
@@ -142,9 +155,10 @@ size_t SeriesCache::NumSeries() const {
 
 size_t SeriesCache::MemoryBytes() const {
   return entries_.capacity() * sizeof(Entry) +
-         slots_.capacity() * sizeof(uint32_t);
+         slots16_.capacity() * sizeof(uint16_t) +
+         slots32_.capacity() * sizeof(uint32_t);
 }
 
-static_assert(sizeof(SeriesCache::Entry) == 24);
+static_assert(sizeof(SeriesCache::Entry) == 16);
 
 }  // namespace vigil::scrape

@@ -446,3 +446,39 @@ TEST_CASE("Series texts one byte apart are distinct cache entries",
 }
 
 }  // namespace
+
+namespace {
+
+// An Appendable whose refs do not fit 32 bits (the DB's always do).
+class WideRefAppendable : public vigil::storage::Appendable {
+ public:
+  std::unique_ptr<vigil::storage::Appender> NewAppender() override {
+    return std::make_unique<App>();
+  }
+
+ private:
+  class App : public vigil::storage::Appender {
+   public:
+    absl::StatusOr<vigil::storage::SeriesRef> Append(vigil::storage::SeriesRef,
+                                                     const Labels&,
+                                                     vigil::Timestamp,
+                                                     double) override {
+      return vigil::storage::SeriesRef{1} << 33;
+    }
+    absl::Status Commit() override { return absl::OkStatus(); }
+    void Rollback() override {}
+  };
+};
+
+TEST_CASE("A storage ref beyond 32 bits fails the scrape, naming it",
+          "[scrape]") {
+  WideRefAppendable app;
+  ScrapeLoop loop(&app, kTarget, "http://10.0.0.1:9100/metrics", Opts(),
+                  nullptr);
+  auto rep = Scrape(loop, "a 1\n", kT0);
+  CHECK_FALSE(rep.up);
+  CHECK(rep.error.find("series ref 8589934592 beyond 32 bits") !=
+        std::string::npos);
+}
+
+}  // namespace

@@ -25,10 +25,10 @@ int CacheScrape(SeriesCache* c, uint32_t iter, int from, int to,
     if (pos == SeriesCache::kNotFound) {
       ++misses;
       c->Add({.key = K(i),
-              .last_iter = static_cast<SeriesCache::Iter>(iter),
-              .ref = static_cast<storage::SeriesRef>(i + 1)});
+              .ref = static_cast<SeriesCache::Ref>(i + 1),
+              .last_iter = static_cast<SeriesCache::Iter>(iter)});
     } else {
-      REQUIRE(c->at(pos).ref == static_cast<storage::SeriesRef>(i + 1));
+      REQUIRE(c->at(pos).ref == static_cast<SeriesCache::Ref>(i + 1));
       c->at(pos).last_iter = static_cast<SeriesCache::Iter>(iter);
     }
   }
@@ -87,7 +87,7 @@ TEST_CASE("series cache: KeepOnly drops unseen entries and keeps the order",
     const uint32_t pos = c.Find(K(i));
     if (i % 2 == 0) {
       REQUIRE(pos == static_cast<uint32_t>(i / 2));
-      CHECK(c.at(pos).ref == static_cast<storage::SeriesRef>(i + 1));
+      CHECK(c.at(pos).ref == static_cast<SeriesCache::Ref>(i + 1));
     } else {
       CHECK(pos == SeriesCache::kNotFound);
     }
@@ -98,7 +98,7 @@ TEST_CASE("series cache: dropped entries are found but not counted as series",
           "[scrape]") {
   SeriesCache c;
   c.BeginScrape();
-  c.Add({.key = K(1), .last_iter = 1, .ref = 7});
+  c.Add({.key = K(1), .ref = 7, .last_iter = 1});
   c.Add({.key = K(2), .last_iter = 1, .formats = 2, .dropped = true});
   CHECK(c.size() == 2);
   CHECK(c.NumSeries() == 1);
@@ -111,35 +111,60 @@ TEST_CASE("series cache: dropped entries are found but not counted as series",
   CHECK(c.Find(K(1)) == SeriesCache::kNotFound);
 }
 
-TEST_CASE("series cache: a steady page costs about 40 bytes a series",
+TEST_CASE("series cache: a steady page costs about 20 bytes a series",
           "[scrape]") {
   SeriesCache c;
   CacheScrape(&c, 1, 0, 1000);
   c.EndScrape();
-  CHECK(c.MemoryBytes() <= 1000 * 42);
+  // 16-byte entries (the vector's doubling leaves 1,024) and 16-bit slots
+  // at most 3/4 full.
+  CHECK(c.MemoryBytes() <= 1000 * 20);
   // A page that shrank gives its memory back.
   CacheScrape(&c, 2, 0, 100);
   c.KeepOnly(2);
   c.EndScrape();
   CHECK(c.size() == 100);
-  CHECK(c.MemoryBytes() <= 100 * 40 + 16 * 40);
+  CHECK(c.MemoryBytes() <= 100 * 20 + 16 * 20);
   CHECK(CacheScrape(&c, 3, 0, 100) == 0);
 }
 
-TEST_CASE("series cache: an entry keeps all of a and 32 bits of b",
+TEST_CASE("series cache: keys one bit apart share a home and both stay",
           "[scrape]") {
   SeriesCache c;
   c.BeginScrape();
-  const Key k{0x1234, 0xabcdef0000000001ULL};
-  c.Add({.key = k, .last_iter = 1, .ref = 1});
-  // Same `a` (same slot), another low half of `b`: a different text.
-  const Key other{0x1234, 0xabcdef0000000002ULL};
+  // The index places a key by its high bits: these two start their probe
+  // at the same slot, so the second is found by probing past the first.
+  const Key k{0x1234}, other{0x1235};
+  c.Add({.key = k, .ref = 1, .last_iter = 1});
   CHECK(c.Find(other) == SeriesCache::kNotFound);
-  c.Add({.key = other, .last_iter = 1, .ref = 2});
-  CHECK(c.at(c.Find(k)).ref == 1);
+  c.Add({.key = other, .ref = 2, .last_iter = 1});
+  c.BeginScrape();  // the cursor back at the top: lookups use the index
   CHECK(c.at(c.Find(other)).ref == 2);
-  CHECK(c.MemoryBytes() >= 2 * 24);
-  static_assert(sizeof(SeriesCache::Entry) == 24);
+  CHECK(c.at(c.Find(k)).ref == 1);
+  static_assert(sizeof(SeriesCache::Entry) == 16);
+}
+
+TEST_CASE("series cache: past 65,535 entries the index widens, and narrows",
+          "[scrape]") {
+  SeriesCache c;
+  CHECK(CacheScrape(&c, 1, 0, 70000) == 70000);
+  c.EndScrape();
+  // Any order: through the index, whose positions no longer fit 16 bits.
+  CHECK(CacheScrape(&c, 2, 0, 70000, /*reverse=*/true) == 0);
+  CHECK(c.MemoryBytes() >= 70000 * (16 + 4));
+  // Down to 1,000 (every 70th seen): 16-bit slots again.
+  c.BeginScrape();
+  for (int i = 0; i < 70000; i += 70) c.at(c.Find(K(i))).last_iter = 3;
+  c.KeepOnly(3);
+  c.EndScrape();
+  REQUIRE(c.size() == 1000);
+  CHECK(c.MemoryBytes() <= 1000 * 20);
+  c.BeginScrape();
+  for (int i = 69930; i >= 0; i -= 70) {
+    const uint32_t pos = c.Find(K(i));
+    REQUIRE(pos == static_cast<uint32_t>(i / 70));
+    CHECK(c.at(pos).ref == static_cast<SeriesCache::Ref>(i + 1));
+  }
 }
 
 }  // namespace
