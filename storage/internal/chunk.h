@@ -153,7 +153,7 @@ class OpenChunk {
   void Reserve(uint32_t len);
   void SetCount(uint32_t n);
 
-  char* buf_ = nullptr;  // malloc'd, capacity OpenChunkCapacity(len_)
+  char* buf_ = nullptr;  // SmallAlloc'd (slab.h), open_chunk::Capacity(len_)
   uint32_t len_ = 0;
   uint8_t free_bits_ = 0;  // unused low bits of buf_[len_ - 1] (0..7)
   uint8_t flags_ = 0;      // Flags | exception count << kExceptionShift

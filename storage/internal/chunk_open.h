@@ -93,13 +93,14 @@ struct Stats {
   uint32_t exceptions = 0;
 };
 
-// Capacity of an OpenChunk buffer holding len bytes: 16j + 8 (a whole
-// glibc malloc chunk), in steps of 16 bytes up to 512, then ~6%.
+// Capacity of an OpenChunk buffer holding len bytes: a whole slab slot
+// (slab.h: multiples of 8 bytes), in steps of 8 bytes up to 255, then of
+// 1/16 to 1/8 of the length.
 inline uint32_t Capacity(uint32_t len) {
   if (len <= 24) return 24;
   uint32_t step = (uint32_t{1} << (BitWidth(len) - 1)) >> 4;
-  if (step < 16) step = 16;
-  return (len + 8 + step - 1) / step * step - 8;
+  if (step < 8) step = 8;
+  return (len + step - 1) / step * step;
 }
 
 // Decodes the n samples of an open chunk (kOpenXor or kOpenDelta; n read
