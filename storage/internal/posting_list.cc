@@ -137,25 +137,42 @@ uint64_t GetToken(const uint8_t** p) {
   ++*p;
   return v;
 }
+
+// Calls f(first, n) for each span of n consecutive ids the encoding holds
+// (a gap token is a span of one, a run token a span following the previous
+// id), in order, until f returns false. Returns the last id visited (-1
+// before any).
+template <typename F>
+int64_t ForEachSpan(const uint8_t* p, size_t size, F f) {
+  const uint8_t* end = p + size;
+  int64_t prev = -1;
+  while (p < end) {
+    const uint64_t v = GetToken(&p);
+    int64_t first, n;
+    if (v & 1) {
+      first = prev + 1;
+      n = static_cast<int64_t>(v >> 1);
+    } else {
+      first = prev + static_cast<int64_t>(v >> 1);
+      n = 1;
+    }
+    prev = first + n - 1;
+    if (!f(first, n)) break;
+  }
+  return prev;
+}
 }  // namespace
 
 bool PostingList::Contains(uint32_t id) const {
   if (empty() || id > last_) return false;
   if (id > last_ - run_) return true;  // in the unencoded run
-  const uint8_t* p = data();
-  const uint8_t* end = p + size_;
-  int64_t prev = -1;
-  while (p < end) {
-    const uint64_t v = GetToken(&p);
-    if (v & 1) {
-      if (int64_t{id} <= prev + static_cast<int64_t>(v >> 1)) return true;
-      prev += static_cast<int64_t>(v >> 1);
-    } else {
-      prev += static_cast<int64_t>(v >> 1);
-      if (prev >= int64_t{id}) return prev == int64_t{id};
-    }
-  }
-  return false;
+  bool found = false;
+  ForEachSpan(data(), size_, [&](int64_t first, int64_t n) {
+    if (int64_t{id} < first) return false;  // passed it
+    found = int64_t{id} < first + n;
+    return !found;
+  });
+  return found;
 }
 
 void PostingList::AppendTo(std::vector<uint32_t>* out) const {
@@ -163,19 +180,10 @@ void PostingList::AppendTo(std::vector<uint32_t>* out) const {
   size_t at = out->size();
   out->resize(at + count_);
   uint32_t* o = out->data();
-  const uint8_t* p = data();
-  const uint8_t* end = p + size_;
-  int64_t prev = -1;
-  while (p < end) {
-    const uint64_t v = GetToken(&p);
-    if (v & 1) {
-      for (uint64_t k = v >> 1; k > 0; --k)
-        o[at++] = static_cast<uint32_t>(++prev);
-    } else {
-      prev += static_cast<int64_t>(v >> 1);
-      o[at++] = static_cast<uint32_t>(prev);
-    }
-  }
+  int64_t prev = ForEachSpan(data(), size_, [&](int64_t first, int64_t n) {
+    for (int64_t k = 0; k < n; ++k) o[at++] = static_cast<uint32_t>(first + k);
+    return true;
+  });
   for (uint32_t k = run_; k > 0; --k) o[at++] = static_cast<uint32_t>(++prev);
   VIGIL_CHECK(at == out->size() && prev == int64_t{last_});
 }
