@@ -390,6 +390,65 @@ BENCHMARK(BM_SelectAfterChurn)
     ->ArgName("cycles")
     ->Unit(benchmark::kMillisecond);
 
+// A live query's window reaching back past the open chunks: 100 targets x
+// 1,000 series scraped every 5 s for 30 minutes (chunks cut at 120
+// samples, spread per series, written to RocksDB and flushed), then one
+// metric's 100 series (one per target, as `rate(m[w])` reads) selected over
+// the last `window` seconds. With a window of 10 minutes every series
+// needs its previous chunk from RocksDB (a seek each); with 1 minute,
+// only those cut within it.
+void BM_SelectPastOpenChunk(benchmark::State& state) {
+  BenchDir dir;
+  const int64_t window_s = state.range(0);
+  Options o;
+  o.write_wal = false;
+  auto db = *DB::Open(o, dir.path());
+  constexpr int kTargets = 100, kPerTarget = 1000;
+  const Timestamp t0 = 1767225600000, step = 5000;
+  std::vector<Labels> labels;
+  for (int t = 0; t < kTargets; ++t) {
+    for (int i = 0; i < kPerTarget; ++i) {
+      labels.push_back(Labels{{"__name__", "m_" + std::to_string(i)},
+                              {"instance", "target-" + std::to_string(t)},
+                              {"job", "bench"}});
+    }
+  }
+  std::vector<SeriesRef> refs(labels.size(), 0);
+  Timestamp t = t0;
+  for (int k = 0; k < 360; ++k, t += step) {
+    for (int tg = 0; tg < kTargets; ++tg) {
+      auto app = db->NewAppender();
+      for (int i = 0; i < kPerTarget; ++i) {
+        const size_t j = size_t(tg) * kPerTarget + size_t(i);
+        auto r = app->Append(refs[j], labels[j], t, double(k * (i % 7)));
+        if (r.ok()) refs[j] = *r;
+      }
+      (void)app->Commit();
+    }
+  }
+  t -= step;
+  std::vector<Matcher> ms = {
+      *Matcher::Make(MatchType::kEqual, "__name__", "m_17")};
+  size_t found = 0, samples = 0;
+  for (auto _ : state) {
+    auto q = *db->NewQuerier(t - window_s * 1000 + 1, t);
+    auto set = *q->Select(ms);
+    found = samples = 0;
+    while (set->Next()) {
+      ++found;
+      auto it = set->At().Iterator();
+      while (it->Next()) ++samples;
+    }
+  }
+  state.counters["series"] = double(found);
+  state.counters["samples"] = double(samples);
+}
+BENCHMARK(BM_SelectPastOpenChunk)
+    ->Arg(60)
+    ->Arg(600)
+    ->ArgName("window_s")
+    ->Unit(benchmark::kMicrosecond);
+
 // Head GC: N series of one metric with 10 samples each over the last
 // hour, selected over that hour while they are in the head (cold = 0) and
 // after head GC moved them to the `cold` family (cold = 1): what a
