@@ -390,6 +390,22 @@ BENCHMARK(BM_SelectAfterChurn)
     ->ArgName("cycles")
     ->Unit(benchmark::kMillisecond);
 
+// Selects `ms` over [mint, maxt] and reads every sample: returns the
+// series found, sets *samples.
+size_t SelectAll(DB* db, Timestamp mint, Timestamp maxt,
+                 const std::vector<Matcher>& ms, size_t* samples) {
+  auto q = *db->NewQuerier(mint, maxt);
+  auto set = *q->Select(ms);
+  size_t found = 0;
+  *samples = 0;
+  while (set->Next()) {
+    ++found;
+    auto it = set->At().Iterator();
+    while (it->Next()) ++*samples;
+  }
+  return found;
+}
+
 // A live query's window reaching back past the open chunks: 100 targets x
 // 1,000 series scraped every 5 s for 30 minutes (chunks cut at 120
 // samples, spread per series, written to RocksDB and flushed), then one
@@ -431,14 +447,7 @@ void BM_SelectPastOpenChunk(benchmark::State& state) {
       *Matcher::Make(MatchType::kEqual, "__name__", "m_17")};
   size_t found = 0, samples = 0;
   for (auto _ : state) {
-    auto q = *db->NewQuerier(t - window_s * 1000 + 1, t);
-    auto set = *q->Select(ms);
-    found = samples = 0;
-    while (set->Next()) {
-      ++found;
-      auto it = set->At().Iterator();
-      while (it->Next()) ++samples;
-    }
+    found = SelectAll(db.get(), t - window_s * 1000 + 1, t, ms, &samples);
   }
   state.counters["series"] = double(found);
   state.counters["samples"] = double(samples);
@@ -481,14 +490,7 @@ void BM_SelectHotOrCold(benchmark::State& state) {
                              *Matcher::Make(MatchType::kEqual, "job", "vllm")};
   size_t found = 0, samples = 0;
   for (auto _ : state) {
-    auto q = *db->NewQuerier(t0, t0 + 60 * minute);
-    auto set = *q->Select(ms);
-    found = samples = 0;
-    while (set->Next()) {
-      ++found;
-      auto it = set->At().Iterator();
-      while (it->Next()) ++samples;
-    }
+    found = SelectAll(db.get(), t0, t0 + 60 * minute, ms, &samples);
   }
   state.counters["series"] = double(found);
   state.counters["samples"] = double(samples);
