@@ -27,6 +27,9 @@ ScrapeComponent::ScrapeComponent(const ServerFlags& flags,
     client->Fetch(std::move(r), std::move(done));
   };
   o.logger = logger;
+  // The client starts each scrape at its time (FetchRequest::not_before):
+  // the scheduler wakes about five times a second, not once per scrape.
+  o.batch_ms = 200;
   manager_ = std::make_unique<scrape::ScrapeManager>(std::move(o));
   discovery_ = std::make_unique<discovery::DiscoveryManager>(
       [this](const std::string& key,

@@ -12,6 +12,7 @@
 #define VIGIL_SERVER_NET_HTTP_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -119,6 +120,10 @@ struct FetchRequest {
   // Follow up to 10 redirects, as Go's client (and Prometheus's default
   // follow_redirects: true) does.
   bool follow_redirects = true;
+  // Start no earlier than this (HttpClient holds the request until then, on
+  // its own thread): a caller with several requests due soon hands them
+  // over at once instead of waking the client for each. Default: at once.
+  std::chrono::steady_clock::time_point not_before{};
 };
 
 struct FetchResult {

@@ -224,9 +224,12 @@ class HttpClient::Impl {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (!stopping_) {
+        // A non-empty queue has a wake-up on its way already (the loop
+        // takes the whole queue after it wakes).
+        const bool wake = queued_.empty();
         queued_.push_back(std::move(t));
         in_flight_.fetch_add(1);
-        curl_multi_wakeup(multi_);
+        if (wake) curl_multi_wakeup(multi_);
         return;
       }
     }
@@ -280,6 +283,15 @@ class HttpClient::Impl {
   std::atomic<size_t> in_flight_{0};
   // Owned by the loop thread.
   std::vector<std::unique_ptr<Transfer>> running_;
+  // Transfers whose request's not_before is still ahead: a min-heap on it.
+  std::vector<std::unique_ptr<Transfer>> deferred_;
+  static bool Later(const std::unique_ptr<Transfer>& a,
+                    const std::unique_ptr<Transfer>& b) {
+    return a->req.not_before > b->req.not_before;
+  }
+  // The poll's timeout: a second, or less when a deferred transfer is due
+  // sooner (rounded up to the millisecond).
+  int PollTimeoutMs() const;
   // Easy handles of finished transfers, reset, for the next ones (loop
   // thread only): a handle made for every scrape cost its allocations
   // (curl's request state and its receive buffer) and their setup each
@@ -413,15 +425,35 @@ void HttpClient::Impl::Loop() {
         Cancel(t.get());
       }
       running_.clear();
-      for (auto& t : fresh) {
-        in_flight_.fetch_sub(1);
-        Cancel(t.get());
+      for (auto* list : {&fresh, &deferred_}) {
+        for (auto& t : *list) {
+          in_flight_.fetch_sub(1);
+          Cancel(t.get());
+        }
       }
+      deferred_.clear();
       for (CURL* e : idle_) curl_easy_cleanup(e);
       idle_.clear();
       return;
     }
+    const SteadyClock::time_point now = SteadyClock::now();
+    std::vector<std::unique_ptr<Transfer>> start;
+    start.reserve(fresh.size());
     for (auto& t : fresh) {
+      if (t->req.not_before > now) {
+        deferred_.push_back(std::move(t));
+        std::push_heap(deferred_.begin(), deferred_.end(), Later);
+      } else {
+        start.push_back(std::move(t));
+      }
+    }
+    while (!deferred_.empty() && deferred_.front()->req.not_before <= now) {
+      std::pop_heap(deferred_.begin(), deferred_.end(), Later);
+      deferred_.back()->start = now;  // its duration runs from here
+      start.push_back(std::move(deferred_.back()));
+      deferred_.pop_back();
+    }
+    for (auto& t : start) {
       if (!Setup(t.get()) ||
           curl_multi_add_handle(multi_, t->easy) != CURLM_OK) {
         Complete(t.get(), CURLE_FAILED_INIT);
@@ -447,8 +479,17 @@ void HttpClient::Impl::Loop() {
         break;
       }
     }
-    curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+    curl_multi_poll(multi_, nullptr, 0, PollTimeoutMs(), nullptr);
   }
+}
+
+int HttpClient::Impl::PollTimeoutMs() const {
+  if (deferred_.empty()) return 1000;
+  const auto wait = deferred_.front()->req.not_before - SteadyClock::now();
+  const int64_t us =
+      std::chrono::duration_cast<std::chrono::microseconds>(wait).count();
+  if (us <= 0) return 0;
+  return static_cast<int>(std::min<int64_t>(1000, (us + 999) / 1000));
 }
 
 HttpClient::HttpClient(HttpClientOptions options)

@@ -366,7 +366,7 @@ void ScrapeManager::Stop() {
 }
 
 void ScrapeManager::StartScrape(const std::shared_ptr<LoopState>& st,
-                                Timestamp now,
+                                Timestamp start, Timestamp now,
                                 std::vector<std::function<void()>>* fetches) {
   uint64_t id;
   {
@@ -384,7 +384,7 @@ void ScrapeManager::StartScrape(const std::shared_ptr<LoopState>& st,
     Work w;
     w.st = st;
     w.id = id;
-    w.start = now;
+    w.start = start;
     w.error = st->forced_error;
     queue_->Push(std::move(w));
     return;
@@ -399,16 +399,20 @@ void ScrapeManager::StartScrape(const std::shared_ptr<LoopState>& st,
   req.headers.emplace_back("User-Agent", opts_.user_agent);
   req.headers.emplace_back("X-Prometheus-Scrape-Timeout-Seconds",
                            Seconds(st->timeout_ms));
+  if (start > now) {
+    req.not_before = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(start - now);
+  }
   Event dl;
   dl.kind = Event::kDeadline;
-  dl.due = now + st->timeout_ms;
+  dl.due = start + st->timeout_ms;
   dl.st = st;
   dl.id = id;
   PushLocked(std::move(dl));
   std::weak_ptr<WorkQueue> wq = queue_;
   fetches->push_back([fetcher = opts_.fetcher, req = std::move(req), st, id,
-                      now, wq]() mutable {
-    fetcher(std::move(req), [st, id, now, wq](net::FetchResult r) {
+                      start, wq]() mutable {
+    fetcher(std::move(req), [st, id, start, wq](net::FetchResult r) {
       {
         vigil::MutexLock sl(&st->mu);
         if (!st->awaiting || st->scrape_id != id) return;  // too late
@@ -418,12 +422,18 @@ void ScrapeManager::StartScrape(const std::shared_ptr<LoopState>& st,
         Work w;
         w.st = st;
         w.id = id;
-        w.start = now;
+        w.start = start;
         w.result = std::move(r);
         q->Push(std::move(w));
       }
     });
   });
+}
+
+bool ScrapeManager::DeadlineVoidLocked(const Event& ev) {
+  if (ev.kind != Event::kDeadline) return false;
+  vigil::MutexLock sl(&ev.st->mu);
+  return !(ev.st->awaiting && ev.st->scrape_id == ev.id);
 }
 
 void ScrapeManager::SchedulerMain() {
@@ -433,75 +443,104 @@ void ScrapeManager::SchedulerMain() {
       vigil::MutexLock l(&mu_);
       if (stopping_) return;
       Timestamp now = opts_.clock->NowMs();
+      // The deadline of a scrape that has answered is void: dropped here
+      // rather than woken for.
+      while (!events_.empty() && DeadlineVoidLocked(events_.front())) {
+        std::pop_heap(events_.begin(), events_.end(), EventLater());
+        events_.pop_back();
+      }
       if (events_.empty()) {
         wake_.WaitWithTimeout(&mu_, absl::Seconds(1));
         continue;
       }
-      if (events_.front().due > now) {
-        wake_.WaitWithTimeout(&mu_,
-                              absl::Milliseconds(events_.front().due - now));
+      // With batching, a tick is handed over a little before it is due
+      // (kBatchLeadMs), together with the ticks due soon after it: one
+      // wake-up for several scrapes, each started at its own time by the
+      // fetcher (FetchRequest::not_before).
+      const Event& front = events_.front();
+      const Timestamp lead =
+          opts_.batch_ms > 0 && front.kind == Event::kTick ? kBatchLeadMs : 0;
+      if (front.due - lead > now) {
+        wake_.WaitWithTimeout(&mu_, absl::Milliseconds(front.due - lead - now));
         continue;
       }
-      std::pop_heap(events_.begin(), events_.end(), EventLater());
-      Event ev = std::move(events_.back());
-      events_.pop_back();
-      std::shared_ptr<LoopState>& st = ev.st;
-      switch (ev.kind) {
-        case Event::kTick: {
-          if (st->removed || ev.id != st->tick_gen) break;
-          // Prometheus's scrape.timestamp-tolerance (2 ms): a scrape that
-          // starts on time gets the exact grid time, so the stored
-          // timestamps compress to nothing.
-          StartScrape(st, now - ev.due <= 2 ? ev.due : now, &fetches);
-          // Keep the phase: the next tick is one interval on, skipping
-          // any we were too late for.
-          Timestamp next = ev.due + st->interval_ms;
-          while (next <= now) next += st->interval_ms;
-          st->next_due = next;
-          ev.due = next;
-          PushLocked(std::move(ev));
-          break;
+      for (;;) {
+        if (events_.empty()) break;
+        const Event& f = events_.front();
+        const bool ready =
+            f.due <= now ||
+            (f.kind == Event::kTick && opts_.batch_ms > 0 &&
+             f.due <= now + std::min<int64_t>(opts_.batch_ms,
+                                              f.st->interval_ms / 8));
+        if (!ready) {
+          if (!DeadlineVoidLocked(f)) break;
+          std::pop_heap(events_.begin(), events_.end(), EventLater());
+          events_.pop_back();
+          continue;
         }
-        case Event::kDeadline: {
-          bool expired = false;
-          {
-            vigil::MutexLock sl(&st->mu);
-            if (st->awaiting && st->scrape_id == ev.id) {
-              st->awaiting = false;
-              expired = true;
-            }
+        std::pop_heap(events_.begin(), events_.end(), EventLater());
+        Event ev = std::move(events_.back());
+        events_.pop_back();
+        std::shared_ptr<LoopState>& st = ev.st;
+        switch (ev.kind) {
+          case Event::kTick: {
+            if (st->removed || ev.id != st->tick_gen) break;
+            // Prometheus's scrape.timestamp-tolerance (2 ms): a scrape that
+            // starts on time gets the exact grid time, so the stored
+            // timestamps compress to nothing. One handed over early starts
+            // at its grid time.
+            StartScrape(st, ev.due >= now || now - ev.due <= 2 ? ev.due : now,
+                        now, &fetches);
+            // Keep the phase: the next tick is one interval on, skipping
+            // any we were too late for.
+            Timestamp next = ev.due + st->interval_ms;
+            while (next <= now) next += st->interval_ms;
+            st->next_due = next;
+            ev.due = next;
+            PushLocked(std::move(ev));
+            break;
           }
-          if (expired) {
+          case Event::kDeadline: {
+            bool expired = false;
+            {
+              vigil::MutexLock sl(&st->mu);
+              if (st->awaiting && st->scrape_id == ev.id) {
+                st->awaiting = false;
+                expired = true;
+              }
+            }
+            if (expired) {
+              Work w;
+              w.st = st;
+              w.id = ev.id;
+              w.start = ev.due - st->timeout_ms;
+              w.error = fmt::format("Get {:?}: context deadline exceeded",
+                                    st->target.url());
+              queue_->Push(std::move(w));
+            }
+            break;
+          }
+          case Event::kRetire: {
+            if (!st->removed || ev.id != st->tick_gen) break;  // came back
+            for (auto& [job, pool] : pools_) {
+              auto it = pool->retiring.find(st->target.hash());
+              if (it != pool->retiring.end() && it->second == st) {
+                pool->retiring.erase(it);
+              }
+            }
+            {
+              vigil::MutexLock sl(&st->mu);
+              st->awaiting = false;
+              ++st->scrape_id;  // a late answer must not scrape it again
+            }
+            st->retired = true;
             Work w;
             w.st = st;
-            w.id = ev.id;
-            w.start = ev.due - st->timeout_ms;
-            w.error = fmt::format("Get {:?}: context deadline exceeded",
-                                  st->target.url());
+            w.stale = true;
+            w.start = ev.stale_time;
             queue_->Push(std::move(w));
+            break;
           }
-          break;
-        }
-        case Event::kRetire: {
-          if (!st->removed || ev.id != st->tick_gen) break;  // came back
-          for (auto& [job, pool] : pools_) {
-            auto it = pool->retiring.find(st->target.hash());
-            if (it != pool->retiring.end() && it->second == st) {
-              pool->retiring.erase(it);
-            }
-          }
-          {
-            vigil::MutexLock sl(&st->mu);
-            st->awaiting = false;
-            ++st->scrape_id;  // a late answer must not scrape it again
-          }
-          st->retired = true;
-          Work w;
-          w.st = st;
-          w.stale = true;
-          w.start = ev.stale_time;
-          queue_->Push(std::move(w));
-          break;
         }
       }
     }

@@ -54,6 +54,12 @@ struct ScrapeManagerOptions {
   // external labels and hostname, so HA pairs scrape at different times).
   uint64_t jitter_seed = 0;          // Default: 0
   std::string user_agent = "Vigil";  // Default: "Vigil"
+  // Ticks due within this many ms (at most an eighth of their interval) are
+  // handed to the fetcher together, each with FetchRequest::not_before at
+  // its grid time: the scheduler then wakes once for several scrapes. The
+  // fetcher must honour not_before (net::HttpClient does). Default: 0, each
+  // scrape handed over when due.
+  int64_t batch_ms = 0;
 };
 
 // One active target, as /api/v1/targets shows it.
@@ -160,9 +166,14 @@ class ScrapeManager {
   void PushLocked(Event ev) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SchedulerMain();
   void WorkerMain();
-  void StartScrape(const std::shared_ptr<LoopState>& st, Timestamp now,
-                   std::vector<std::function<void()>>* fetches)
+  // Starts a scrape stamped `start` (at `now`, or later with batching).
+  void StartScrape(const std::shared_ptr<LoopState>& st, Timestamp start,
+                   Timestamp now, std::vector<std::function<void()>>* fetches)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A deadline event whose scrape has answered (or been superseded).
+  bool DeadlineVoidLocked(const Event& ev) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // How long before its tick a batched scrape is handed to the fetcher.
+  static constexpr Timestamp kBatchLeadMs = 5;
 
   const ScrapeManagerOptions opts_;
   std::shared_ptr<WorkQueue> queue_;

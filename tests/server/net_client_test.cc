@@ -371,6 +371,84 @@ TEST_CASE("Stop cancels in-flight transfers and joins",
   CHECK(r.cancelled);
 }
 
+TEST_CASE("A request waits for its not_before, then runs its own timeout",
+          "[net][client][concurrency]") {
+  // The server notes when each request arrives.
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>>
+      arrived;
+  HttpServer srv;
+  srv.Handle("GET", "/:name", [&](const HttpRequest& q, HttpResponse* r) {
+    std::lock_guard<std::mutex> l(mu);
+    arrived.emplace_back(q.path, std::chrono::steady_clock::now());
+    r->body = "ok";
+  });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  HttpClient client;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::future<FetchResult>> results;
+  std::vector<std::promise<FetchResult>> promises(3);
+  // Handed over in one go, latest first: each starts at its own time.
+  const int delays_ms[3] = {400, 250, 0};
+  const char* names[3] = {"/late", "/soon", "/now"};
+  for (int i = 0; i < 3; ++i) {
+    FetchRequest req;
+    req.url = ClientUrl(*port, names[i]);
+    req.timeout_ms = 200;  // from the start, not from the hand-over
+    if (delays_ms[i] > 0) req.not_before = t0 + Ms(delays_ms[i]);
+    results.push_back(promises[i].get_future());
+    client.Fetch(std::move(req), [&promises, i](FetchResult r) {
+      promises[i].set_value(std::move(r));
+    });
+  }
+  for (auto& f : results) {
+    REQUIRE(f.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+    FetchResult r = f.get();
+    CHECK(r.error == "");
+    CHECK(r.body == "ok");
+    CHECK(r.duration_ms < 150);  // the wait before the start is not in it
+  }
+  std::lock_guard<std::mutex> l(mu);
+  REQUIRE(arrived.size() == 3);
+  CHECK(arrived[0].first == "/now");
+  CHECK(arrived[1].first == "/soon");
+  CHECK(arrived[2].first == "/late");
+  CHECK(arrived[1].second - t0 >= Ms(250));
+  CHECK(arrived[2].second - t0 >= Ms(400));
+  CHECK(arrived[0].second - t0 < Ms(200));
+}
+
+TEST_CASE("Stop cancels requests still waiting for their not_before",
+          "[net][client][concurrency]") {
+  std::atomic<int> served{0};
+  HttpServer srv;
+  srv.Handle("GET", "/", [&](const HttpRequest&, HttpResponse* r) {
+    ++served;
+    r->body = "x";
+  });
+  auto port = srv.Start("127.0.0.1:0");
+  REQUIRE(port.ok());
+  HttpClient client;
+  std::atomic<int> cancelled{0};
+  for (int i = 0; i < 5; ++i) {
+    FetchRequest req;
+    req.url = ClientUrl(*port, "/");
+    req.not_before = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    client.Fetch(std::move(req), [&](FetchResult r) {
+      if (r.cancelled) ++cancelled;
+    });
+  }
+  std::this_thread::sleep_for(Ms(100));
+  CHECK(client.in_flight() == 5);
+  const auto t0 = std::chrono::steady_clock::now();
+  client.Stop();
+  CHECK(std::chrono::steady_clock::now() - t0 < Ms(2000));
+  CHECK(cancelled == 5);
+  CHECK(served == 0);
+  CHECK(client.in_flight() == 0);
+}
+
 TEST_CASE("FetchSync from a callback fails instead of deadlocking",
           "[net][client][concurrency]") {
   HttpServer srv;

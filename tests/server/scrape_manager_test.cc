@@ -27,6 +27,7 @@ struct FakeFetcher {
   std::map<std::string, std::string> pages;  // url -> body
   std::vector<std::pair<std::string, vigil::Timestamp>> calls;
   std::vector<vigil::net::FetchRequest> requests;
+  std::vector<std::chrono::steady_clock::time_point> handed;  // when called
 
   Fetcher Get() {
     return [this](vigil::net::FetchRequest req,
@@ -36,6 +37,7 @@ struct FakeFetcher {
         std::lock_guard<std::mutex> l(mu);
         calls.emplace_back(req.url, vigil::Clock::Real()->NowMs());
         requests.push_back(req);
+        handed.push_back(std::chrono::steady_clock::now());
         if (req.url.find("hang") != std::string::npos) return;  // never
         if (req.url.find("fivehundred") != std::string::npos) {
           r.status = 500;
@@ -189,6 +191,59 @@ TEST_CASE("Scrapes keep their phase within the interval", "[scrape][manager]") {
   CHECK(starts_on * 3 >= ts.size() * 2);
   CHECK(samples_on * 3 >= up.size() * 2);
   CHECK(grid->second >= 2);
+}
+
+TEST_CASE("Batched ticks go out early, each stamped with its grid time",
+          "[scrape][manager]") {
+  TestDB db;
+  FakeFetcher fetch;
+  ScrapeManagerOptions o{
+      db.app.get(), fetch.Get(), vigil::Clock::Real(), nullptr, 2, 0, "Vigil"};
+  o.batch_ms = 100;
+  ScrapeManager mgr(std::move(o));
+  ScrapePoolOptions p = Pool();
+  p.interval_ms = 800;  // an eighth: 100 ms, the whole batch window
+  p.timeout_ms = 400;
+  auto commit = mgr.Prepare({p});
+  REQUIRE(commit.ok());
+  (*commit)();
+  mgr.SyncTargets(
+      "j", {Group({"a:1", "b:1", "c:1", "d:1", "e:1", "f:1", "g:1", "h:1"})});
+  mgr.Start();
+  Sleep(2600);
+  mgr.Stop();
+  size_t early = 0, total = 0;
+  {
+    std::lock_guard<std::mutex> l(fetch.mu);
+    total = fetch.requests.size();
+    for (size_t i = 0; i < total; ++i) {
+      const auto ahead = fetch.requests[i].not_before - fetch.handed[i];
+      if (fetch.requests[i].not_before ==
+          std::chrono::steady_clock::time_point{}) {
+        continue;  // handed over when due (a late wake-up)
+      }
+      ++early;
+      const double ahead_ms =
+          std::chrono::duration_cast<std::chrono::microseconds>(ahead).count() /
+          1000.0;
+      INFO("request " << i << " ahead by " << ahead_ms << " ms");
+      // Within the window and the lead, plus a late wake-up's slack.
+      CHECK(ahead <= std::chrono::milliseconds(100 + 5 + 30));
+    }
+  }
+  REQUIRE(total >= 16);
+  CHECK(early * 2 >= total);
+  // Each target's samples sit on its 800 ms grid: a scrape handed over
+  // early is stamped with the time it was due, as one started on time.
+  size_t steps = 0, on_grid = 0;
+  for (auto& [labels, samples] : db.Metric("up")) {
+    for (size_t i = 1; i < samples.size(); ++i) {
+      ++steps;
+      on_grid += samples[i].first - samples[i - 1].first == 800;
+    }
+  }
+  CHECK(steps >= 8);
+  CHECK(on_grid * 3 >= steps * 2);
 }
 
 TEST_CASE("Removed targets go stale, unchanged ones keep their loop",
