@@ -457,9 +457,14 @@ void ScrapeManager::SchedulerMain() {
       // (kBatchLeadMs), together with the ticks due soon after it: one
       // wake-up for several scrapes, each started at its own time by the
       // fetcher (FetchRequest::not_before).
+      // (Not a pool failing without fetching: its `up 0` is written at
+      // once, so it must not be stamped ahead of the clock.)
+      auto batchable = [this](const Event& e) {
+        return opts_.batch_ms > 0 && e.kind == Event::kTick &&
+               e.st->forced_error.empty();
+      };
       const Event& front = events_.front();
-      const Timestamp lead =
-          opts_.batch_ms > 0 && front.kind == Event::kTick ? kBatchLeadMs : 0;
+      const Timestamp lead = batchable(front) ? kBatchLeadMs : 0;
       if (front.due - lead > now) {
         wake_.WaitWithTimeout(&mu_, absl::Milliseconds(front.due - lead - now));
         continue;
@@ -467,11 +472,15 @@ void ScrapeManager::SchedulerMain() {
       for (;;) {
         if (events_.empty()) break;
         const Event& f = events_.front();
+        // The window: batch_ms, at most an eighth of the interval, never
+        // less than the lead (a tick woken for is always taken).
         const bool ready =
             f.due <= now ||
-            (f.kind == Event::kTick && opts_.batch_ms > 0 &&
-             f.due <= now + std::min<int64_t>(opts_.batch_ms,
-                                              f.st->interval_ms / 8));
+            (batchable(f) &&
+             f.due <= now + std::max<int64_t>(
+                                kBatchLeadMs,
+                                std::min<int64_t>(opts_.batch_ms,
+                                                  f.st->interval_ms / 8)));
         if (!ready) {
           if (!DeadlineVoidLocked(f)) break;
           std::pop_heap(events_.begin(), events_.end(), EventLater());

@@ -331,6 +331,42 @@ TEST_CASE("target_limit fails every scrape of the pool without fetching",
         "target_limit exceeded (number of targets: 2, limit: 1)");
 }
 
+TEST_CASE("With batching, a pool over target_limit is never stamped ahead",
+          "[scrape][manager]") {
+  TestDB db;
+  FakeFetcher fetch;
+  ScrapeManagerOptions o{
+      db.app.get(), fetch.Get(), vigil::Clock::Real(), nullptr, 2, 0, "Vigil"};
+  o.batch_ms = 100;
+  ScrapeManager mgr(std::move(o));
+  ScrapePoolOptions p = Pool();
+  p.interval_ms = 800;
+  p.timeout_ms = 400;
+  p.target_limit = 1;
+  auto commit = mgr.Prepare({p});
+  REQUIRE(commit.ok());
+  (*commit)();
+  mgr.SyncTargets("j", {Group({"a:1", "b:1"})});
+  mgr.Start();
+  // Its `up 0` is written as soon as the tick is taken: taken early, it
+  // would carry a time still ahead of the clock.
+  int ahead = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < until) {
+    for (auto& [labels, samples] : db.Metric("up")) {
+      const vigil::Timestamp now = vigil::Clock::Real()->NowMs();
+      for (auto& [t, v] : samples) ahead += t > now + 2;
+    }
+    Sleep(5);
+  }
+  mgr.Stop();
+  CHECK(ahead == 0);
+  CHECK(fetch.Count("http://a:1/metrics") == 0);
+  size_t n = 0;
+  for (auto& [labels, samples] : db.Metric("up")) n += samples.size();
+  CHECK(n >= 4);
+}
+
 TEST_CASE("Groups sent before the job is configured are kept",
           "[scrape][manager]") {
   ManagerFixture f;
