@@ -157,6 +157,15 @@ while :; do
   qs=""
   for q in "${QUERIES[@]}"; do qs="$qs $(qtime "$q")"; done
   echo "$el $rss ${hs:-0} ${qsum:-0} ${qcnt:-0} $rg$qs ${cold:-0} ${hmem:-0} ${rmem:-0} $vcpu $busy ${comp:-0} ${anon:-0} ${mfree:-0}" >>"$OUT/samples.txt"
+  # Each rule group's last duration, and once a minute every rule's
+  # evaluation time (/api/v1/rules): which rules' cost rises, if any.
+  awk -v t="$el" '/^prometheus_rule_group_last_duration_seconds\{/ {
+    g = $1; sub(/.*rule_group="/, "", g); sub(/".*/, "", g); print t, g, $2 }' <<<"$m" >>"$OUT/groups.txt"
+  if [ "$el" -ge "${next_rules:-0}" ]; then
+    mkdir -p "$OUT/rules"
+    curl -s --max-time 60 -o "$OUT/rules/$el.json" "$URL/api/v1/rules" || true
+    next_rules=$(( el + 60 ))
+  fi
   sleep "$SOAK_SAMPLE"
 done
 
@@ -264,6 +273,65 @@ while k * every < rows[-1][0]:
     print(f"  {lo:5.0f}-{lo + every:<5.0f}{'*' if lo >= steady else ' '} {len(ps):3d} {st.mean(r[1] for r in ps) / 1024:8.0f} "
           f"{med(ps, 2) / 1e3:7.0f} {cold} {cpu} {mean_query(ps) * 1e3:10.1f} {med(ps, 5) * 1e3:14.0f}  "
           + " / ".join(f"{med(ps, 6 + i) * 1e3:.1f}" for i in range(4)))
+EOF
+
+# Per rule group and per rule: medians of the groups' last durations by
+# explosion period, and the rules whose evaluation time rose the most from
+# the first steady period to the last, with the longest range each reads
+# (a rule reading [1h] holds every series churned through that hour, so
+# its cost grows until the run is older than its range and offset).
+python3 - "$OUT" "$EVERY" "$HEAD_IDLE" <<'EOF'
+import json, os, re, sys, statistics as st
+out, every, idle = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+steady = (idle + 60) if idle > 0 else 0
+groups = {}
+if os.path.exists(f"{out}/groups.txt"):
+    for line in open(f"{out}/groups.txt"):
+        t, g, v = line.split()
+        groups.setdefault(g, []).append((float(t), float(v)))
+if not groups:
+    sys.exit(0)
+last_t = max(t for vs in groups.values() for t, _ in vs)
+periods = [k * every for k in range(int(last_t // every) + 1) if k * every >= steady]
+if not periods:
+    sys.exit(0)
+def pmed(vs, lo):
+    x = [v for t, v in vs if lo <= t < lo + every]
+    return st.median(x) * 1e3 if x else float("nan")
+print("rule groups, median last duration (ms) by steady explosion period:")
+for g in sorted(groups, key=lambda g: -pmed(groups[g], periods[-1]))[:8]:
+    print(f"  {g[-56:]:>56}  " + " / ".join(f"{pmed(groups[g], lo):.1f}" for lo in periods))
+rules = {}
+rdir = f"{out}/rules"
+for f in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
+    try:
+        d = json.load(open(f"{rdir}/{f}"))["data"]["groups"]
+    except Exception:
+        continue
+    for g in d:
+        for r in g["rules"]:
+            key = (g["name"], r["name"], r["query"])
+            rules.setdefault(key, []).append((float(f[:-5]), float(r.get("evaluationTime", 0.0))))
+def reach(q):  # seconds back from the evaluation time the rule reads
+    secs = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    r = max([int(n) * secs[u] for n, u in re.findall(r"\[(\d+)([smhd])", q)] or [0])
+    o = max([int(n) * secs[u] for n, u in re.findall(r"offset (\d+)([smhd])", q)] or [0])
+    return r + o
+if len(periods) >= 2 and rules:
+    a0, b0 = periods[0], periods[-1]
+    rows = []
+    for key, vs in rules.items():
+        a, b = pmed(vs, a0), pmed(vs, b0)
+        if a == a and b == b:
+            rows.append((b - a, a, b, key))
+    rows.sort(reverse=True)
+    print("rules whose evaluation time rose most, first steady period -> last (ms; how far back each reads):")
+    for d, a, b, (g, n, q) in rows[:10]:
+        print(f"  {a:6.2f} -> {b:6.2f}  {reach(q):5d} s  {g}/{n}")
+    near = [r for r in rows if reach(r[3][2]) <= 600]
+    far = [r for r in rows if reach(r[3][2]) > 600]
+    print(f"  rules reading at most 600 s back ({len(near)}): {sum(r[1] for r in near):.1f} -> {sum(r[2] for r in near):.1f} ms; "
+          f"further ({len(far)}): {sum(r[1] for r in far):.1f} -> {sum(r[2] for r in far):.1f} ms")
 EOF
 
 if [ "$SOAK_ASAN" = 1 ]; then
