@@ -109,15 +109,8 @@ void OpenChunk::Reserve(uint32_t len) {
   const uint32_t old_cap = buf_ == nullptr ? 0 : Capacity(len_);
   if (len <= old_cap && Capacity(len) == old_cap) {
     // The buffer grows within its slot: a moment to leave a sparse page
-    // (slab.h), the series' lock being held by whoever appends. At every
-    // byte in the first size, where the buffers of constant series stay
-    // for the chunk's life; in the larger ones (8 bytes apart) a buffer
-    // moves on by itself within a few bytes (from the fullest page), so
-    // once in the middle of each: the look at the page's header is a cache
-    // miss, 4 % of a scrape's CPU when made at every byte.
-    if (old_cap <= Capacity(0) || (len & 7) == 4) {
-      buf_ = static_cast<char*>(SmallConsolidate(buf_, old_cap));
-    }
+    // (slab.h), the series' lock being held by whoever appends.
+    buf_ = static_cast<char*>(SmallConsolidate(buf_, old_cap));
     return;
   }
   char* buf = static_cast<char*>(SmallAlloc(Capacity(len)));
