@@ -67,6 +67,15 @@ ScrapePoolOptions Pool(std::string job = "j") {
   return o;
 }
 
+// An 800 ms interval: an eighth of it is 100 ms, a whole batch window of
+// ManagerFixture(100).
+ScrapePoolOptions BatchedPool() {
+  ScrapePoolOptions o = Pool();
+  o.interval_ms = 800;
+  o.timeout_ms = 400;
+  return o;
+}
+
 TargetGroup Group(std::vector<std::string> addrs) {
   TargetGroup g;
   g.source = "0";
@@ -90,10 +99,11 @@ struct ManagerFixture {
   TestDB db;
   FakeFetcher fetch;
   ScrapeManager mgr;
-  ManagerFixture()
+  // batch_ms: ScrapeManagerOptions::batch_ms (0: each tick when due).
+  explicit ManagerFixture(int64_t batch_ms = 0)
       : mgr(ScrapeManagerOptions{db.app.get(), fetch.Get(),
-                                 vigil::Clock::Real(), nullptr, 2, 0,
-                                 "Vigil"}) {}
+                                 vigil::Clock::Real(), nullptr, 2, 0, "Vigil",
+                                 batch_ms}) {}
   void Configure(std::vector<ScrapePoolOptions> pools) {
     auto commit = mgr.Prepare(std::move(pools));
     REQUIRE(commit.ok());
@@ -195,18 +205,9 @@ TEST_CASE("Scrapes keep their phase within the interval", "[scrape][manager]") {
 
 TEST_CASE("Batched ticks go out early, each stamped with its grid time",
           "[scrape][manager]") {
-  TestDB db;
-  FakeFetcher fetch;
-  ScrapeManagerOptions o{
-      db.app.get(), fetch.Get(), vigil::Clock::Real(), nullptr, 2, 0, "Vigil"};
-  o.batch_ms = 100;
-  ScrapeManager mgr(std::move(o));
-  ScrapePoolOptions p = Pool();
-  p.interval_ms = 800;  // an eighth: 100 ms, the whole batch window
-  p.timeout_ms = 400;
-  auto commit = mgr.Prepare({p});
-  REQUIRE(commit.ok());
-  (*commit)();
+  ManagerFixture f(100);
+  f.Configure({BatchedPool()});
+  auto& [db, fetch, mgr] = f;
   mgr.SyncTargets(
       "j", {Group({"a:1", "b:1", "c:1", "d:1", "e:1", "f:1", "g:1", "h:1"})});
   mgr.Start();
@@ -333,19 +334,11 @@ TEST_CASE("target_limit fails every scrape of the pool without fetching",
 
 TEST_CASE("With batching, a pool over target_limit is never stamped ahead",
           "[scrape][manager]") {
-  TestDB db;
-  FakeFetcher fetch;
-  ScrapeManagerOptions o{
-      db.app.get(), fetch.Get(), vigil::Clock::Real(), nullptr, 2, 0, "Vigil"};
-  o.batch_ms = 100;
-  ScrapeManager mgr(std::move(o));
-  ScrapePoolOptions p = Pool();
-  p.interval_ms = 800;
-  p.timeout_ms = 400;
+  ManagerFixture f(100);
+  ScrapePoolOptions p = BatchedPool();
   p.target_limit = 1;
-  auto commit = mgr.Prepare({p});
-  REQUIRE(commit.ok());
-  (*commit)();
+  f.Configure({p});
+  auto& [db, fetch, mgr] = f;
   mgr.SyncTargets("j", {Group({"a:1", "b:1"})});
   mgr.Start();
   // Its `up 0` is written as soon as the tick is taken: taken early, it
