@@ -10,6 +10,7 @@
 #include "storage/internal/db_impl.h"
 #include "storage/internal/keys.h"
 #include "storage/internal/rocksdb_status.h"
+#include "storage/internal/series_prefetch.h"
 
 namespace vigil::storage::internal {
 
@@ -17,21 +18,6 @@ namespace {
 
 inline bool SameBits(double a, double b) {
   return std::memcmp(&a, &b, sizeof(double)) == 0;
-}
-
-// OpenChunk::Prefetch without the series' lock: only the commit path
-// (holding commit_mu_, as the caller does) changes a chunk's buffer, so
-// reading its pointer here races with nothing but readers.
-inline void PrefetchChunk(const MemSeries* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  s->chunk.Prefetch();
-}
-
-// Starts loading the series record itself (56 bytes, up to two cache
-// lines): PrefetchChunk must read the chunk's address from it.
-inline void PrefetchRecord(const MemSeries* s) {
-  const char* p = reinterpret_cast<const char*>(s);
-  __builtin_prefetch(p, 1);
-  __builtin_prefetch(p + sizeof(MemSeries) - 1, 1);
 }
 
 class DBAppender : public Appender {
@@ -263,14 +249,11 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
   rocksdb::WriteBatch batch;
   std::vector<MemSeries*> fresh;
   absl::flat_hash_set<MemSeries*> seen;
-  // Each series' open chunk is a heap block of its own, seldom still in
-  // the CPU cache since the previous scrape, and its address is in the
-  // series record, itself seldom cached once the head has grown (profiled
-  // at 100 k series: the first read of the chunk was ~23 % of the scrape
-  // path's CPU, then the record load ~10 % of the process). Loading them a
-  // few series ahead overlaps those waits.
-  constexpr size_t kAhead = 8;
-  constexpr size_t kRecordAhead = 2 * kAhead;
+  // Profiled at 100 k series, the first read of a series' chunk was ~23 %
+  // of the scrape path's CPU, then the record load ~10 % of the process:
+  // both are loaded ahead (series_prefetch.h).
+  constexpr size_t kAhead = kChunkPrefetchAhead;
+  constexpr size_t kRecordAhead = kRecordPrefetchAhead;
   // One pass over the records before the appends: new series get their
   // record written, and samples another appender's commit has overtaken
   // meanwhile are found. The record holds what the head will accept, so
@@ -369,7 +352,14 @@ absl::Status DBImpl::CommitBatch(const std::vector<WalSample>& samples_in,
     }
     size_t before = s->pending.size();
     head_->AppendLocked(s, w.t, w.v);
-    if (s->pending.size() != before && before == 0) cut.push_back(s);
+    if (before == 0) {
+      if (!s->pending.empty()) cut.push_back(s);
+    } else if (s->Has(MemSeries::kUnsealed, std::memory_order_relaxed)) {
+      // The WAL replay's cuts of this series, written (and sealed) now:
+      // each target's first commit after an open takes its own series'.
+      s->Set(MemSeries::kUnsealed, false, std::memory_order_relaxed);
+      cut.push_back(s);
+    }
     NoteTime(w.t);
     seg_max_t_ = std::max(seg_max_t_, w.t);
     ++accepted;

@@ -272,7 +272,8 @@ absl::Status DBImpl::EvictSlice(std::span<const uint64_t> refs,
     idle.push_back(s);
     SpinLockHolder l(&s->mu);
     head_->CutLocked(s);
-    for (const auto& c : s->pending) {
+    for (auto& c : s->pending) {
+      SealPending(&c);
       batch.Put(cf_chunks_, ChunkKey(DayOf(c.mint), s->ref, c.mint),
                 EncodeChunkValue(c.mint, c.maxt, c.bytes));
     }

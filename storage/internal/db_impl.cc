@@ -576,75 +576,6 @@ absl::Status DBImpl::LoadHead() {
   return FromRocks(it->status(), "read head");
 }
 
-absl::Status DBImpl::ReplayWal() {
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), cf_wal_));
-  std::vector<WalSample> samples;
-  uint64_t records = 0;
-  vigil::MutexLock cl(&commit_mu_);
-  // Records below the checkpoint are in `head` and `chunks` already; they
-  // are only still there for commit-log readers (without the `commitlog`
-  // family, every record left is above the last checkpoint).
-  const bool has_log = cf_commitlog_.load() != nullptr;
-  uint64_t first_replayed = 0;
-  for (it->Seek(WalKey(has_log ? checkpoint_seq_ : 0)); it->Valid();
-       it->Next()) {
-    rocksdb::Slice k = it->key();
-    uint64_t seq = k.size() == 8 ? GetBE64(k.data()) : 0;
-    samples.clear();
-    if (!DecodeWalRecord(
-            std::string_view(it->value().data(), it->value().size()),
-            &samples)) {
-      return absl::DataLossError(fmt::format(
-          "wal record {}: checksum mismatch or malformed record", seq));
-    }
-    for (const auto& w : samples) {
-      MemSeries* s = head_->GetByRef(w.ref);
-      if (!s) {
-        // Evicted after this record: its samples are in its chunks.
-        VIGIL_ASSIGN_OR_RETURN(bool cold, IsColdRef(w.ref));
-        if (cold) continue;
-        return absl::DataLossError(fmt::format(
-            "wal record {}: sample for unknown series {}", seq, w.ref));
-      }
-      SpinLockHolder l(&s->mu);
-      if (w.t > s->last_t()) {
-        head_->AppendLocked(s, w.t, w.v);
-        NoteTime(w.t);
-      }
-      seg_max_t_ = std::max(seg_max_t_, w.t);
-    }
-    if (first_replayed == 0) first_replayed = seq;
-    next_wal_seq_ = seq + 1;
-    wal_bytes_ += it->value().size();
-    ++seg_records_;
-    seg_samples_ += samples.size();
-    ++records;
-  }
-  VIGIL_RETURN_IF_ERROR(FromRocks(it->status(), "read wal"));
-  if (has_log) {
-    next_wal_seq_ = std::max(next_wal_seq_, checkpoint_seq_);
-  } else {
-    checkpoint_seq_ = first_replayed ? first_replayed : next_wal_seq_;
-  }
-  {
-    vigil::MutexLock rl(&cl_mu_);
-    first_seq_ = held_.empty() ? checkpoint_seq_ : held_.front().lo;
-  }
-  hub_->end.store(next_wal_seq_);
-  if (records > 0) {
-    logger_->Info("replayed WAL", {{"records", std::to_string(records)}});
-    // Chunks cut during replay are written now; the WAL stays until the
-    // next checkpoint.
-    if (!options_.read_only) {
-      std::vector<MemSeries*> all;
-      head_->ForEach([&](MemSeries* s) { all.push_back(s); });
-      VIGIL_RETURN_IF_ERROR(WritePending(all));
-    }
-  }
-  return absl::OkStatus();
-}
-
 void DBImpl::NoteTime(Timestamp t) {
   int64_t cur = min_time_.load(std::memory_order_relaxed);
   while (t < cur && !min_time_.compare_exchange_weak(cur, t)) {
@@ -659,7 +590,8 @@ absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
   size_t n = 0;
   for (MemSeries* s : series) {
     SpinLockHolder l(&s->mu);
-    for (const auto& p : s->pending) {
+    for (auto& p : s->pending) {
+      SealPending(&p);
       std::string v = EncodeChunkValue(p.mint, p.maxt, p.bytes);
       batch.Put(cf_chunks_, ChunkKey(DayOf(p.mint), s->ref, p.mint), v);
       ++n;
@@ -675,6 +607,7 @@ absl::Status DBImpl::WritePending(const std::vector<MemSeries*>& series) {
     SpinLockHolder l(&s->mu);
     s->pending.clear();
     s->Set(MemSeries::kHeadOnly, false);
+    s->Set(MemSeries::kUnsealed, false, std::memory_order_relaxed);
   }
   return absl::OkStatus();
 }

@@ -255,8 +255,32 @@ Labels Head::LabelsOf(const MemSeries& s,
   return Labels::FromSorted(std::move(out));
 }
 
-void Head::CutLocked(MemSeries* s) {
+void SealPending(PendingChunk* p) {
+  if (p->sealed) return;
+  std::vector<Timestamp> ts;
+  std::vector<double> vs;
+  // Our own in-memory chunk: decoding it cannot fail short of a bug.
+  absl::Status st = DecodeChunk(p->bytes, &ts, &vs);
+  VIGIL_CHECK(st.ok());
+  p->bytes = EncodeSealed(ts.data(), vs.data(), ts.size());
+  p->sealed = true;
+}
+
+void Head::CutLocked(MemSeries* s, bool seal) {
   if (s->chunk.num_samples() == 0) return;
+  if (!seal) {
+    PendingChunk p;
+    p.mint = s->chunk.min_time();
+    p.maxt = s->chunk.max_time();
+    p.bytes.assign(s->chunk.bytes());
+    p.sealed = false;
+    s->pending.push_back(std::move(p));
+    const Timestamp last_t = s->last_t();
+    const double last_v = s->last_v();
+    s->chunk.ResetTo(last_t, last_v);
+    s->Set(MemSeries::kUnsealed, true, std::memory_order_relaxed);
+    return;
+  }
   std::vector<Timestamp> ts;
   std::vector<double> vs;
   ts.reserve(s->chunk.num_samples());
@@ -289,7 +313,7 @@ uint32_t CutAt(uint32_t max, uint32_t ref) {
 
 }  // namespace
 
-void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
+void Head::AppendLocked(MemSeries* s, Timestamp t, double v, bool seal_cut) {
   if (s->chunk.num_samples() > 0) {
     int64_t range = options_.chunk_range_ms;
     auto floor_div = [](int64_t a, int64_t b) {
@@ -300,7 +324,7 @@ void Head::AppendLocked(MemSeries* s, Timestamp t, double v) {
     const uint32_t max = options_.max_chunk_samples;
     if ((n >= max - max / 4 && n >= CutAt(max, s->ref)) ||
         floor_div(t, range) != floor_div(s->chunk.min_time(), range)) {
-      CutLocked(s);
+      CutLocked(s, seal_cut);
     }
   }
   s->chunk.Append(t, v);

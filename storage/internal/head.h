@@ -31,12 +31,19 @@
 
 namespace vigil::storage::internal {
 
-// A sealed chunk cut from the head, waiting to be written to RocksDB.
+// A chunk cut from the head, waiting to be written to RocksDB: sealed, or
+// (cut by the WAL replay at open, where sealing was most of the work) the
+// open chunk's bytes as they were, which decode the same; SealPending
+// seals it before it is written.
 struct PendingChunk {
   Timestamp mint = 0;
   Timestamp maxt = 0;
   std::string bytes;
+  bool sealed = true;
 };
+
+// Re-encodes an unsealed chunk as a sealed one (no-op if sealed).
+void SealPending(PendingChunk* p);
 
 // Chunks cut from the head and not yet written; allocates nothing while
 // empty (the common case), so it costs one pointer per series.
@@ -50,6 +57,8 @@ class PendingList {
   }
   void clear() { v_.reset(); }
   const PendingChunk* begin() const { return v_ ? v_->data() : nullptr; }
+  PendingChunk* begin() { return v_ ? v_->data() : nullptr; }
+  PendingChunk* end() { return v_ ? v_->data() + v_->size() : nullptr; }
   const PendingChunk* end() const {
     return v_ ? v_->data() + v_->size() : nullptr;
   }
@@ -89,6 +98,9 @@ struct MemSeries {
   // kInBatch: an appender's uncommitted batch holds a sample of the
   // series; set by the first such batch (Mark) and cleared only by it, at
   // its commit or rollback (DBAppender::Append explains the protocol).
+  // kUnsealed: a pending chunk is unsealed (cut by the WAL replay); the
+  // next commit that appends to the series writes its pending chunks (set
+  // and cleared under mu).
   enum Flag : uint8_t {
     kPersisted = 1,
     kIndexed = 2,
@@ -96,6 +108,7 @@ struct MemSeries {
     kDirty = 8,
     kHeadOnly = 16,
     kInBatch = 32,
+    kUnsealed = 64,
   };
   bool Has(Flag f, std::memory_order o = std::memory_order_seq_cst) const {
     return (flags_.load(o) & f) != 0;
@@ -183,11 +196,15 @@ class Head {
 
   // Appends (t, v) to the open chunk, first cutting it into s->pending if
   // it is full or t crosses a chunk-range boundary. Also updates last_t/v.
+  // `seal_cut` as for CutLocked.
   // REQUIRES: s->mu held; t > s->last_t.
-  void AppendLocked(MemSeries* s, Timestamp t, double v)
+  void AppendLocked(MemSeries* s, Timestamp t, double v, bool seal_cut = true)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu);
-  // Moves the open chunk (if any samples) into s->pending as sealed.
-  void CutLocked(MemSeries* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu);
+  // Moves the open chunk (if any samples) into s->pending, sealed; or,
+  // without `seal`, as it is (a copy of its bytes), marking the series
+  // kUnsealed.
+  void CutLocked(MemSeries* s, bool seal = true)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu);
 
   // Series in the index (created, loaded or re-indexed, not forgotten).
   uint64_t NumSeries() const { return num_series_.load(); }

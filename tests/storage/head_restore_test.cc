@@ -225,6 +225,54 @@ TEST_CASE("head: after a crash the WAL is replayed onto resumed chunks",
   REQUIRE(HeadRecords(copy.Sub("crashed")) == expected);
 }
 
+TEST_CASE(
+    "head: a replay's cuts wait in memory for the series' next commit, "
+    "then are written sealed as ever",
+    "[storage][head]") {
+  const auto data = Data();
+  testutil::TempDir never, dir, copy;
+  {
+    auto db = MustOpen(never.path());
+    Append(db.get(), data, 0, 100);
+    Append(db.get(), data, 100, 200);
+    Append(db.get(), data, 200, kSamples);
+  }
+  const auto expected_chunks = RawFamily(never.path(), "chunks").All();
+  REQUIRE(expected_chunks.size() >= size_t{2 * kSeries});
+  {
+    auto db = MustOpen(dir.path());
+    Append(db.get(), data, 0, 100);
+  }
+  {
+    auto db = MustOpen(dir.path());
+    Append(db.get(), data, 100, 200);
+    std::filesystem::copy(dir.path(), copy.Sub("crashed"),
+                          std::filesystem::copy_options::recursive);
+  }
+  const std::string crashed = copy.Sub("crashed");
+  {
+    auto db = MustOpen(crashed);
+    // Each series reaches its size (91 to 120 samples) at least once in
+    // samples 100 to 200: the cut chunks wait in memory beside the open one.
+    CHECK(db->Stats().head_chunks >= uint64_t{2 * kSeries});
+    auto got = testutil::Query(db.get(), {testutil::Eq("__name__", "m")});
+    REQUIRE(got.size() == size_t{kSeries});
+    for (int s = 0; s < kSeries; ++s) {
+      const auto& g = got[SeriesLabels(s).ToString()];
+      REQUIRE(g.size() == size_t(200 - s % 7));
+      for (size_t i = 0; i < g.size(); ++i) {
+        REQUIRE(g[i].first == data[s][i].t);
+        REQUIRE(std::bit_cast<uint64_t>(g[i].second) ==
+                std::bit_cast<uint64_t>(data[s][i].v));
+      }
+    }
+    // The next commit writes them (and any chunk it cuts itself).
+    Append(db.get(), data, 200, kSamples);
+    CHECK(db->Stats().head_chunks == uint64_t{kSeries});
+  }
+  REQUIRE(RawFamily(crashed, "chunks").All() == expected_chunks);
+}
+
 TEST_CASE("head: records without a state (older directories) still open",
           "[storage][head]") {
   const auto data = Data();
