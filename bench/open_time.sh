@@ -3,7 +3,10 @@
 # first committed scrape, on a data directory with SERIES active series and
 # DURATION of head data (bench/open_time_gen.cc fills it the way a running
 # server leaves it: one commit per target and scrape, WAL on, head
-# checkpointed every 256 MiB of WAL, then ended as by kill -9).
+# checkpointed every 256 MiB of WAL, then ended as by kill -9; with
+# SETTLE=1, the default, once RocksDB has caught up with its compactions,
+# as a server writing at a scrape's pace does: the generator writes ~40x
+# faster, and SETTLE=0 leaves the open its compaction backlog).
 #
 # Three restarts on a copy of that directory:
 #   kill9-gen   as the generator left it (kill -9: WAL records since the
@@ -14,12 +17,12 @@
 #               scraped itself for KILL_AFTER seconds
 # For each: seconds to /-/ready, to the first scrape committed after start
 # (vigil scrapes its own /metrics every second), the open breakdown from
-# vigil's log, and the RSS once ready. With PROM=1 it also restarts a
-# Debian `prometheus` on its own data (see PROM_* below).
+# vigil's log, and the RSS once ready.
 #
 # usage: bench/open_time.sh [WORK_DIR]
 # env:   SERIES=1000000 TARGETS=1000 INTERVAL=30s DURATION=2h BUILD=build
-#        KILL_AFTER=10 (the generated directory in WORK_DIR/gen is reused)
+#        KILL_AFTER=10 SETTLE=1 (the generated directory in WORK_DIR/gen-*
+#        is reused)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SERIES=${SERIES:-1000000}
@@ -27,6 +30,7 @@ TARGETS=${TARGETS:-1000}
 INTERVAL=${INTERVAL:-30s}
 DURATION=${DURATION:-2h}
 KILL_AFTER=${KILL_AFTER:-10}
+SETTLE=${SETTLE:-1}
 BUILD=$(cd "$ROOT" && cd "${BUILD:-build}" && pwd)
 WORK=${1:-/tmp/open_time}
 mkdir -p "$WORK"
@@ -35,12 +39,14 @@ for b in vigil open_time_gen; do
 done
 
 GEN=$WORK/gen-$SERIES-$INTERVAL-$DURATION
+settle=()
+if [ "$SETTLE" = 1 ]; then GEN=$GEN-settled; settle=(--settle); fi
 if [ ! -f "$GEN.done" ]; then
   rm -rf "$GEN"
   echo "generating $SERIES series x $DURATION at $INTERVAL into $GEN" >&2
   s=$(date +%s.%N)
   "$BUILD/open_time_gen" --dir="$GEN" --series="$SERIES" --targets="$TARGETS" \
-    --interval="$INTERVAL" --duration="$DURATION" >"$GEN.done.tmp"
+    --interval="$INTERVAL" --duration="$DURATION" "${settle[@]}" >"$GEN.done.tmp"
   e=$(date +%s.%N)
   echo "generation: $(python3 -c "print(f'{$e-$s:.0f}')") s" >>"$GEN.done.tmp"
   mv "$GEN.done.tmp" "$GEN.done"
