@@ -49,6 +49,9 @@ class RawFamily {
   void Put(const std::string& k, const std::string& v) {
     REQUIRE(db_->Put(rocksdb::WriteOptions(), cf_, k, v).ok());
   }
+  void Delete(const std::string& k) {
+    REQUIRE(db_->Delete(rocksdb::WriteOptions(), cf_, k).ok());
+  }
 
   // The value of `k` (REQUIRE: present).
   std::string Get(const std::string& k) {
