@@ -17,8 +17,7 @@
 #   - RSS: the median of VmRSS sampled every 5 s over the window, and that
 #     divided by the server's own count of active series, and the median of
 #     RssAnon (the part not backed by the binary and its libraries' files)
-#     (prometheus_tsdb_head_series; vm_cache_entries{type=
-#     "storage/hour_metric_ids"});
+#     (prometheus_tsdb_head_series; vm_new_timeseries_created_total);
 #   - the median latency through each server's HTTP API of three queries,
 #     --repeat runs 0.2 s apart (so that a burst of load on the machine
 #     touches few of them), measured two ways: with a fresh connection per
