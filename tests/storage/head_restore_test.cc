@@ -154,6 +154,23 @@ std::string OpenLog(const std::string& dir,
   return out;
 }
 
+// What a kill -9 leaves: samples 0 to 100 appended in `dir` and closed
+// (head records), then 100 to 200 appended (in the WAL) and the live
+// directory copied. Returns the copy's path, under `copy`.
+std::string Crashed(const std::vector<std::vector<Sample>>& data,
+                    const testutil::TempDir& dir,
+                    const testutil::TempDir& copy) {
+  {
+    auto db = MustOpen(dir.path());
+    Append(db.get(), data, 0, 100);
+  }
+  auto db = MustOpen(dir.path());
+  Append(db.get(), data, 100, 200);
+  std::filesystem::copy(dir.path(), copy.Sub("crashed"),
+                        std::filesystem::copy_options::recursive);
+  return copy.Sub("crashed");
+}
+
 // The DB that never restarted: every sample, then closed.
 std::map<std::string, std::string> NeverRestarted(
     const std::vector<std::vector<Sample>>& data) {
@@ -207,22 +224,11 @@ TEST_CASE("head: after a crash the WAL is replayed onto resumed chunks",
   const auto data = Data();
   const auto expected = NeverRestarted(data);
   testutil::TempDir dir, copy;
-  {
-    auto db = MustOpen(dir.path());
-    Append(db.get(), data, 0, 100);
-  }
-  {
-    auto db = MustOpen(dir.path());
-    Append(db.get(), data, 100, 200);
-    // The live directory: what a kill -9 right now would leave (head
-    // records of the first 100 samples, the rest in the WAL).
-    std::filesystem::copy(dir.path(), copy.Sub("crashed"),
-                          std::filesystem::copy_options::recursive);
-  }
-  std::string log = OpenLog(copy.Sub("crashed"), &data, 200, kSamples);
+  const std::string crashed = Crashed(data, dir, copy);
+  std::string log = OpenLog(crashed, &data, 200, kSamples);
   INFO(log);
   CHECK(log.find("resumed=" + std::to_string(kSeries)) != std::string::npos);
-  REQUIRE(HeadRecords(copy.Sub("crashed")) == expected);
+  REQUIRE(HeadRecords(crashed) == expected);
 }
 
 TEST_CASE(
@@ -239,17 +245,7 @@ TEST_CASE(
   }
   const auto expected_chunks = RawFamily(never.path(), "chunks").All();
   REQUIRE(expected_chunks.size() >= size_t{2 * kSeries});
-  {
-    auto db = MustOpen(dir.path());
-    Append(db.get(), data, 0, 100);
-  }
-  {
-    auto db = MustOpen(dir.path());
-    Append(db.get(), data, 100, 200);
-    std::filesystem::copy(dir.path(), copy.Sub("crashed"),
-                          std::filesystem::copy_options::recursive);
-  }
-  const std::string crashed = copy.Sub("crashed");
+  const std::string crashed = Crashed(data, dir, copy);
   {
     auto db = MustOpen(crashed);
     // Each series reaches its size (91 to 120 samples) at least once in
