@@ -255,45 +255,42 @@ Labels Head::LabelsOf(const MemSeries& s,
   return Labels::FromSorted(std::move(out));
 }
 
-void SealPending(PendingChunk* p) {
-  if (p->sealed) return;
+namespace {
+
+// `chunk` (any format) re-encoded as a sealed chunk.
+std::string Sealed(std::string_view chunk, uint32_t num_samples) {
   std::vector<Timestamp> ts;
   std::vector<double> vs;
+  ts.reserve(num_samples);
+  vs.reserve(num_samples);
   // Our own in-memory chunk: decoding it cannot fail short of a bug.
-  absl::Status st = DecodeChunk(p->bytes, &ts, &vs);
+  absl::Status st = DecodeChunk(chunk, &ts, &vs);
   VIGIL_CHECK(st.ok());
-  p->bytes = EncodeSealed(ts.data(), vs.data(), ts.size());
+  return EncodeSealed(ts.data(), vs.data(), ts.size());
+}
+
+}  // namespace
+
+void SealPending(PendingChunk* p) {
+  if (p->sealed) return;
+  p->bytes = Sealed(p->bytes, 0);
   p->sealed = true;
 }
 
 void Head::CutLocked(MemSeries* s, bool seal) {
-  if (s->chunk.num_samples() == 0) return;
-  if (!seal) {
-    PendingChunk p;
-    p.mint = s->chunk.min_time();
-    p.maxt = s->chunk.max_time();
-    p.bytes.assign(s->chunk.bytes());
-    p.sealed = false;
-    s->pending.push_back(std::move(p));
-    const Timestamp last_t = s->last_t();
-    const double last_v = s->last_v();
-    s->chunk.ResetTo(last_t, last_v);
-    s->Set(MemSeries::kUnsealed, true, std::memory_order_relaxed);
-    return;
-  }
-  std::vector<Timestamp> ts;
-  std::vector<double> vs;
-  ts.reserve(s->chunk.num_samples());
-  vs.reserve(s->chunk.num_samples());
-  // Decoding our own in-memory chunk cannot fail short of a bug.
-  absl::Status st = DecodeChunk(s->chunk.bytes(), &ts, &vs);
-  VIGIL_CHECK(st.ok());
+  const uint32_t n = s->chunk.num_samples();
+  if (n == 0) return;
   PendingChunk p;
   p.mint = s->chunk.min_time();
   p.maxt = s->chunk.max_time();
-  p.bytes = EncodeSealed(ts.data(), vs.data(), ts.size());
+  p.bytes = seal ? Sealed(s->chunk.bytes(), n) : std::string(s->chunk.bytes());
+  p.sealed = seal;
   s->pending.push_back(std::move(p));
-  s->chunk.ResetTo(ts.back(), vs.back());
+  // The chunk keeps its newest sample (last_t, last_v) when emptied.
+  const Timestamp last_t = s->last_t();
+  const double last_v = s->last_v();
+  s->chunk.ResetTo(last_t, last_v);
+  if (!seal) s->Set(MemSeries::kUnsealed, true, std::memory_order_relaxed);
 }
 
 namespace {
