@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "absl/time/clock.h"
+#include "core/parallel.h"
 #include "core/status_macros.h"
 #include "core/thread_name.h"
 #include "fmt/format.h"
@@ -597,8 +598,8 @@ void DBImpl::NoteTime(Timestamp t) {
 namespace {
 
 // Seals the unsealed pending chunks (a WAL replay's cuts) of `series`, on
-// every core when there are many: the checkpoint after an open that
-// replayed a whole interval (at the latest the one at close) finds ~300 k
+// two threads (ForEachBlock) when there are many: the checkpoint after an open
+// that replayed a whole interval (at the latest the one at close) finds ~300 k
 // of them at 1 M series, ~10 us of encoding each.
 void SealUnsealed(const std::vector<MemSeries*>& series) {
   std::vector<MemSeries*> todo;
@@ -606,21 +607,15 @@ void SealUnsealed(const std::vector<MemSeries*>& series) {
     if (s->Has(MemSeries::kUnsealed, std::memory_order_relaxed))
       todo.push_back(s);
   }
-  auto seal = [&todo](size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) {
-      SpinLockHolder l(&todo[i]->mu);
-      for (auto& p : todo[i]->pending) SealPending(&p);
-    }
-  };
-  const size_t n =
-      std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-  if (n == 1 || todo.size() < 4096) return seal(0, todo.size());
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < n; ++w) {
-    pool.emplace_back(seal, todo.size() * w / n, todo.size() * (w + 1) / n);
-  }
-  seal(0, todo.size() / n);
-  for (auto& t : pool) t.join();
+  constexpr size_t kBlock = 1024;
+  ForEachBlock((todo.size() + kBlock - 1) / kBlock, todo.size() >= 4 * kBlock,
+               [&todo](size_t b) {
+                 const BlockRange r = BlockOf(b, kBlock, todo.size());
+                 for (size_t i = r.begin; i < r.end; ++i) {
+                   SpinLockHolder l(&todo[i]->mu);
+                   for (auto& p : todo[i]->pending) SealPending(&p);
+                 }
+               });
 }
 
 }  // namespace
