@@ -89,6 +89,67 @@ class Fixture {
   std::unique_ptr<storage::DB> db_;
 };
 
+// A live head, as a server scraping every 5 s holds it: N counters
+// c_N_total of `samples` samples each. 36 samples is bench/compare_scrape.sh's
+// head when it asks its Q1 (3 min in: no chunk cut yet); 300 is a server up
+// for 25 min (two chunks cut, sealed and written, the open one half full).
+// The query is Q1's shape: an instant sum of rates over 1 m at the newest
+// sample.
+constexpr int64_t kHeadStep = 5000;
+
+class HeadFixture {
+ public:
+  static storage::DB* Get(int n, int samples) {
+    auto& f = All()[{n, samples}];
+    if (!f) f.reset(new HeadFixture(n, samples));
+    return f->db_.get();
+  }
+  static Timestamp End(int samples) {
+    return kStart + (samples - 1) * kHeadStep;
+  }
+  static void CleanupAll() { All().clear(); }
+  ~HeadFixture() {
+    db_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+ private:
+  using Key = std::pair<int, int>;
+  static std::map<Key, std::unique_ptr<HeadFixture>>& All() {
+    static auto* all = new std::map<Key, std::unique_ptr<HeadFixture>>();
+    return *all;
+  }
+  HeadFixture(int n, int samples) {
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("vigil-promql-bench-head-" + std::to_string(getpid()) + "-" +
+             std::to_string(n) + "-" + std::to_string(samples)))
+               .string();
+    std::filesystem::remove_all(dir_);
+    storage::Options o;
+    o.write_wal = false;
+    o.retention_ms = 0;
+    db_ = std::move(*storage::DB::Open(o, dir_));
+    std::vector<Labels> labels;
+    for (int i = 0; i < n; ++i) {
+      labels.push_back(Labels{{"__name__", "c_" + std::to_string(n) + "_total"},
+                              {"instance", "target-" + std::to_string(i)},
+                              {"job", "bench"}});
+    }
+    std::vector<storage::SeriesRef> refs(labels.size());
+    for (int s = 0; s < samples; ++s) {
+      auto app = db_->NewAppender();
+      for (size_t k = 0; k < labels.size(); ++k) {
+        double v = double(s) * double(3 + k % 11);
+        auto r = app->Append(refs[k], labels[k], kStart + s * kHeadStep, v);
+        if (r.ok()) refs[k] = *r;
+      }
+      (void)app->Commit();
+    }
+  }
+  std::string dir_;
+  std::unique_ptr<storage::DB> db_;
+};
+
 void RunInstant(benchmark::State& state, storage::DB* db, const std::string& q,
                 Timestamp t) {
   promql::Engine engine;
@@ -145,6 +206,21 @@ void RegisterBuiltIn() {
   }
 }
 
+void RegisterHead() {
+  for (int samples : {36, 300}) {
+    for (int n : {100, 1000}) {
+      const std::string q = "sum(rate(c_" + std::to_string(n) + "_total[1m]))";
+      benchmark::RegisterBenchmark(
+          ("Head" + std::to_string(samples) + "/" + q).c_str(),
+          [n, q, samples](benchmark::State& st) {
+            RunInstant(st, HeadFixture::Get(n, samples), q,
+                       HeadFixture::End(samples));
+          })
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+}
+
 std::unique_ptr<storage::DB>& ExternalDB() {
   static auto* db = new std::unique_ptr<storage::DB>();
   return *db;
@@ -194,11 +270,15 @@ bool RegisterExternal() {
 
 int main(int argc, char** argv) {
   vigil::InitProcess();  // as the vigil binary does
-  if (!vigil::RegisterExternal()) vigil::RegisterBuiltIn();
+  if (!vigil::RegisterExternal()) {
+    vigil::RegisterHead();
+    vigil::RegisterBuiltIn();
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   vigil::Fixture::CleanupAll();
+  vigil::HeadFixture::CleanupAll();
   vigil::ExternalDB().reset();
   return 0;
 }

@@ -348,6 +348,12 @@ class DBQuerier : public Querier {
     MemSeries* s;
     const Labels* labels;
   };
+  // A projection (SelectProjected's `keep`, null for every label) with its
+  // names' symbol ids, resolved once per batch (Head::NameIds).
+  struct Projection {
+    const std::vector<std::string>* keep = nullptr;
+    std::vector<uint32_t> ids;
+  };
   // Reads the chunks of matched[begin, end) and appends those series that
   // have samples in range to *out, in matched's order; two threads for
   // many. `latest`: as SelectLatest; `keep`: as SelectProjected (null:
@@ -387,10 +393,9 @@ class DBQuerier : public Querier {
   // deleted is returned without chunks (DBSeries::LatestOnly).
   absl::StatusOr<std::unique_ptr<DBSeries>> Load(
       const Selected& sel, ChunkCursor* cur, bool latest = false,
-      const std::vector<std::string>* keep = nullptr);
-  // The labels of a selected series, only those in `keep` unless null.
-  Labels LabelsOf(const Selected& sel,
-                  const std::vector<std::string>* keep) const;
+      const Projection* proj = nullptr);
+  // The labels of a selected series, only those `proj` keeps unless null.
+  Labels LabelsOf(const Selected& sel, const Projection* proj) const;
   // Series matching for the label listings: Matching() without the ones
   // tombstones emptied.
   std::vector<MemSeries*> Listed(const std::vector<Matcher>& matchers);
@@ -583,16 +588,18 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
   return absl::OkStatus();
 }
 
-Labels DBQuerier::LabelsOf(const Selected& sel,
-                           const std::vector<std::string>* keep) const {
-  if (sel.s != nullptr) return db_->head().LabelsOf(*sel.s, keep);
-  if (keep == nullptr) return *sel.labels;
-  return LabelsBuilder(*sel.labels).Keep(*keep).Build();
+Labels DBQuerier::LabelsOf(const Selected& sel, const Projection* proj) const {
+  if (proj == nullptr || proj->keep == nullptr) {
+    if (sel.s != nullptr) return db_->head().LabelsOf(*sel.s);
+    return *sel.labels;
+  }
+  if (sel.s != nullptr) return db_->head().LabelsWithNames(*sel.s, proj->ids);
+  return LabelsBuilder(*sel.labels).Keep(*proj->keep).Build();
 }
 
 absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
     const Selected& sel, ChunkCursor* cur, bool latest,
-    const std::vector<std::string>* keep) {
+    const Projection* proj) {
   Tombstone t;
   const bool tomb = !db_->tombstones().empty() &&
                     db_->tombstones().Get(sel.ref, &t) &&
@@ -639,8 +646,7 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
       }
     }
     if (found) {
-      return DBSeries::LatestOnly(db_->head().LabelsOf(*sel.s, keep), mint_,
-                                  maxt_, lt, lv);
+      return DBSeries::LatestOnly(LabelsOf(sel, proj), mint_, maxt_, lt, lv);
     }
   }
   std::vector<ChunkData> chunks;
@@ -658,7 +664,7 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
   } else {
     t.intervals.clear();
   }
-  return std::make_unique<DBSeries>(LabelsOf(sel, keep), std::move(chunks),
+  return std::make_unique<DBSeries>(LabelsOf(sel, proj), std::move(chunks),
                                     mint_, maxt_, std::move(t.intervals),
                                     last.first, last.second);
 }
@@ -775,12 +781,17 @@ absl::Status DBQuerier::LoadSeries(
   const size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<std::vector<std::unique_ptr<DBSeries>>> parts(blocks);
   std::vector<absl::Status> errs(blocks);
+  Projection proj;
+  if (keep != nullptr) {
+    proj.keep = keep;
+    proj.ids = db_->head().NameIds(*keep);
+  }
   ForEachBlock(blocks, n >= kMinParallel, [&](size_t b) {
     ChunkCursor cur;  // its iterator is made by the first seek
     BlockRange r = BlockOf(b, kBlock, n);
     parts[b].reserve(r.end - r.begin);
     for (size_t i = begin + r.begin; i < begin + r.end; ++i) {
-      auto ser = Load(matched[i], &cur, latest, keep);
+      auto ser = Load(matched[i], &cur, latest, &proj);
       if (!ser.ok()) {
         errs[b] = std::move(ser).status();
         return;

@@ -255,6 +255,53 @@ Labels Head::LabelsOf(const MemSeries& s,
   return Labels::FromSorted(std::move(out));
 }
 
+std::vector<uint32_t> Head::NameIds(
+    const std::vector<std::string>& keep) const {
+  std::vector<uint32_t> ids;
+  for (const std::string& name : keep) {
+    const uint32_t id = symbols_->Find(name);
+    if (id != SymbolTable::kNotFound) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Labels Head::LabelsWithNames(const MemSeries& s,
+                             const std::vector<uint32_t>& keep_ids) const {
+  if (keep_ids.empty()) return Labels();
+  const SeriesSyms syms(s);
+  // The kept labels' name and value ids, in the series' (name) order.
+  uint32_t kept[2 * kMaxLabelsInline];
+  std::vector<uint32_t> big;
+  uint32_t* k = kept;
+  if (s.num_labels > kMaxLabelsInline) {
+    big.resize(2 * size_t{s.num_labels});
+    k = big.data();
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < s.num_labels; ++i) {
+    if (std::binary_search(keep_ids.begin(), keep_ids.end(), syms[2 * i])) {
+      k[n++] = syms[2 * i];
+      k[n++] = syms[2 * i + 1];
+    }
+  }
+  if (n == 0) return Labels();
+  std::string_view strs[2 * kMaxLabelsInline];
+  std::vector<std::string_view> sbig;
+  std::string_view* sv = strs;
+  if (n > 2 * kMaxLabelsInline) {
+    sbig.resize(n);
+    sv = sbig.data();
+  }
+  symbols_->GetMany(k, n, sv);
+  std::vector<Label> out;
+  out.reserve(n / 2);
+  for (size_t i = 0; i < n; i += 2) {
+    out.push_back({std::string(sv[i]), std::string(sv[i + 1])});
+  }
+  return Labels::FromSorted(std::move(out));
+}
+
 namespace {
 
 // `chunk` (any format) re-encoded as a sealed chunk.
