@@ -155,6 +155,31 @@ void BM_DecodeOpen(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeOpen)->Arg(0)->Arg(1)->Arg(2)->Arg(3);
 
+// What a live query over the last minute decodes: an open chunk of 36
+// samples at 5 s (bench/compare_scrape.sh's Q1), of which the last 13 are
+// in the window; the samples before it only advance the decoder.
+void BM_DecodeOpenTail(benchmark::State& state) {
+  const int kind = static_cast<int>(state.range(0));
+  constexpr size_t kOpen = 36, kWindow = 13;
+  Series s = MakeSeries(kind, kOpen, 1);
+  OpenChunk c;
+  for (size_t i = 0; i < s.ts.size(); ++i) c.Append(s.ts[i], s.vs[i]);
+  const Timestamp from = s.ts[kOpen - kWindow];
+  std::vector<Timestamp> ts;
+  std::vector<double> vs;
+  for (auto _ : state) {
+    ts.clear();
+    vs.clear();
+    if (!DecodeChunk(c.bytes(), &ts, &vs, from).ok() || ts.size() != kWindow) {
+      state.SkipWithError("decode");
+    }
+    benchmark::DoNotOptimize(vs.data());
+  }
+  state.SetLabel(KindName(kind));
+  state.SetItemsProcessed(state.iterations() * kOpen);
+}
+BENCHMARK(BM_DecodeOpenTail)->Arg(0)->Arg(1)->Arg(2)->Arg(3);
+
 // ---- Size report on OpenMetrics data ---------------------------------------
 
 // Parses "name{labels} value ts_seconds" lines, grouped by series.

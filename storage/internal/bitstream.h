@@ -157,6 +157,15 @@ class BitReader {
   bool overflow() const { return overflow_; }
   uint64_t bits_left() const { return size_bits_ - pos_; }
 
+  // For a decoder loop that keeps the position in a register: the bytes,
+  // how many of them may be read (size and padding), the size in bits, and
+  // the position, which Seek sets (REQUIRES: pos <= size_bits()).
+  const uint8_t* data() const { return data_; }
+  size_t readable() const { return readable_; }
+  uint64_t size_bits() const { return size_bits_; }
+  uint64_t pos() const { return pos_; }
+  void Seek(uint64_t pos) { pos_ = pos; }
+
  private:
   // ReadBits for 57..64 bits, out of line so that ReadBits (not recursive)
   // inlines into decoding loops.

@@ -48,41 +48,45 @@ absl::Status DecodeAppend(std::string_view chunk, std::vector<Timestamp>* ts,
     if (n == 0) return absl::OkStatus();
     ts->resize(base + n);
     vs->resize(vbase + n);
-    VIGIL_RETURN_IF_ERROR(open_chunk::DecodeOpen(
-        chunk, n, ts->data() + base, vs->data() + vbase, stats, from, kPad));
-  } else if (format == static_cast<uint8_t>(ChunkFormat::kSealed)) {
-    BitReader r(chunk.substr(1), kPad);
-    const uint64_t count = r.ReadUvarint();
-    if (r.overflow()) return Corrupt("truncated sample count");
-    if (count > kMaxChunkSamples) {
-      return Corrupt(fmt::format("{} samples exceed the limit of {}", count,
-                                 kMaxChunkSamples));
-    }
-    n = count;
-    if (n == 0) return absl::OkStatus();
-    ts->resize(base + n);
-    vs->resize(vbase + n);
-    if (!ReadIntColumn(&r, n, ts->data() + base)) {
-      return Corrupt(
-          fmt::format("bad or truncated timestamp column ({} "
-                      "samples, {} bytes)",
-                      n, chunk.size()));
-    }
-    // Values before `from` are dropped below: skip converting them. (The
-    // ascending check below still covers every timestamp.)
-    const Timestamp* t = ts->data() + base;
-    const size_t skip =
-        static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
-    if (!ReadValueColumn(&r, n, vs->data() + vbase, scratch, skip)) {
-      return Corrupt(
-          fmt::format("bad or truncated value column ({} "
-                      "samples, {} bytes)",
-                      n, chunk.size()));
-    }
-  } else {
+    // The decoder checks the order and keeps only the samples from `from`.
+    size_t kept = 0;
+    VIGIL_RETURN_IF_ERROR(open_chunk::DecodeOpen(chunk, n, ts->data() + base,
+                                                 vs->data() + vbase, stats,
+                                                 &kept, from, kPad));
+    ts->resize(base + kept);
+    vs->resize(vbase + kept);
+    return absl::OkStatus();
+  }
+  if (format != static_cast<uint8_t>(ChunkFormat::kSealed)) {
     return Corrupt(fmt::format("unknown format byte {:#04x}", format));
   }
+  BitReader r(chunk.substr(1), kPad);
+  const uint64_t count = r.ReadUvarint();
+  if (r.overflow()) return Corrupt("truncated sample count");
+  if (count > kMaxChunkSamples) {
+    return Corrupt(fmt::format("{} samples exceed the limit of {}", count,
+                               kMaxChunkSamples));
+  }
+  n = count;
+  if (n == 0) return absl::OkStatus();
+  ts->resize(base + n);
+  vs->resize(vbase + n);
+  if (!ReadIntColumn(&r, n, ts->data() + base)) {
+    return Corrupt(
+        fmt::format("bad or truncated timestamp column ({} "
+                    "samples, {} bytes)",
+                    n, chunk.size()));
+  }
+  // Values before `from` are dropped below: skip converting them. (The
+  // ascending check below still covers every timestamp.)
   const Timestamp* t = ts->data() + base;
+  const size_t skip = static_cast<size_t>(std::lower_bound(t, t + n, from) - t);
+  if (!ReadValueColumn(&r, n, vs->data() + vbase, scratch, skip)) {
+    return Corrupt(
+        fmt::format("bad or truncated value column ({} "
+                    "samples, {} bytes)",
+                    n, chunk.size()));
+  }
   for (size_t i = 1; i < n; ++i) {
     if (t[i] <= t[i - 1]) {
       return Corrupt(fmt::format("timestamps not ascending at sample {}", i));

@@ -351,9 +351,10 @@ void OpenChunk::Rebuild(int scale) {
   std::vector<Timestamp> ts(num_samples());
   std::vector<double> vs(ts.size());
   Stats stats;
+  size_t kept = 0;
   absl::Status st =
-      DecodeOpen(bytes(), ts.size(), ts.data(), vs.data(), &stats);
-  VIGIL_CHECK(st.ok());  // our own bytes
+      DecodeOpen(bytes(), ts.size(), ts.data(), vs.data(), &stats, &kept);
+  VIGIL_CHECK(st.ok() && kept == ts.size());  // our own bytes
   OpenChunk fresh;
   fresh.Start(ts[0], vs[0], scale);
   for (size_t i = 1; i < ts.size(); ++i) {

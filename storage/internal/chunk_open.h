@@ -104,12 +104,13 @@ inline uint32_t Capacity(uint32_t len) {
 }
 
 // Decodes the n samples of an open chunk (kOpenXor or kOpenDelta; n read
-// from its header by the caller) into ts[0..n), vs[0..n). DataLoss on
-// malformed input. Values of samples before `from` may be left unset (the
-// caller drops them; decimals then skip their conversion). `padding`:
-// zero bytes readable after the chunk (BitReader).
+// from its header by the caller), keeping those at or after `from`: they
+// go to ts[0..*kept), vs[0..*kept) (ts and vs have room for n). The
+// samples before `from` only advance the decoder (decimals skip their
+// conversion). DataLoss on malformed input, timestamps that do not ascend
+// included. `padding`: zero bytes readable after the chunk (BitReader).
 absl::Status DecodeOpen(std::string_view chunk, size_t n, Timestamp* ts,
-                        double* vs, Stats* stats,
+                        double* vs, Stats* stats, size_t* kept,
                         Timestamp from = kMinTimestamp, size_t padding = 0);
 
 }  // namespace vigil::storage::internal::open_chunk

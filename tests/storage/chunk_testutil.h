@@ -55,6 +55,30 @@ inline void RequireDecodesTo(std::string_view chunk,
   }
   REQUIRE(it.err().ok());
   REQUIRE(i == ts.size());
+  // Decoding from a time keeps exactly the samples from it on (those before
+  // only advance the decoder): from a sample's time, and from just after
+  // the sample before it.
+  const size_t n = ts.size();
+  for (size_t cut : {size_t{0}, size_t{1}, n / 3, n / 2, n - 1, n}) {
+    if (cut > n) continue;
+    for (bool after_previous : {false, true}) {
+      if (after_previous && cut == 0) continue;
+      const Timestamp from = after_previous ? ts[cut - 1] + 1
+                             : cut < n      ? ts[cut]
+                             : n > 0        ? ts[n - 1] + 1
+                                            : 0;
+      INFO("decoding from sample " << cut << (after_previous ? " (-)" : ""));
+      std::vector<Timestamp> part_t{7};  // appended to
+      std::vector<double> part_v{0.7};
+      REQUIRE(DecodeChunk(chunk, &part_t, &part_v, from).ok());
+      REQUIRE(part_t.size() == n - cut + 1);
+      REQUIRE(part_v.size() == n - cut + 1);
+      for (size_t j = cut; j < n; ++j) {
+        REQUIRE(part_t[j - cut + 1] == ts[j]);
+        REQUIRE(Bits(part_v[j - cut + 1]) == Bits(vs[j]));
+      }
+    }
+  }
 }
 
 // Round-trips through the sealed and the open format; returns the sealed
