@@ -263,19 +263,29 @@ ssize_t ConnStream::WriteNow(const char* ptr, size_t size) {
 }
 
 void ConnStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    AddrToIpPort(addr, ip, port);
+  if (!remote_.known) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof(addr);
+    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      AddrToIpPort(addr, remote_.ip, remote_.port);
+      remote_.known = true;
+    }
   }
+  ip = remote_.ip;
+  port = remote_.port;
 }
 
 void ConnStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    AddrToIpPort(addr, ip, port);
+  if (!local_.known) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof(addr);
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      AddrToIpPort(addr, local_.ip, local_.port);
+      local_.known = true;
+    }
   }
+  ip = local_.ip;
+  port = local_.port;
 }
 
 WorkerPool::WorkerPool(int threads, int max_pending, int max_open)

@@ -116,6 +116,14 @@ class ConnStream final : public httplib::Stream {
   SteadyClock::time_point header_start_;
   mutable bool slow_header_closed_ = false;
   TlsConn* tls_ = nullptr;
+  // The peer's and our address, looked up once per connection (cpp-httplib
+  // asks for both on every request: two system calls each time).
+  struct Addr {
+    bool known = false;
+    std::string ip;
+    int port = 0;
+  };
+  mutable Addr remote_, local_;
   static constexpr size_t kOutCap = 16 << 10;
   std::string out_;
   ssize_t WriteNow(const char* ptr, size_t size);
