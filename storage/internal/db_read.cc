@@ -7,10 +7,14 @@
 // tombstone are never read), and a series left without samples in range is
 // not returned.
 #include <algorithm>
+#include <cstring>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "core/parallel.h"
 #include "core/status_macros.h"
 #include "fmt/format.h"
@@ -24,7 +28,37 @@ namespace {
 
 struct ChunkData {
   Timestamp mint, maxt;
-  std::string bytes;
+  std::string_view bytes;  // in the series' ChunkArena
+};
+// A live range's chunks (the open one, maybe one cut before it) without a
+// heap allocation per series.
+using ChunkList = absl::InlinedVector<ChunkData, 2>;
+
+// The copies of the chunks of the series one cursor loads, in a few blocks
+// instead of a string per chunk; the series share it (DBSeries holds it).
+// Copying into it under a series lock is a memcpy, not a malloc.
+class ChunkArena {
+ public:
+  std::string_view Copy(std::string_view b) {
+    if (b.size() > kBlock / 4) {  // a big chunk gets its own string
+      big_.emplace_back(b);
+      return big_.back();
+    }
+    if (blocks_.empty() || used_ + b.size() > kBlock) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlock));
+      used_ = 0;
+    }
+    char* p = blocks_.back().get() + used_;
+    if (!b.empty()) std::memcpy(p, b.data(), b.size());
+    used_ += b.size();
+    return std::string_view(p, b.size());
+  }
+
+ private:
+  static constexpr size_t kBlock = 16 << 10;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::deque<std::string> big_;  // stable addresses
+  size_t used_ = 0;              // of blocks_.back()
 };
 
 // Decodes one chunk at a time into columns and walks them; samples outside
@@ -33,8 +67,8 @@ struct ChunkData {
 // samples in `deleted` (tombstones; null or empty for none).
 class DBSeriesIterator : public SeriesIterator {
  public:
-  DBSeriesIterator(const std::vector<ChunkData>* chunks, Timestamp mint,
-                   Timestamp maxt, const Intervals* deleted)
+  DBSeriesIterator(const ChunkList* chunks, Timestamp mint, Timestamp maxt,
+                   const Intervals* deleted)
       : chunks_(chunks),
         deleted_(deleted && !deleted->empty() ? deleted : nullptr),
         mint_(mint),
@@ -123,7 +157,7 @@ class DBSeriesIterator : public SeriesIterator {
     return false;
   }
 
-  const std::vector<ChunkData>* chunks_;
+  const ChunkList* chunks_;
   const Intervals* deleted_;
   Timestamp mint_, maxt_;
   size_t idx_ = 0;  // next chunk to decode
@@ -159,10 +193,13 @@ class DBSeries : public Series {
  public:
   // `last_t`/`last_v`: the series' newest sample when its chunks were
   // copied (kMinTimestamp if unknown).
-  DBSeries(Labels l, std::vector<ChunkData> c, Timestamp mint, Timestamp maxt,
-           Intervals deleted, Timestamp last_t, double last_v)
+  // `arena` holds the chunks' bytes.
+  DBSeries(Labels l, ChunkList c, std::shared_ptr<const ChunkArena> arena,
+           Timestamp mint, Timestamp maxt, Intervals deleted, Timestamp last_t,
+           double last_v)
       : labels_(std::move(l)),
         chunks_(std::move(c)),
+        arena_(std::move(arena)),
         deleted_(std::move(deleted)),
         mint_(mint),
         maxt_(maxt),
@@ -259,7 +296,7 @@ class DBSeries : public Series {
   static std::unique_ptr<DBSeries> LatestOnly(Labels l, Timestamp mint,
                                               Timestamp maxt, Timestamp t,
                                               double v) {
-    auto s = std::make_unique<DBSeries>(std::move(l), std::vector<ChunkData>(),
+    auto s = std::make_unique<DBSeries>(std::move(l), ChunkList(), nullptr,
                                         mint, maxt, Intervals(), t, v);
     s->latest_only_ = true;
     return s;
@@ -292,7 +329,8 @@ class DBSeries : public Series {
 
  private:
   Labels labels_;
-  std::vector<ChunkData> chunks_;
+  ChunkList chunks_;
+  std::shared_ptr<const ChunkArena> arena_;
   Intervals deleted_;
   Timestamp mint_, maxt_;
   Timestamp last_t_;
@@ -368,6 +406,8 @@ class DBQuerier : public Querier {
   // needed to avoid Refresh() and Seek() calls that cannot change anything.
   struct ChunkCursor {
     std::unique_ptr<rocksdb::Iterator> it;  // made by LoadChunks' first seek
+    // Where LoadChunks copies the chunks' bytes (made by its first copy).
+    std::shared_ptr<ChunkArena> arena;
     uint64_t writes_seen = 0;  // DBImpl::chunk_writes_ when created/refreshed
     // The (day, ref) prefix the iterator last scanned; it stopped at the
     // first key past that prefix's chunks in range (or at the end).
@@ -383,7 +423,7 @@ class DBQuerier : public Querier {
   // the newest sample at or before maxt_ if any is in range (chunks do not
   // overlap in time; no tombstones may apply).
   absl::Status LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
-                          const Intervals* deleted, std::vector<ChunkData>* out,
+                          const Intervals* deleted, ChunkList* out,
                           std::pair<Timestamp, double>* last = nullptr,
                           bool newest_chunk = false);
   // Whether the series of ref `s` has samples left in [mint, maxt]: one
@@ -449,13 +489,14 @@ std::vector<MemSeries*> DBQuerier::Matching(
 }
 
 absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
-                                   const Intervals* deleted,
-                                   std::vector<ChunkData>* out,
+                                   const Intervals* deleted, ChunkList* out,
                                    std::pair<Timestamp, double>* last,
                                    bool newest_chunk) {
   // The head's chunks go into `out` first (copied under the series lock),
   // RocksDB's after them; a rotation then puts the older RocksDB ones first.
   const size_t base = out->size();
+  if (cur->arena == nullptr) cur->arena = std::make_shared<ChunkArena>();
+  ChunkArena* arena = cur->arena.get();
   auto gone = [deleted](Timestamp mint, Timestamp maxt) {
     return deleted != nullptr && CoveredBy(*deleted, mint, maxt);
   };
@@ -464,9 +505,10 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
   Timestamp head_mint = kMaxTimestamp;
   bool head_only = false;
   if (s != nullptr) {
-    // Room for a live range: the open chunk, one waiting to be written and
-    // one or two from RocksDB (allocated before taking the series lock).
-    out->reserve(base + 4);
+    // A live range's open chunk and one waiting to be written fit the
+    // list's inline room: the lock is taken with nothing to allocate.
+    // (More pending chunks, rare, grow it under the lock.)
+    out->reserve(base + 2);
     SpinLockHolder l(&s->mu);
     head_only = s->Has(MemSeries::kHeadOnly);
     if (last != nullptr) *last = {s->last_t(), s->last_v()};
@@ -485,16 +527,16 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
       if (newest_chunk) {
         newest = &p;
       } else {
-        out->push_back({p.mint, p.maxt, p.bytes});
+        out->push_back({p.mint, p.maxt, arena->Copy(p.bytes)});
       }
     }
     if (newest != nullptr && !open_wanted) {
-      out->push_back({newest->mint, newest->maxt, newest->bytes});
+      out->push_back({newest->mint, newest->maxt, arena->Copy(newest->bytes)});
     }
     if (open) head_mint = std::min(head_mint, s->chunk.min_time());
     if (open_wanted) {
       out->push_back({s->chunk.min_time(), s->chunk.max_time(),
-                      std::string(s->chunk.bytes())});
+                      arena->Copy(s->chunk.bytes())});
     }
   }
   const size_t head_end = out->size();
@@ -561,9 +603,9 @@ absl::Status DBQuerier::LoadChunks(uint64_t ref, MemSeries* s, ChunkCursor* cur,
         }
         if (cmaxt >= mint_ && !gone(cmint, cmaxt)) {
           if (newest_chunk && out->size() > head_end) {
-            out->back() = {cmint, cmaxt, std::string(bytes)};
+            out->back() = {cmint, cmaxt, arena->Copy(bytes)};
           } else {
-            out->push_back({cmint, cmaxt, std::string(bytes)});
+            out->push_back({cmint, cmaxt, arena->Copy(bytes)});
           }
         }
       }
@@ -649,7 +691,7 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
       return DBSeries::LatestOnly(LabelsOf(sel, proj), mint_, maxt_, lt, lv);
     }
   }
-  std::vector<ChunkData> chunks;
+  ChunkList chunks;
   std::pair<Timestamp, double> last{kMinTimestamp, 0};
   VIGIL_RETURN_IF_ERROR(LoadChunks(sel.ref, sel.s, cur,
                                    tomb ? &t.intervals : nullptr, &chunks,
@@ -664,15 +706,15 @@ absl::StatusOr<std::unique_ptr<DBSeries>> DBQuerier::Load(
   } else {
     t.intervals.clear();
   }
-  return std::make_unique<DBSeries>(LabelsOf(sel, proj), std::move(chunks),
-                                    mint_, maxt_, std::move(t.intervals),
-                                    last.first, last.second);
+  return std::make_unique<DBSeries>(
+      LabelsOf(sel, proj), std::move(chunks), cur->arena, mint_, maxt_,
+      std::move(t.intervals), last.first, last.second);
 }
 
 absl::StatusOr<bool> DBQuerier::AnySample(MemSeries* s,
                                           const Intervals& deleted) {
   ChunkCursor cur;  // its iterator is made by the first seek
-  std::vector<ChunkData> chunks;
+  ChunkList chunks;
   VIGIL_RETURN_IF_ERROR(LoadChunks(s->ref, s, &cur, &deleted, &chunks));
   DBSeriesIterator it(&chunks, mint_, maxt_, &deleted);
   if (it.Next()) return true;
