@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,12 +30,14 @@ constexpr int64_t kStep = 15000;
 constexpr int kSamples = 6 * 3600 * 1000 / kStep;
 constexpr Timestamp kEnd = kStart + (kSamples - 1) * kStep;
 
-// One database per series count, built on first use, removed at exit.
+// Databases in temporary directories, each built on first use by its
+// `fill`, removed at exit.
 class Fixture {
  public:
-  static storage::DB* Get(int n) {
-    auto& f = All()[n];
-    if (!f) f.reset(new Fixture(n));
+  using Fill = std::function<void(storage::DB*)>;
+  static storage::DB* Get(const std::string& name, const Fill& fill) {
+    auto& f = All()[name];
+    if (!f) f.reset(new Fixture(name, fill));
     return f->db_.get();
   }
   // Closes and removes every fixture; call before main returns (RocksDB
@@ -46,20 +49,45 @@ class Fixture {
   }
 
  private:
-  static std::map<int, std::unique_ptr<Fixture>>& All() {
-    static auto* all = new std::map<int, std::unique_ptr<Fixture>>();
+  static std::map<std::string, std::unique_ptr<Fixture>>& All() {
+    static auto* all = new std::map<std::string, std::unique_ptr<Fixture>>();
     return *all;
   }
-  explicit Fixture(int n) {
+  Fixture(const std::string& name, const Fill& fill) {
     dir_ = (std::filesystem::temp_directory_path() /
-            ("vigil-promql-bench-" + std::to_string(getpid()) + "-" +
-             std::to_string(n)))
+            ("vigil-promql-bench-" + std::to_string(getpid()) + "-" + name))
                .string();
     std::filesystem::remove_all(dir_);
     storage::Options o;
     o.write_wal = false;
     o.retention_ms = 0;
     db_ = std::move(*storage::DB::Open(o, dir_));
+    fill(db_.get());
+  }
+  std::string dir_;
+  std::unique_ptr<storage::DB> db_;
+};
+
+// Appends `samples` samples of every series of `labels`, `step` ms apart
+// from kStart, one commit per timestamp; sample s of series k is
+// s * (base + k % mod): counters growing at different rates.
+void AppendCounters(storage::DB* db, const std::vector<Labels>& labels,
+                    int samples, int64_t step, int base, int mod) {
+  std::vector<storage::SeriesRef> refs(labels.size());
+  for (int s = 0; s < samples; ++s) {
+    auto app = db->NewAppender();
+    for (size_t k = 0; k < labels.size(); ++k) {
+      double v = double(s) * double(base + static_cast<int>(k) % mod);
+      auto r = app->Append(refs[k], labels[k], kStart + s * step, v);
+      if (r.ok()) refs[k] = *r;
+    }
+    (void)app->Commit();
+  }
+}
+
+// bench_test.go's series for N = n (buckets cumulative in le), flushed.
+storage::DB* BenchTestDB(int n) {
+  return Fixture::Get(std::to_string(n), [n](storage::DB* db) {
     const std::string sfx = std::to_string(n);
     const char* les[] = {"0.1", "0.5", "1", "5", "+Inf"};
     std::vector<Labels> labels;
@@ -72,22 +100,10 @@ class Fixture {
             Labels{{"__name__", "h_" + sfx + "_bucket"}, {"l", l}, {"le", le}});
       }
     }
-    std::vector<storage::SeriesRef> refs(labels.size());
-    for (int s = 0; s < kSamples; ++s) {
-      auto app = db_->NewAppender();
-      for (size_t k = 0; k < labels.size(); ++k) {
-        // Counters growing at different rates; buckets cumulative in le.
-        double v = double(s) * double(1 + k % 7);
-        auto r = app->Append(refs[k], labels[k], kStart + s * kStep, v);
-        if (r.ok()) refs[k] = *r;
-      }
-      (void)app->Commit();
-    }
-    (void)db_->Flush();
-  }
-  std::string dir_;
-  std::unique_ptr<storage::DB> db_;
-};
+    AppendCounters(db, labels, kSamples, kStep, 1, 7);
+    (void)db->Flush();
+  });
+}
 
 // A live head, as a server scraping every 5 s holds it: N counters
 // c_N_total of `samples` samples each. 36 samples is bench/compare_scrape.sh's
@@ -97,58 +113,22 @@ class Fixture {
 // sample.
 constexpr int64_t kHeadStep = 5000;
 
-class HeadFixture {
- public:
-  static storage::DB* Get(int n, int samples) {
-    auto& f = All()[{n, samples}];
-    if (!f) f.reset(new HeadFixture(n, samples));
-    return f->db_.get();
-  }
-  static Timestamp End(int samples) {
-    return kStart + (samples - 1) * kHeadStep;
-  }
-  static void CleanupAll() { All().clear(); }
-  ~HeadFixture() {
-    db_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+storage::DB* HeadDB(int n, int samples) {
+  return Fixture::Get(
+      "head-" + std::to_string(n) + "-" + std::to_string(samples),
+      [n, samples](storage::DB* db) {
+        std::vector<Labels> labels;
+        for (int i = 0; i < n; ++i) {
+          labels.push_back(
+              Labels{{"__name__", "c_" + std::to_string(n) + "_total"},
+                     {"instance", "target-" + std::to_string(i)},
+                     {"job", "bench"}});
+        }
+        AppendCounters(db, labels, samples, kHeadStep, 3, 11);
+      });
+}
 
- private:
-  using Key = std::pair<int, int>;
-  static std::map<Key, std::unique_ptr<HeadFixture>>& All() {
-    static auto* all = new std::map<Key, std::unique_ptr<HeadFixture>>();
-    return *all;
-  }
-  HeadFixture(int n, int samples) {
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("vigil-promql-bench-head-" + std::to_string(getpid()) + "-" +
-             std::to_string(n) + "-" + std::to_string(samples)))
-               .string();
-    std::filesystem::remove_all(dir_);
-    storage::Options o;
-    o.write_wal = false;
-    o.retention_ms = 0;
-    db_ = std::move(*storage::DB::Open(o, dir_));
-    std::vector<Labels> labels;
-    for (int i = 0; i < n; ++i) {
-      labels.push_back(Labels{{"__name__", "c_" + std::to_string(n) + "_total"},
-                              {"instance", "target-" + std::to_string(i)},
-                              {"job", "bench"}});
-    }
-    std::vector<storage::SeriesRef> refs(labels.size());
-    for (int s = 0; s < samples; ++s) {
-      auto app = db_->NewAppender();
-      for (size_t k = 0; k < labels.size(); ++k) {
-        double v = double(s) * double(3 + k % 11);
-        auto r = app->Append(refs[k], labels[k], kStart + s * kHeadStep, v);
-        if (r.ok()) refs[k] = *r;
-      }
-      (void)app->Commit();
-    }
-  }
-  std::string dir_;
-  std::unique_ptr<storage::DB> db_;
-};
+Timestamp HeadEnd(int samples) { return kStart + (samples - 1) * kHeadStep; }
 
 void RunInstant(benchmark::State& state, storage::DB* db, const std::string& q,
                 Timestamp t) {
@@ -198,7 +178,7 @@ void RegisterBuiltIn() {
       }
       benchmark::RegisterBenchmark(("Range/" + q).c_str(),
                                    [n, q](benchmark::State& st) {
-                                     RunRange(st, Fixture::Get(n), q,
+                                     RunRange(st, BenchTestDB(n), q,
                                               kEnd - 3600 * 1000, kEnd, kStep);
                                    })
           ->Unit(benchmark::kMillisecond);
@@ -213,8 +193,7 @@ void RegisterHead() {
       benchmark::RegisterBenchmark(
           ("Head" + std::to_string(samples) + "/" + q).c_str(),
           [n, q, samples](benchmark::State& st) {
-            RunInstant(st, HeadFixture::Get(n, samples), q,
-                       HeadFixture::End(samples));
+            RunInstant(st, HeadDB(n, samples), q, HeadEnd(samples));
           })
           ->Unit(benchmark::kMicrosecond);
     }
@@ -278,7 +257,6 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   vigil::Fixture::CleanupAll();
-  vigil::HeadFixture::CleanupAll();
   vigil::ExternalDB().reset();
   return 0;
 }

@@ -262,30 +262,26 @@ ssize_t ConnStream::WriteNow(const char* ptr, size_t size) {
   }
 }
 
-void ConnStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  if (!remote_.known) {
+void ConnStream::LookUp(Addr* a, int (*lookup)(int, sockaddr*, socklen_t*),
+                        std::string& ip, int& port) const {
+  if (!a->known) {
     sockaddr_storage addr{};
     socklen_t len = sizeof(addr);
-    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      AddrToIpPort(addr, remote_.ip, remote_.port);
-      remote_.known = true;
+    if (lookup(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      AddrToIpPort(addr, a->ip, a->port);
+      a->known = true;
     }
   }
-  ip = remote_.ip;
-  port = remote_.port;
+  ip = a->ip;
+  port = a->port;
+}
+
+void ConnStream::get_remote_ip_and_port(std::string& ip, int& port) const {
+  LookUp(&remote_, ::getpeername, ip, port);
 }
 
 void ConnStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  if (!local_.known) {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof(addr);
-    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      AddrToIpPort(addr, local_.ip, local_.port);
-      local_.known = true;
-    }
-  }
-  ip = local_.ip;
-  port = local_.port;
+  LookUp(&local_, ::getsockname, ip, port);
 }
 
 WorkerPool::WorkerPool(int threads, int max_pending, int max_open)

@@ -124,6 +124,9 @@ class ConnStream final : public httplib::Stream {
     int port = 0;
   };
   mutable Addr remote_, local_;
+  // *a, looked up with getpeername or getsockname the first time.
+  void LookUp(Addr* a, int (*lookup)(int, sockaddr*, socklen_t*),
+              std::string& ip, int& port) const;
   static constexpr size_t kOutCap = 16 << 10;
   std::string out_;
   ssize_t WriteNow(const char* ptr, size_t size);
