@@ -221,10 +221,7 @@ void Head::Reindex(MemSeries* s) {
   num_series_.fetch_add(1);
 }
 
-Labels Head::LabelsOf(const MemSeries& s) const { return LabelsOf(s, nullptr); }
-
-Labels Head::LabelsOf(const MemSeries& s,
-                      const std::vector<std::string>* keep) const {
+Labels Head::LabelsOf(const MemSeries& s) const {
   // One symbol-table lock for all of the series' names and values.
   std::string_view strs[2 * kMaxLabelsInline];
   std::vector<std::string_view> big;
@@ -235,22 +232,9 @@ Labels Head::LabelsOf(const MemSeries& s,
   }
   symbols_->GetMany(SeriesSyms(s).data(), 2 * s.num_labels, sv);
   std::vector<Label> out;
-  if (keep == nullptr) {
-    out.reserve(s.num_labels);
-    for (size_t i = 0; i < s.num_labels; ++i) {
-      out.push_back({std::string(sv[2 * i]), std::string(sv[2 * i + 1])});
-    }
-    return Labels::FromSorted(std::move(out));
-  }
-  // Both sorted by name: one merge pass.
-  auto k = keep->begin();
-  for (size_t i = 0; i < s.num_labels && k != keep->end(); ++i) {
-    const std::string_view name = sv[2 * i];
-    while (k != keep->end() && *k < name) ++k;
-    if (k != keep->end() && *k == name) {
-      if (out.empty()) out.reserve(keep->size());
-      out.push_back({std::string(name), std::string(sv[2 * i + 1])});
-    }
+  out.reserve(s.num_labels);
+  for (size_t i = 0; i < s.num_labels; ++i) {
+    out.push_back({std::string(sv[2 * i]), std::string(sv[2 * i + 1])});
   }
   return Labels::FromSorted(std::move(out));
 }

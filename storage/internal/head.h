@@ -188,15 +188,12 @@ class Head {
   MemSeries* CreateWithRef(uint64_t ref, const Labels& labels);
 
   Labels LabelsOf(const MemSeries& s) const;
-  // Only the labels named in `keep` (sorted, distinct), or all with null.
-  Labels LabelsOf(const MemSeries& s,
-                  const std::vector<std::string>* keep) const;
   // The symbol ids of the names in `keep`, sorted; names no series has are
   // left out. Resolved after the series were selected, they stand for
   // those names in every selected series (a symbol keeps its id while a
   // series holds it).
   std::vector<uint32_t> NameIds(const std::vector<std::string>& keep) const;
-  // LabelsOf(s, &keep) by ids: the labels whose name ids are in
+  // Only the labels named in `keep`, by ids: those whose name ids are in
   // `keep_ids` (NameIds(keep)). A series with none of them (the usual
   // case: `sum(rate(x[1m]))` keeps only the rare __type__ and __unit__)
   // costs no symbol lookup.
